@@ -1,0 +1,341 @@
+//! The actuation tools: `click`, `drag`, `type`, `key`, `window` and `focus`.
+//!
+//! All input runs under the one input lock ([`DesktopTools::actuate`]); arguments are checked
+//! before anything is pressed; whatever a call pressed is released on every exit path.
+
+use std::time::{Duration, Instant};
+
+use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use serde::Serialize;
+
+use super::{DesktopTools, stopped_after};
+use crate::geometry::{MAX_DRAG_POINTS, densify};
+use crate::keys::{Key, parse_keys};
+use crate::requests::{
+    ClickRequest, DragRequest, FocusRequest, KeyRequest, TypeRequest, WindowAction, WindowRequest,
+};
+use crate::seams::{Backend, WindowOp};
+use crate::types::{MouseButton, Point, WindowInfo};
+
+const MAX_CLICKS: u32 = 3;
+const MAX_HOLD_MS: u64 = 10_000;
+const MAX_TEXT_CHARS: usize = 10_000;
+/// How long `window` and `focus` watch for the change to show.
+const CONFIRM_WAIT: Duration = Duration::from_millis(1_000);
+const CONFIRM_POLL: Duration = Duration::from_millis(5);
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClickResult {
+    /// Where the click landed, in desktop pixels.
+    pub at: Point,
+    pub button: MouseButton,
+    pub count: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DragResult {
+    pub from: Point,
+    pub to: Point,
+    /// Pointer positions sent, start included.
+    pub points: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TypeResult {
+    /// Characters typed.
+    pub characters: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyResult {
+    /// Chords pressed and released.
+    pub chords: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowActionResult {
+    /// The window after the action.
+    pub window: WindowInfo,
+    /// True when the change was observed; a window manager may refuse or delay it.
+    pub confirmed: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FocusResult {
+    pub window: WindowInfo,
+    /// Where `clickAt` clicked, in desktop pixels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clicked: Option<Point>,
+}
+
+/// `at` relative to `w`, as a desktop point; `bad-arguments` when it lies outside it.
+fn inside_window(w: &WindowInfo, at: Point, field: &str) -> Result<Point, ToolError> {
+    let inside = at.x >= 0
+        && at.y >= 0
+        && i64::from(at.x) < i64::from(w.bounds.width)
+        && i64::from(at.y) < i64::from(w.bounds.height);
+    if !inside {
+        return Err(ToolError::bad_argument(
+            field,
+            format!(
+                "({}, {}) lies outside the window, which is {}x{}; it is relative to the window's top-left corner",
+                at.x, at.y, w.bounds.width, w.bounds.height
+            ),
+        ));
+    }
+    Ok(Point::new(w.bounds.x + at.x, w.bounds.y + at.y))
+}
+
+fn click_at(b: &dyn Backend, p: Point, button: MouseButton, count: u32) -> Result<(), ToolError> {
+    b.pointer_move(p)?;
+    for _ in 0..count {
+        b.button(button, true)?;
+        b.button(button, false)?;
+    }
+    b.settle()
+}
+
+/// Sleep `ms`, waking early (with an error) when the stop flag is set.
+fn hold(ms: u64, stop: &StopFlag) -> Result<(), ToolError> {
+    let end = Instant::now() + Duration::from_millis(ms);
+    while let Some(left) = end.checked_duration_since(Instant::now()) {
+        if stop.is_set() {
+            return Err(ToolError::emergency_stopped());
+        }
+        std::thread::sleep(left.min(Duration::from_millis(5)));
+    }
+    Ok(())
+}
+
+impl DesktopTools {
+    /// Poll `window_info` until `done` holds or the confirm wait ends.
+    fn confirm(
+        &self,
+        id: u64,
+        stop: &StopFlag,
+        done: impl Fn(&WindowInfo) -> bool,
+    ) -> Result<(WindowInfo, bool), ToolError> {
+        let start = Instant::now();
+        loop {
+            let w = self.backend.window_info(id)?;
+            if done(&w) {
+                return Ok((w, true));
+            }
+            if start.elapsed() >= CONFIRM_WAIT || stop.is_set() {
+                return Ok((w, false));
+            }
+            std::thread::sleep(CONFIRM_POLL);
+        }
+    }
+
+    /// `click`.
+    pub fn click(&self, req: &ClickRequest, stop: &StopFlag) -> Result<ClickResult, ToolError> {
+        let count = req.count.unwrap_or(1);
+        if !(1..=MAX_CLICKS).contains(&count) {
+            return Err(ToolError::bad_argument("count", format!("must be 1 to {MAX_CLICKS}")));
+        }
+        let button = req.button.unwrap_or_default();
+        let selector = req.selector();
+        let at = if selector.is_empty() {
+            req.at
+        } else {
+            inside_window(&self.resolve(&selector)?, req.at, "at")?
+        };
+        self.on_screen(at, "at")?;
+        self.actuate(stop, |b| click_at(b, at, button, count))?;
+        Ok(ClickResult { at, button, count })
+    }
+
+    /// `drag`: left button down at `from`, through `path`, up at `to`. The button is released
+    /// on every exit; a stop aborts before the next point.
+    pub fn drag(&self, req: &DragRequest, stop: &StopFlag) -> Result<DragResult, ToolError> {
+        let mut waypoints = vec![req.from];
+        waypoints.extend(req.path.iter().flatten().copied());
+        waypoints.push(req.to);
+        self.on_screen(req.from, "from")?;
+        self.on_screen(req.to, "to")?;
+        for (i, p) in req.path.iter().flatten().enumerate() {
+            self.on_screen(*p, &format!("path[{i}]"))?;
+        }
+        let points = densify(&waypoints).map_err(|e| {
+            ToolError::bad_argument(
+                if req.path.is_some() { "path" } else { "to" },
+                format!(
+                    "the drag needs {} points at 12 px steps; at most {MAX_DRAG_POINTS} are allowed",
+                    e.needed
+                ),
+            )
+        })?;
+        let total = points.len();
+        self.actuate(stop, |b| {
+            b.pointer_move(points[0])?;
+            b.settle()?;
+            b.button(MouseButton::Left, true)?;
+            let walked = (|| {
+                for (i, p) in points.iter().enumerate().skip(1) {
+                    if stop.is_set() {
+                        let last = points[i - 1];
+                        return Err(stopped_after(format!(
+                            "The drag was aborted after {i} of {total} points, at ({}, {}); the button is up.",
+                            last.x, last.y
+                        )));
+                    }
+                    b.pointer_move(*p)?;
+                    b.settle()?;
+                }
+                Ok(())
+            })();
+            let released = b.button(MouseButton::Left, false).and_then(|_| b.settle());
+            walked.and(released)
+        })?;
+        Ok(DragResult { from: req.from, to: req.to, points: total })
+    }
+
+    /// `type`.
+    pub fn type_text(&self, req: &TypeRequest, stop: &StopFlag) -> Result<TypeResult, ToolError> {
+        let chars = req.text.chars().count();
+        if chars > MAX_TEXT_CHARS {
+            return Err(ToolError::bad_argument(
+                "text",
+                format!("is longer than {MAX_TEXT_CHARS} characters"),
+            ));
+        }
+        if let Some((i, c)) =
+            req.text.chars().enumerate().find(|(_, c)| c.is_control() && *c != '\n' && *c != '\t')
+        {
+            return Err(ToolError::bad_argument(
+                "text",
+                format!(
+                    "holds control character U+{:04X} at position {i}; only newline and tab are typed (use `key` for other keys)",
+                    u32::from(c)
+                ),
+            ));
+        }
+        self.actuate(stop, |b| b.type_text(&req.text, stop))?;
+        Ok(TypeResult { characters: chars })
+    }
+
+    /// `key`: each chord pressed (modifiers first), held `holdMs`, released in reverse.
+    pub fn key(&self, req: &KeyRequest, stop: &StopFlag) -> Result<KeyResult, ToolError> {
+        let chords = parse_keys(&req.keys).map_err(|e| ToolError::bad_argument("keys", e))?;
+        let hold_ms = req.hold_ms.unwrap_or(0);
+        if hold_ms > MAX_HOLD_MS {
+            return Err(ToolError::bad_argument("holdMs", format!("must be at most {MAX_HOLD_MS}")));
+        }
+        self.actuate(stop, |b| {
+            for (i, chord) in chords.iter().enumerate() {
+                if stop.is_set() {
+                    return Err(stopped_after(format!("Pressed {i} of {} chords.", chords.len())));
+                }
+                let mut pressed: Vec<Key> = Vec::new();
+                let result = (|| {
+                    for m in &chord.modifiers {
+                        b.key(Key::Modifier(*m), true)?;
+                        pressed.push(Key::Modifier(*m));
+                    }
+                    b.key(chord.key, true)?;
+                    pressed.push(chord.key);
+                    if hold_ms > 0 {
+                        b.settle()?;
+                        hold(hold_ms, stop)?;
+                    }
+                    Ok(())
+                })();
+                let mut released = Ok(());
+                for k in pressed.iter().rev() {
+                    if let Err(e) = b.key(*k, false) {
+                        released = Err(e);
+                    }
+                }
+                result.and(released)?;
+            }
+            b.settle()
+        })?;
+        Ok(KeyResult { chords: chords.len() })
+    }
+
+    /// `window`.
+    pub fn window(&self, req: &WindowRequest, stop: &StopFlag) -> Result<WindowActionResult, ToolError> {
+        let w = self.resolve(&req.selector())?;
+        let coord = |v: Option<i64>, name: &str| -> Result<i32, ToolError> {
+            let v = v.ok_or_else(|| ToolError::bad_argument(name, "is required for this action"))?;
+            i32::try_from(v)
+                .ok()
+                .filter(|v| (-32_768..=32_767).contains(v))
+                .ok_or_else(|| ToolError::bad_argument(name, "is out of range"))
+        };
+        let size = |v: Option<i64>, name: &str| -> Result<u32, ToolError> {
+            let v = v.ok_or_else(|| ToolError::bad_argument(name, "is required for this action"))?;
+            u32::try_from(v)
+                .ok()
+                .filter(|v| (1..=32_767).contains(v))
+                .ok_or_else(|| ToolError::bad_argument(name, "must be 1 to 32767"))
+        };
+        let op = match req.action {
+            WindowAction::Move => WindowOp::Move(Point::new(coord(req.x, "x")?, coord(req.y, "y")?)),
+            WindowAction::Resize => {
+                WindowOp::Resize { width: size(req.width, "width")?, height: size(req.height, "height")? }
+            }
+            WindowAction::Minimize => WindowOp::Minimize,
+            WindowAction::Maximize => WindowOp::Maximize,
+            WindowAction::Restore => WindowOp::Restore,
+            WindowAction::Foreground => WindowOp::Foreground,
+        };
+        if stop.is_set() {
+            return Err(ToolError::emergency_stopped());
+        }
+        self.backend.window_op(w.id, op)?;
+        let before = w.bounds;
+        let (window, confirmed) = self.confirm(w.id, stop, |now| match op {
+            WindowOp::Move(p) => now.bounds.x == p.x && now.bounds.y == p.y,
+            WindowOp::Resize { width, height } => now.bounds.width == width && now.bounds.height == height,
+            WindowOp::Minimize => now.minimized,
+            WindowOp::Maximize => now.bounds != before,
+            WindowOp::Restore => !now.minimized,
+            WindowOp::Foreground => now.foreground,
+        })?;
+        Ok(WindowActionResult { window, confirmed })
+    }
+
+    /// `focus`: foreground the window, optionally click in it, and verify it has the focus.
+    pub fn focus(&self, req: &FocusRequest, stop: &StopFlag) -> Result<FocusResult, ToolError> {
+        let w = self.resolve(&req.selector())?;
+        let click = match req.click_at {
+            Some(at) => Some(inside_window(&w, at, "clickAt")?),
+            None => None,
+        };
+        if stop.is_set() {
+            return Err(ToolError::emergency_stopped());
+        }
+        self.backend.window_op(w.id, WindowOp::Foreground)?;
+        let (_, focused) = self.confirm(w.id, stop, |now| now.foreground)?;
+        if let Some(p) = click {
+            self.on_screen(p, "clickAt")?;
+            self.actuate(stop, |b| click_at(b, p, MouseButton::Left, 1))?;
+        }
+        let (window, focused_after) = if click.is_some() || !focused {
+            self.confirm(w.id, stop, |now| now.foreground)?
+        } else {
+            (self.backend.window_info(w.id)?, true)
+        };
+        if stop.is_set() {
+            return Err(ToolError::emergency_stopped());
+        }
+        if !focused_after {
+            return Err(ToolError::new(
+                ErrorCode::Focus,
+                format!(
+                    "Window {} (\"{}\") did not get the keyboard focus; another window may be holding it.",
+                    window.id, window.title
+                ),
+            ));
+        }
+        Ok(FocusResult { window, clicked: click })
+    }
+}

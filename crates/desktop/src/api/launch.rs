@@ -1,0 +1,157 @@
+//! `launch`: the one place the desktop layer starts a process, then a bounded wait for a
+//! window owned by it (or by a process it started).
+
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use serde::Serialize;
+
+use super::{DesktopTools, stopped_after};
+use crate::requests::LaunchRequest;
+use crate::types::WindowInfo;
+
+const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+const MAX_TIMEOUT_MS: u64 = 60_000;
+const POLL: Duration = Duration::from_millis(20);
+/// How many parent links are followed to see whether a window's process descends from ours.
+const MAX_ANCESTRY: usize = 16;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LaunchResult {
+    /// The process started.
+    pub pid: u32,
+    /// Its first window.
+    pub window: WindowInfo,
+    /// How long the window took to appear, in ms.
+    pub waited_ms: u64,
+}
+
+/// Start `program` with `args` in `dir` on `display`, detached from our stdio. A thread
+/// reaps it, recording its exit status.
+fn spawn(
+    program: &str,
+    args: &[String],
+    dir: Option<&Path>,
+    display: &str,
+) -> Result<(u32, Arc<Mutex<Option<ExitStatus>>>), std::io::Error> {
+    let mut cmd = Command::new(program);
+    cmd.args(args).env("DISPLAY", display).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    let mut child = cmd.spawn()?;
+    let pid = child.id();
+    let status = Arc::new(Mutex::new(None));
+    let slot = Arc::clone(&status);
+    let reaper = std::thread::Builder::new().name(format!("mcec-reap-{pid}")).spawn(move || {
+        if let Ok(s) = child.wait() {
+            *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(s);
+        }
+    });
+    if let Err(e) = reaper {
+        tracing::warn!("no reaper thread for pid {pid}: {e}");
+    }
+    Ok((pid, status))
+}
+
+/// Whether `pid` is `root` or descends from it, per `/proc/<pid>/stat`.
+fn descends_from(mut pid: u32, root: u32) -> bool {
+    for _ in 0..MAX_ANCESTRY {
+        if pid == root {
+            return true;
+        }
+        match parent_of(pid) {
+            Some(p) if p > 1 => pid = p,
+            _ => return false,
+        }
+    }
+    false
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name field may hold spaces and parentheses: the fields we need follow the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+impl DesktopTools {
+    /// `launch`.
+    pub fn launch(&self, req: &LaunchRequest, stop: &StopFlag) -> Result<LaunchResult, ToolError> {
+        if req.path.trim().is_empty() {
+            return Err(ToolError::bad_argument("path", "is empty"));
+        }
+        let timeout = req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+        if timeout > MAX_TIMEOUT_MS {
+            return Err(ToolError::bad_argument("timeoutMs", format!("must be at most {MAX_TIMEOUT_MS}")));
+        }
+        let dir = req.working_directory.as_deref().map(Path::new);
+        if let Some(d) = dir
+            && !d.is_dir()
+        {
+            return Err(ToolError::bad_argument(
+                "workingDirectory",
+                format!("{} is not a directory", d.display()),
+            ));
+        }
+        if stop.is_set() {
+            return Err(ToolError::emergency_stopped());
+        }
+        let args = req.args.clone().unwrap_or_default();
+        let (pid, status) = spawn(&req.path, &args, dir, self.backend.display_name()).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                ToolError::bad_argument("path", format!("no program `{}` was found", req.path))
+            } else {
+                ToolError::bad_argument("path", format!("could not start `{}`: {e}", req.path))
+            }
+        })?;
+        let start = Instant::now();
+        loop {
+            let windows = self.backend.list_windows()?;
+            if let Some(w) = windows.into_iter().find(|w| w.pid.is_some_and(|p| descends_from(p, pid))) {
+                return Ok(LaunchResult { pid, window: w, waited_ms: start.elapsed().as_millis() as u64 });
+            }
+            if stop.is_set() {
+                return Err(stopped_after(format!(
+                    "The program was started (pid {pid}) and keeps running; mcec stopped waiting for its window."
+                )));
+            }
+            let exited = *status.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(s) = exited {
+                return Err(ToolError::new(
+                    ErrorCode::NoTarget,
+                    format!("`{}` (pid {pid}) exited ({s}) before it opened a window.", req.path),
+                ));
+            }
+            let waited = start.elapsed();
+            if waited >= Duration::from_millis(timeout) {
+                return Err(ToolError::new(
+                    ErrorCode::Timeout,
+                    format!(
+                        "`{}` started (pid {pid}) but opened no window within {timeout} ms; it is still running.",
+                        req.path
+                    ),
+                ));
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ancestry_of_this_process() {
+        let me = std::process::id();
+        assert!(descends_from(me, me));
+        let parent = parent_of(me).unwrap();
+        assert!(descends_from(me, parent));
+        assert!(!descends_from(parent, me));
+    }
+}

@@ -1,0 +1,167 @@
+//! The tool layer: one method per desktop tool, typed request in, JSON-able result out.
+//!
+//! [`DesktopTools`] holds a backend behind the [`crate::seams`] traits and applies the
+//! contract's policy on top: selectors must name exactly one window, captures are capped
+//! before anything is allocated, every actuation runs under one input lock and releases what
+//! it pressed on any failure, and every abortable loop asks the [`StopFlag`] before its next
+//! step. The MCP layer turns a result into the envelope (and a capture into an image block).
+
+mod act;
+mod artifacts;
+mod launch;
+mod observe;
+mod record;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use serde::Serialize;
+
+use crate::requests::WindowSelector;
+use crate::seams::Backend;
+use crate::select;
+use crate::types::{Point, Rect, WindowInfo};
+use crate::x11::X11Desktop;
+
+pub use act::{ClickResult, DragResult, FocusResult, KeyResult, TypeResult, WindowActionResult};
+pub use launch::LaunchResult;
+pub use observe::{CaptureResult, WindowsResult};
+pub use record::RecordResult;
+
+/// What the caller decides for the tool layer.
+#[derive(Debug, Clone)]
+pub struct DesktopConfig {
+    /// Where files go that a tool writes without an explicit absolute path (captures with a
+    /// relative `file`, recordings). Created on first use. Never `/tmp`: for a provisioned
+    /// copy, a folder inside its session directory.
+    pub artifact_dir: PathBuf,
+}
+
+/// The desktop tools over one backend. Cheap to share: wrap it in an `Arc`.
+pub struct DesktopTools {
+    backend: Arc<dyn Backend>,
+    config: DesktopConfig,
+    /// Held for the whole of every actuation, so two calls never interleave their input.
+    input_lock: Mutex<()>,
+    recorder: record::Recorder,
+}
+
+impl DesktopTools {
+    pub fn new(backend: Arc<dyn Backend>, config: DesktopConfig) -> DesktopTools {
+        DesktopTools { backend, config, input_lock: Mutex::new(()), recorder: record::Recorder::default() }
+    }
+
+    /// Connect to an X display (`None`: `$DISPLAY`); `no-desktop` naming the display tried.
+    pub fn connect_x11(display: Option<&str>, config: DesktopConfig) -> Result<DesktopTools, ToolError> {
+        Ok(DesktopTools::new(Arc::new(X11Desktop::connect(display)?), config))
+    }
+
+    /// The backend, for callers that need a seam directly.
+    pub fn backend(&self) -> &Arc<dyn Backend> {
+        &self.backend
+    }
+
+    pub fn config(&self) -> &DesktopConfig {
+        &self.config
+    }
+
+    /// The emergency-stop path: end any recording and release every button and modifier.
+    /// Does not wait for the input lock (a running actuation sees the stop flag itself).
+    pub fn emergency_release(&self) -> Result<(), ToolError> {
+        self.recorder.abort();
+        self.backend.release_all()
+    }
+
+    fn input(&self) -> MutexGuard<'_, ()> {
+        self.input_lock.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Run `f` under the input lock; on failure release everything before answering.
+    fn actuate<T>(
+        &self,
+        stop: &StopFlag,
+        f: impl FnOnce(&dyn Backend) -> Result<T, ToolError>,
+    ) -> Result<T, ToolError> {
+        if stop.is_set() {
+            return Err(ToolError::emergency_stopped());
+        }
+        let _guard = self.input();
+        let result = f(self.backend.as_ref());
+        if result.is_err()
+            && let Err(e) = self.backend.release_all()
+        {
+            tracing::error!("releasing input after a failed actuation: {e}");
+        }
+        result
+    }
+
+    /// The virtual desktop: the bounding box of every monitor.
+    fn desktop_bounds(&self) -> Result<(Rect, Vec<Rect>), ToolError> {
+        let displays = self.backend.displays()?;
+        let rects: Vec<Rect> = displays.iter().map(|d| d.bounds).collect();
+        let Some(first) = rects.first() else {
+            return Err(ToolError::new(ErrorCode::NoDesktop, "The desktop reports no monitor."));
+        };
+        let all = rects.iter().fold(*first, |acc, r| acc.union(r));
+        Ok((all, rects))
+    }
+
+    /// Check that `p` lies on a monitor; `bad-arguments` naming `field` otherwise.
+    fn on_screen(&self, p: Point, field: &str) -> Result<(), ToolError> {
+        let (all, rects) = self.desktop_bounds()?;
+        if rects.iter().any(|r| r.contains(p)) {
+            return Ok(());
+        }
+        Err(ToolError::bad_argument(
+            field,
+            format!(
+                "({}, {}) lies on no screen; the desktop spans x {}..{}, y {}..{}",
+                p.x,
+                p.y,
+                all.x,
+                all.right() - 1,
+                all.y,
+                all.bottom() - 1
+            ),
+        ))
+    }
+
+    /// The one window `sel` names. A `handle` not in the list is looked up directly, so
+    /// windows the list rules skip can still be targeted by id.
+    fn resolve(&self, sel: &WindowSelector) -> Result<WindowInfo, ToolError> {
+        let windows = self.backend.list_windows()?;
+        match select::resolve(&windows, sel) {
+            Ok(w) => Ok(w.clone()),
+            Err(e) if e.code == ErrorCode::WindowNotFound && sel.handle.is_some() => {
+                let Some(handle) = sel.handle else {
+                    return Err(e);
+                };
+                match self.backend.window_info(handle) {
+                    Ok(w) if select::matches(&w, sel) => Ok(w),
+                    Ok(_) => Err(e),
+                    Err(inner) if inner.code == ErrorCode::WindowClosed => Err(ToolError::new(
+                        ErrorCode::WindowNotFound,
+                        format!("There is no window with handle {handle}."),
+                    )),
+                    Err(inner) => Err(inner),
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// `emergency-stopped` with how far the call got.
+pub(crate) fn stopped_after(progress: impl std::fmt::Display) -> ToolError {
+    let base = ToolError::emergency_stopped();
+    ToolError::new(base.code, format!("{} {progress}", base.detail))
+}
+
+/// Serialise a result for the envelope's `result` field.
+pub fn to_json<T: Serialize>(value: &T) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or_else(|e| {
+        tracing::error!("serialising a tool result: {e}");
+        serde_json::Value::Null
+    })
+}

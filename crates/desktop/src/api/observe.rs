@@ -1,0 +1,226 @@
+//! The observation tools: `displays`, `windows` (with bounded waits) and `capture`.
+
+use std::time::{Duration, Instant};
+
+use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use serde::Serialize;
+
+use super::{DesktopTools, artifacts};
+use crate::geometry::{check_capture_size, target_size};
+use crate::requests::{
+    CaptureRequest, DisplaysRequest, Region, WaitCondition, WindowSelector, WindowsRequest,
+};
+use crate::types::{DisplaysResult, Rect, WindowInfo};
+use crate::{image, select};
+
+/// Default and longest wait of `windows` with a `condition`.
+const DEFAULT_WAIT_MS: u64 = 5_000;
+const MAX_WAIT_MS: u64 = 60_000;
+/// How often a wait looks again.
+const POLL: Duration = Duration::from_millis(15);
+
+/// The answer of `windows`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowsResult {
+    /// The windows matching the filters (for `disappears`: none).
+    pub windows: Vec<WindowInfo>,
+    /// How long the call waited for `condition`, in ms (0 without one).
+    pub waited_ms: u64,
+}
+
+/// The answer of `capture`. `png` is not serialised: the MCP layer sends it as an image
+/// block and the rest as the envelope's result.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaptureResult {
+    #[serde(skip)]
+    pub png: Vec<u8>,
+    /// Always `image/png`.
+    pub mime_type: &'static str,
+    /// Size of the image returned (after any downscale).
+    pub width: u32,
+    pub height: u32,
+    /// Size of the PNG in bytes.
+    pub byte_size: usize,
+    /// The desktop area captured, before downscaling.
+    pub source: Rect,
+    /// The window captured, when a selector was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<WindowInfo>,
+    /// Where the PNG was also written, when `file` was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+/// A region argument checked and turned into a rectangle, caps applied before any
+/// allocation.
+pub(crate) fn region_rect(r: &Region) -> Result<Rect, ToolError> {
+    if r.width <= 0 || r.height <= 0 {
+        return Err(ToolError::bad_argument(
+            "region",
+            format!("width and height must be positive (got {}x{})", r.width, r.height),
+        ));
+    }
+    check_capture_size(r.width as u64, r.height as u64).map_err(|e| ToolError::bad_argument("region", e))?;
+    let x = i32::try_from(r.x).map_err(|_| ToolError::bad_argument("region", "x is out of range"))?;
+    let y = i32::try_from(r.y).map_err(|_| ToolError::bad_argument("region", "y is out of range"))?;
+    Ok(Rect::new(x, y, r.width as u32, r.height as u32))
+}
+
+pub(crate) fn check_downscale(max_width: Option<u32>, scale: Option<f64>) -> Result<(), ToolError> {
+    if max_width == Some(0) {
+        return Err(ToolError::bad_argument("maxWidth", "must be at least 1"));
+    }
+    if let Some(s) = scale
+        && !(s.is_finite() && s > 0.0)
+    {
+        return Err(ToolError::bad_argument("scale", "must be a number above 0"));
+    }
+    Ok(())
+}
+
+impl DesktopTools {
+    /// The desktop area a `capture` or `record` reads: a region, a window, or everything,
+    /// clipped to the desktop and checked against the caps.
+    pub(crate) fn target_area(
+        &self,
+        region: Option<&Region>,
+        selector: &WindowSelector,
+    ) -> Result<(Rect, Option<WindowInfo>), ToolError> {
+        if region.is_some() && !selector.is_empty() {
+            return Err(ToolError::bad_argument(
+                "region",
+                "give either a region or a window selector, not both",
+            ));
+        }
+        let (desktop, _) = self.desktop_bounds()?;
+        let (wanted, window, field) = match (region, selector.is_empty()) {
+            (Some(r), _) => (region_rect(r)?, None, "region"),
+            (None, false) => {
+                let w = self.resolve(selector)?;
+                if w.minimized {
+                    return Err(ToolError::new(
+                        ErrorCode::NoTarget,
+                        format!("Window {} is minimised; restore it first.", w.id),
+                    ));
+                }
+                (w.bounds, Some(w), "window")
+            }
+            (None, true) => (desktop, None, "region"),
+        };
+        let area = wanted.intersect(&desktop).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::NoTarget,
+                format!("The `{field}` to capture lies entirely off the screen."),
+            )
+        })?;
+        check_capture_size(u64::from(area.width), u64::from(area.height))
+            .map_err(|e| ToolError::bad_argument(field, e))?;
+        Ok((area, window))
+    }
+
+    /// `displays`: the monitors and the virtual desktop they span.
+    pub fn displays(&self, _req: &DisplaysRequest) -> Result<DisplaysResult, ToolError> {
+        let displays = self.backend.displays()?;
+        let virtual_bounds =
+            displays.iter().map(|d| d.bounds).reduce(|a, b| a.union(&b)).unwrap_or(Rect::new(0, 0, 0, 0));
+        Ok(DisplaysResult { displays, virtual_bounds })
+    }
+
+    /// `windows`: the filtered list, after waiting for `condition` if one is given.
+    pub fn windows(&self, req: &WindowsRequest, stop: &StopFlag) -> Result<WindowsResult, ToolError> {
+        let Some(condition) = req.condition else {
+            let windows = select::filter(self.backend.list_windows()?, req);
+            return Ok(WindowsResult { windows, waited_ms: 0 });
+        };
+        let timeout = req.timeout_ms.unwrap_or(DEFAULT_WAIT_MS);
+        if timeout > MAX_WAIT_MS {
+            return Err(ToolError::bad_argument("timeoutMs", format!("must be at most {MAX_WAIT_MS}")));
+        }
+        let start = Instant::now();
+        loop {
+            let windows = select::filter(self.backend.list_windows()?, req);
+            let met = match condition {
+                WaitCondition::Appears => !windows.is_empty(),
+                WaitCondition::Disappears => windows.is_empty(),
+                WaitCondition::Foreground => windows.iter().any(|w| w.foreground),
+            };
+            let waited_ms = start.elapsed().as_millis() as u64;
+            if met {
+                return Ok(WindowsResult { windows, waited_ms });
+            }
+            if waited_ms >= timeout {
+                let what = match condition {
+                    WaitCondition::Appears => "no matching window appeared".to_string(),
+                    WaitCondition::Disappears => {
+                        format!("{} matching window(s) are still open", windows.len())
+                    }
+                    WaitCondition::Foreground => "no matching window came to the foreground".into(),
+                };
+                return Err(ToolError::new(ErrorCode::Timeout, format!("Waited {timeout} ms and {what}.")));
+            }
+            if stop.is_set() {
+                return Err(ToolError::emergency_stopped());
+            }
+            std::thread::sleep(POLL.min(Duration::from_millis(timeout - waited_ms)));
+        }
+    }
+
+    /// `capture`: the desktop, a region, or a window, as PNG.
+    pub fn capture(&self, req: &CaptureRequest) -> Result<CaptureResult, ToolError> {
+        let selector = req.selector();
+        check_downscale(req.max_width, req.scale)?;
+        let out_path = match req.file.as_deref() {
+            Some(f) => Some(artifacts::output_path(&self.config.artifact_dir, Some(f), "capture", "png")?),
+            None => None,
+        };
+        let (area, window) = self.target_area(req.region.as_ref(), &selector)?;
+        let img = self.backend.capture(area)?;
+        if let Some(w) = &window {
+            // The window must still exist after the pixels were read, or they show something else.
+            self.backend.window_info(w.id)?;
+        }
+        let (tw, th) = target_size(img.width, img.height, req.max_width, req.scale);
+        let img = image::downscale(img, tw, th)?;
+        let png = image::encode_png(&img)?;
+        let file = match out_path {
+            Some(p) => {
+                artifacts::write(&self.config.artifact_dir, &p, &png)?;
+                Some(p.display().to_string())
+            }
+            None => None,
+        };
+        Ok(CaptureResult {
+            mime_type: "image/png",
+            width: img.width,
+            height: img.height,
+            byte_size: png.len(),
+            png,
+            source: area,
+            window,
+            file,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_are_checked_before_allocation() {
+        let r = |x, y, width, height| Region { x, y, width, height };
+        assert_eq!(region_rect(&r(1, 2, 3, 4)).unwrap(), Rect::new(1, 2, 3, 4));
+        let neg = region_rect(&r(0, 0, -5, 10)).unwrap_err();
+        assert_eq!(neg.code, ErrorCode::BadArguments);
+        assert!(neg.detail.starts_with("`region`"));
+        assert!(region_rect(&r(0, 0, 16_385, 10)).is_err());
+        assert!(region_rect(&r(0, 0, 16_384, 16_384)).is_err());
+        assert!(region_rect(&r(i64::MAX, 0, 10, 10)).is_err());
+        assert!(check_downscale(Some(0), None).is_err());
+        assert!(check_downscale(None, Some(f64::NAN)).is_err());
+        assert!(check_downscale(None, Some(-1.0)).is_err());
+        assert!(check_downscale(Some(10), Some(0.5)).is_ok());
+    }
+}

@@ -1,0 +1,78 @@
+//! Turning captured pixels into what an agent receives: downscaled (never upscaled) with
+//! `fast_image_resize`, encoded as PNG with the fast compression preset.
+
+use fast_image_resize::images::Image;
+use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
+use mcec_rules::{ErrorCode, ToolError};
+
+use crate::types::RgbImage;
+
+fn internal(what: &str, e: impl std::fmt::Display) -> ToolError {
+    tracing::error!("{what}: {e}");
+    ToolError::new(ErrorCode::Internal, format!("Could not {what}."))
+}
+
+/// Scale `img` to `width`x`height`; returns it unchanged when that is not smaller.
+pub fn downscale(img: RgbImage, width: u32, height: u32) -> Result<RgbImage, ToolError> {
+    if width >= img.width && height >= img.height {
+        return Ok(img);
+    }
+    let (width, height) = (width.clamp(1, img.width), height.clamp(1, img.height));
+    let src = Image::from_vec_u8(img.width, img.height, img.pixels, PixelType::U8x3)
+        .map_err(|e| internal("prepare the image for scaling", e))?;
+    let mut dst = Image::new(width, height, PixelType::U8x3);
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
+    Resizer::new().resize(&src, &mut dst, &options).map_err(|e| internal("scale the image", e))?;
+    Ok(RgbImage { width, height, pixels: dst.into_vec() })
+}
+
+/// Encode as an 8-bit RGB PNG.
+pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, ToolError> {
+    let mut out = Vec::with_capacity(img.pixels.len() / 4);
+    {
+        let mut enc = png::Encoder::new(&mut out, img.width, img.height);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_compression(png::Compression::Fast);
+        let mut writer = enc.write_header().map_err(|e| internal("encode the PNG", e))?;
+        writer.write_image_data(&img.pixels).map_err(|e| internal("encode the PNG", e))?;
+        writer.finish().map_err(|e| internal("encode the PNG", e))?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checker(w: u32, h: u32) -> RgbImage {
+        let mut pixels = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                let v = if (x / 4 + y / 4) % 2 == 0 { 255 } else { 0 };
+                pixels.extend_from_slice(&[v, 0, 255 - v]);
+            }
+        }
+        RgbImage { width: w, height: h, pixels }
+    }
+
+    #[test]
+    fn png_round_trip() {
+        let img = checker(16, 8);
+        let bytes = encode_png(&img).unwrap();
+        let dec = png::Decoder::new(std::io::Cursor::new(bytes));
+        let mut reader = dec.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (16, 8));
+        assert_eq!(&buf[..info.buffer_size()], &img.pixels[..]);
+    }
+
+    #[test]
+    fn downscale_halves_and_never_grows() {
+        let small = downscale(checker(64, 32), 32, 16).unwrap();
+        assert_eq!((small.width, small.height, small.pixels.len()), (32, 16, 32 * 16 * 3));
+        let same = downscale(checker(8, 8), 16, 16).unwrap();
+        assert_eq!((same.width, same.height), (8, 8));
+    }
+}

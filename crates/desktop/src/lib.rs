@@ -1,0 +1,27 @@
+//! # mcec-desktop: the agent's eyes and hands on a desktop
+//!
+//! Three small seams ([`seams::Screens`], [`seams::WindowManager`], [`seams::Injector`])
+//! describe what a desktop backend must do, with no platform type in any signature; the
+//! X11 backend ([`x11::X11Desktop`]) is the first implementation. On top of them the tool
+//! layer ([`api::DesktopTools`]) turns typed requests ([`requests`]) into JSON-able results
+//! and [`mcec_rules::ToolError`]s, and owns the policy: window selectors, capture caps,
+//! drag densification, the one input lock, stop-flag checks between steps, artefact paths.
+//!
+//! What this crate does not do: speak MCP or JSON-RPC, decide gates or read settings (the
+//! caller does), or decide who pressed a key for the emergency stop (the provenance
+//! monitor does). Only the `x11` module talks to the X server.
+
+pub mod api;
+pub mod geometry;
+pub mod image;
+pub mod keys;
+pub mod monitor;
+pub mod requests;
+pub mod seams;
+pub mod select;
+pub mod types;
+pub mod x11;
+
+pub use api::{DesktopConfig, DesktopTools};
+pub use types::{DisplayInfo, DisplaysResult, MouseButton, Point, Rect, RgbImage, WindowInfo};
+pub use x11::X11Desktop;

@@ -1,0 +1,122 @@
+//! Arguments of the actuation tools.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::with_selector;
+use crate::types::{MouseButton, Point};
+
+with_selector! {
+    /// `click`: press and release a mouse button at a point.
+    pub struct ClickRequest {
+        /// Where to click: desktop pixels, or relative to the window's top-left corner when a
+        /// window selector is given.
+        pub at: Point,
+        /// `left` (default), `right` or `middle`.
+        #[serde(default)]
+        pub button: Option<MouseButton>,
+        /// Number of clicks, 1 to 3 (default 1; 2 is a double click).
+        #[serde(default)]
+        pub count: Option<u32>,
+    }
+}
+
+/// `drag`: press the left button at `from`, move through `path` to `to`, release.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DragRequest {
+    /// Start point, desktop pixels.
+    pub from: Point,
+    /// End point, desktop pixels.
+    pub to: Point,
+    /// Waypoints between `from` and `to`. The whole path is walked in steps of at most 12 px
+    /// and at most 400 points.
+    #[serde(default)]
+    pub path: Option<Vec<Point>>,
+}
+
+/// `type`: type text into the focused window.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TypeRequest {
+    /// Any Unicode text; newlines press Return and tabs press Tab. Other control characters
+    /// are refused.
+    pub text: String,
+}
+
+/// `key`: press key chords, e.g. `ctrl+shift+t`, `Return`, `F5`, `ctrl+a Delete`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct KeyRequest {
+    /// Space-separated chords of `+`-joined key names: modifiers `ctrl`, `shift`, `alt`,
+    /// `super`, and one key such as `a`, `5`, `Return`, `Tab`, `Escape`, `BackSpace`,
+    /// `Delete`, `Home`, `End`, `PageUp`, `PageDown`, `Up`, `Down`, `Left`, `Right`, `space`,
+    /// `F1`..`F24`, `plus`, `minus`.
+    pub keys: String,
+    /// Hold each chord down this long before releasing it, in ms (at most 10000).
+    #[serde(default, alias = "hold")]
+    pub hold_ms: Option<u64>,
+}
+
+/// What `window` does to its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum WindowAction {
+    /// Move the window's top-left corner to `x`, `y`.
+    Move,
+    /// Resize to `width` x `height`.
+    Resize,
+    Minimize,
+    Maximize,
+    /// Undo minimise or maximise.
+    Restore,
+    /// Raise and focus the window.
+    Foreground,
+}
+
+with_selector! {
+    /// `window`: move, resize, minimise, maximise, restore or raise one window.
+    pub struct WindowRequest {
+        /// The operation.
+        pub action: WindowAction,
+        /// New left edge for `move`.
+        #[serde(default)]
+        pub x: Option<i64>,
+        /// New top edge for `move`.
+        #[serde(default)]
+        pub y: Option<i64>,
+        /// New width for `resize` (positive).
+        #[serde(default)]
+        pub width: Option<i64>,
+        /// New height for `resize` (positive).
+        #[serde(default)]
+        pub height: Option<i64>,
+    }
+}
+
+with_selector! {
+    /// `focus`: bring a window to the foreground, optionally click in it, and verify it has
+    /// the keyboard focus.
+    pub struct FocusRequest {
+        /// Also left-click here, relative to the window's top-left corner.
+        #[serde(default)]
+        pub click_at: Option<Point>,
+    }
+}
+
+/// `launch`: start a program and wait for its first window.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LaunchRequest {
+    /// The program: an absolute path or a name looked up on PATH.
+    pub path: String,
+    /// Arguments, passed as they are (no shell).
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    /// Working directory of the new process.
+    #[serde(default)]
+    pub working_directory: Option<String>,
+    /// Longest wait for a window of the new process, in ms (default 10000, at most 60000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}

@@ -1,0 +1,117 @@
+//! Arguments of the observation tools (`displays`, `windows`, `capture`) and of `record`.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::with_selector;
+
+/// `displays`: no arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DisplaysRequest {}
+
+/// What `windows` waits for before answering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum WaitCondition {
+    /// Until at least one window matches the filters.
+    Appears,
+    /// Until no window matches the filters.
+    Disappears,
+    /// Until a matching window is the foreground window.
+    Foreground,
+}
+
+/// `windows`: list top-level windows, optionally filtered, optionally waiting for a condition.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WindowsRequest {
+    /// Only windows whose title contains this text (case-insensitive).
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Only windows of this class or instance name (case-insensitive).
+    #[serde(default)]
+    pub class_name: Option<String>,
+    /// Only windows of this process name (case-insensitive).
+    #[serde(default)]
+    pub process: Option<String>,
+    /// Only windows of this process id.
+    #[serde(default)]
+    pub pid: Option<u32>,
+    /// Wait until the filtered list satisfies this condition (bounded by `timeoutMs`).
+    #[serde(default)]
+    pub condition: Option<WaitCondition>,
+    /// Longest wait for `condition`, in ms (default 5000, at most 60000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// A rectangle on the virtual desktop, in pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Region {
+    /// Left edge.
+    pub x: i64,
+    /// Top edge.
+    pub y: i64,
+    /// Width in pixels (positive, at most 16384).
+    pub width: i64,
+    /// Height in pixels (positive, at most 16384; width x height at most 64 Mpx).
+    pub height: i64,
+}
+
+with_selector! {
+    /// `capture`: the whole desktop, a `region`, or one window (selector fields) as PNG.
+    pub struct CaptureRequest {
+        /// Capture only this rectangle of the desktop. Not together with a window selector.
+        #[serde(default)]
+        pub region: Option<Region>,
+        /// Downscale so the image is at most this wide (never upscaled).
+        #[serde(default)]
+        pub max_width: Option<u32>,
+        /// Downscale by this factor, in (0, 1]; larger values leave the size unchanged.
+        #[serde(default)]
+        pub scale: Option<f64>,
+        /// Also write the PNG to this file: a relative path lands in the session's artefact
+        /// directory, an absolute path is used as given.
+        #[serde(default)]
+        pub file: Option<String>,
+    }
+}
+
+/// What `record` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum RecordAction {
+    /// Start recording in the background (one recording at a time).
+    Start,
+    /// Stop the running recording and return its file.
+    Stop,
+    /// Record for `durationMs` and return when done.
+    Oneshot,
+}
+
+with_selector! {
+    /// `record`: an animated GIF of the desktop, a `region` or one window (selector fields).
+    pub struct RecordRequest {
+        /// `start`, `stop` or `oneshot`.
+        pub action: RecordAction,
+        /// Record only this rectangle of the desktop. Not together with a window selector.
+        #[serde(default)]
+        pub region: Option<Region>,
+        /// Frames per second, 1 to 10 (default 5).
+        #[serde(default)]
+        pub fps: Option<u32>,
+        /// Length in ms, at most 60000. Required for `oneshot`; for `start` the recording
+        /// stops by itself after this long (default and maximum 60000).
+        #[serde(default)]
+        pub duration_ms: Option<u64>,
+        /// Downscale frames to at most this width (default 800, never upscaled).
+        #[serde(default)]
+        pub max_width: Option<u32>,
+        /// Write the GIF here: a relative path lands in the session's artefact directory, an
+        /// absolute path is used as given. Default: a new file in the artefact directory.
+        #[serde(default)]
+        pub file: Option<String>,
+    }
+}

@@ -1,0 +1,83 @@
+//! The three seams a desktop backend implements: screens, windows and input.
+//!
+//! No platform type appears in a signature, so a Windows or Wayland backend can slot in
+//! beside the X11 one while the tool layer ([`crate::api`]) and its rules stay as they are.
+//! Backends do mechanism only; policy (selectors, caps, densifying, the input lock, stop
+//! checks between steps) lives in the tool layer.
+
+use mcec_rules::{StopFlag, ToolError};
+
+use crate::keys::Key;
+use crate::types::{DisplayInfo, MouseButton, Point, Rect, RgbImage, WindowInfo};
+
+/// Monitors and pixels.
+pub trait Screens: Send + Sync {
+    /// The monitors, primary first where the platform says which one it is.
+    fn displays(&self) -> Result<Vec<DisplayInfo>, ToolError>;
+
+    /// The pixels of `area`, which the caller has clipped to the desktop and checked against
+    /// the capture caps.
+    fn capture(&self, area: Rect) -> Result<RgbImage, ToolError>;
+}
+
+/// One operation on a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowOp {
+    Move(Point),
+    Resize {
+        width: u32,
+        height: u32,
+    },
+    Minimize,
+    Maximize,
+    Restore,
+    /// Raise and give the keyboard focus.
+    Foreground,
+}
+
+/// Top-level windows.
+pub trait WindowManager: Send + Sync {
+    /// Every top-level client window, in stacking or client-list order.
+    fn list_windows(&self) -> Result<Vec<WindowInfo>, ToolError>;
+
+    /// Fresh facts about one window; `window-closed` when it no longer exists.
+    fn window_info(&self, id: u64) -> Result<WindowInfo, ToolError>;
+
+    /// Ask for `op`; returns once the request is sent and processed by the display server
+    /// (a window manager may still be acting on it).
+    fn window_op(&self, id: u64, op: WindowOp) -> Result<(), ToolError>;
+}
+
+/// Synthetic input. Every call is attributable to the backend's injection device.
+pub trait Injector: Send + Sync {
+    /// Move the pointer to an absolute desktop position.
+    fn pointer_move(&self, to: Point) -> Result<(), ToolError>;
+
+    /// Where the pointer is now.
+    fn pointer_position(&self) -> Result<Point, ToolError>;
+
+    /// Press (`down`) or release a mouse button.
+    fn button(&self, button: MouseButton, down: bool) -> Result<(), ToolError>;
+
+    /// Press or release one key. A character key missing from the keymap may be mapped
+    /// temporarily. `bad-arguments` (field `keys`) when the key cannot be produced at all.
+    fn key(&self, key: Key, down: bool) -> Result<(), ToolError>;
+
+    /// Type `text` (already checked for control characters), asking `stop` before every
+    /// character. On stop it releases what it holds and answers `emergency-stopped`.
+    fn type_text(&self, text: &str, stop: &StopFlag) -> Result<(), ToolError>;
+
+    /// Return once the display server has processed every input event sent so far.
+    fn settle(&self) -> Result<(), ToolError>;
+
+    /// Release everything this injector holds down, plus mouse buttons 1-3 and every
+    /// modifier key still down. Safe to call at any time, also from the stop path.
+    fn release_all(&self) -> Result<(), ToolError>;
+}
+
+/// A whole desktop backend.
+pub trait Backend: Screens + WindowManager + Injector {
+    /// The display this backend talks to, for details and for launched programs
+    /// (e.g. `:0`).
+    fn display_name(&self) -> &str;
+}

@@ -1,0 +1,187 @@
+//! Plain geometry and result types shared by every backend and by the tool layer.
+//!
+//! Nothing here knows X11: a Windows or Wayland backend speaks the same types. Everything an
+//! agent sees serialises with camelCase names.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A pixel position in virtual-desktop coordinates (or window-relative where a tool says so).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Point {
+    /// Pixels from the left edge.
+    pub x: i32,
+    /// Pixels from the top edge.
+    pub y: i32,
+}
+
+impl Point {
+    pub const fn new(x: i32, y: i32) -> Self {
+        Point { x, y }
+    }
+}
+
+/// An axis-aligned rectangle; `width` and `height` are never negative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Rect {
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Rect {
+    pub const fn new(x: i32, y: i32, width: u32, height: u32) -> Self {
+        Rect { x, y, width, height }
+    }
+
+    /// One past the right edge, widened so it cannot overflow.
+    pub fn right(&self) -> i64 {
+        i64::from(self.x) + i64::from(self.width)
+    }
+
+    /// One past the bottom edge.
+    pub fn bottom(&self) -> i64 {
+        i64::from(self.y) + i64::from(self.height)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.width == 0 || self.height == 0
+    }
+
+    pub fn contains(&self, p: Point) -> bool {
+        i64::from(p.x) >= i64::from(self.x)
+            && i64::from(p.x) < self.right()
+            && i64::from(p.y) >= i64::from(self.y)
+            && i64::from(p.y) < self.bottom()
+    }
+
+    /// The overlap of two rectangles, or `None` when they do not overlap.
+    pub fn intersect(&self, other: &Rect) -> Option<Rect> {
+        let left = i64::from(self.x).max(i64::from(other.x));
+        let top = i64::from(self.y).max(i64::from(other.y));
+        let right = self.right().min(other.right());
+        let bottom = self.bottom().min(other.bottom());
+        if right <= left || bottom <= top {
+            return None;
+        }
+        Some(Rect {
+            x: left as i32,
+            y: top as i32,
+            width: (right - left) as u32,
+            height: (bottom - top) as u32,
+        })
+    }
+
+    /// The smallest rectangle holding both.
+    pub fn union(&self, other: &Rect) -> Rect {
+        let left = i64::from(self.x).min(i64::from(other.x));
+        let top = i64::from(self.y).min(i64::from(other.y));
+        let right = self.right().max(other.right());
+        let bottom = self.bottom().max(other.bottom());
+        Rect { x: left as i32, y: top as i32, width: (right - left) as u32, height: (bottom - top) as u32 }
+    }
+
+    pub fn center(&self) -> Point {
+        Point::new(
+            (i64::from(self.x) + i64::from(self.width) / 2) as i32,
+            (i64::from(self.y) + i64::from(self.height) / 2) as i32,
+        )
+    }
+}
+
+/// One monitor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DisplayInfo {
+    /// Position in the list, 0-based; stable while the layout does not change.
+    pub index: u32,
+    /// The output's name (e.g. `HDMI-1`, `screen`).
+    pub name: String,
+    pub primary: bool,
+    /// Where the monitor lies on the virtual desktop.
+    pub bounds: Rect,
+}
+
+/// The answer of `displays`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DisplaysResult {
+    pub displays: Vec<DisplayInfo>,
+    /// The bounding box of all monitors: the coordinate space `at`, `from`, `to` live in.
+    pub virtual_bounds: Rect,
+}
+
+/// One top-level window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowInfo {
+    /// The platform window id (on X11 the client window's XID); usable as `handle`.
+    pub id: u64,
+    pub title: String,
+    /// The window class (WM_CLASS class part on X11), e.g. `XTerm`.
+    pub class_name: String,
+    /// The instance name (WM_CLASS instance part), e.g. `xterm`.
+    pub instance: String,
+    /// Owning process id when the window advertises one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// The owning process's short name (`/proc/<pid>/comm` on Linux).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process: Option<String>,
+    /// Outer position and size on the virtual desktop.
+    pub bounds: Rect,
+    /// True for the window that has the keyboard focus.
+    pub foreground: bool,
+    /// True when the window is minimised (iconic or hidden).
+    pub minimized: bool,
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum MouseButton {
+    #[default]
+    Left,
+    Right,
+    Middle,
+}
+
+/// Captured pixels, 8-bit RGB, rows top to bottom with no padding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RgbImage {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<u8>,
+}
+
+impl RgbImage {
+    /// The pixel at (x, y) as `[r, g, b]`, or `None` outside the image.
+    pub fn pixel(&self, x: u32, y: u32) -> Option<[u8; 3]> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let i = (y as usize * self.width as usize + x as usize) * 3;
+        Some([self.pixels[i], self.pixels[i + 1], self.pixels[i + 2]])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rect_geometry() {
+        let a = Rect::new(0, 0, 100, 50);
+        let b = Rect::new(50, 25, 100, 100);
+        assert_eq!(a.intersect(&b), Some(Rect::new(50, 25, 50, 25)));
+        assert_eq!(a.union(&b), Rect::new(0, 0, 150, 125));
+        assert!(a.contains(Point::new(99, 49)));
+        assert!(!a.contains(Point::new(100, 0)));
+        assert!(!a.contains(Point::new(-1, 0)));
+        assert_eq!(a.intersect(&Rect::new(100, 0, 5, 5)), None);
+        assert_eq!(a.center(), Point::new(50, 25));
+    }
+}

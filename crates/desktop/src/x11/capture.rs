@@ -1,0 +1,309 @@
+//! Monitors (RandR) and screen pixels (MIT-SHM or core `GetImage`) on X11.
+//!
+//! MIT-SHM without `unsafe`: instead of `shmat`/`mmap` we ask the server to create the
+//! segment (`ShmCreateSegment`, MIT-SHM 1.2), which hands us a file descriptor; the server
+//! writes the image into it and we read it back with `pread`. That is one memcpy in the
+//! kernel instead of a multi-megabyte reply streamed through the socket.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
+use mcec_rules::{ErrorCode, ToolError};
+use x11rb::connection::Connection;
+use x11rb::protocol::randr::ConnectionExt as _;
+use x11rb::protocol::shm;
+use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat, ImageOrder, Screen, Setup};
+use x11rb::rust_connection::RustConnection;
+
+use super::{X11Desktop, conn_err, lock, reply_err};
+use crate::seams::Screens;
+use crate::types::{DisplayInfo, Rect, RgbImage};
+
+/// Largest reply asked for in one core `GetImage` strip.
+const STRIP_BYTES: usize = 8 << 20;
+/// Segments larger than this are dropped after use instead of kept for the next capture.
+const KEEP_SEGMENT_MAX: usize = 64 << 20;
+
+/// How the root window's pixels are laid out in a `ZPixmap` image.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PixelFormat {
+    bits_per_pixel: u8,
+    scanline_pad: u8,
+    lsb_first: bool,
+    masks: [u32; 3],
+}
+
+impl PixelFormat {
+    pub(crate) fn from_setup(setup: &Setup, screen: &Screen) -> Option<PixelFormat> {
+        let format = setup.pixmap_formats.iter().find(|f| f.depth == screen.root_depth)?;
+        let visual = screen
+            .allowed_depths
+            .iter()
+            .flat_map(|d| d.visuals.iter())
+            .find(|v| v.visual_id == screen.root_visual)?;
+        if !matches!(format.bits_per_pixel, 16 | 24 | 32)
+            || visual.red_mask == 0
+            || visual.green_mask == 0
+            || visual.blue_mask == 0
+        {
+            return None;
+        }
+        Some(PixelFormat {
+            bits_per_pixel: format.bits_per_pixel,
+            scanline_pad: format.scanline_pad,
+            lsb_first: setup.image_byte_order == ImageOrder::LSB_FIRST,
+            masks: [visual.red_mask, visual.green_mask, visual.blue_mask],
+        })
+    }
+
+    /// Bytes per row of a `width`-pixel image.
+    fn stride(&self, width: u32) -> usize {
+        let bits = width as usize * usize::from(self.bits_per_pixel);
+        let pad = usize::from(self.scanline_pad.max(8));
+        bits.div_ceil(pad) * pad / 8
+    }
+
+    /// Append `rows` rows of `width` pixels from `data` to `out` as RGB.
+    fn convert_rows(&self, data: &[u8], width: u32, rows: u32, out: &mut Vec<u8>) {
+        let stride = self.stride(width);
+        let w = width as usize;
+        let fast = self.bits_per_pixel == 32 && self.lsb_first && self.masks == [0xff_0000, 0xff00, 0xff];
+        for row in data.chunks(stride).take(rows as usize) {
+            if fast {
+                for px in row[..w * 4].chunks_exact(4) {
+                    out.extend_from_slice(&[px[2], px[1], px[0]]);
+                }
+                continue;
+            }
+            let bpp = usize::from(self.bits_per_pixel) / 8;
+            for px in row[..w * bpp].chunks_exact(bpp) {
+                let mut v = 0u32;
+                for (i, b) in px.iter().enumerate() {
+                    let shift = if self.lsb_first { i } else { bpp - 1 - i } * 8;
+                    v |= u32::from(*b) << shift;
+                }
+                for mask in self.masks {
+                    out.push(channel(v, mask));
+                }
+            }
+        }
+    }
+}
+
+/// One colour channel of pixel value `v`, scaled to 8 bits.
+fn channel(v: u32, mask: u32) -> u8 {
+    let shift = mask.trailing_zeros();
+    let max = mask >> shift;
+    let c = (v & mask) >> shift;
+    if max == 0xff { c as u8 } else { ((u64::from(c) * 255 + u64::from(max) / 2) / u64::from(max)) as u8 }
+}
+
+struct Segment {
+    id: u32,
+    file: File,
+    size: usize,
+}
+
+/// The MIT-SHM segment (created on first use) and whether to use it.
+pub(crate) struct ShmState {
+    enabled: bool,
+    seg: Option<Segment>,
+}
+
+impl ShmState {
+    pub(crate) fn new(offered: bool) -> Self {
+        ShmState { enabled: offered, seg: None }
+    }
+
+    pub(crate) fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    pub(crate) fn set_enabled(&mut self, on: bool, conn: &RustConnection) {
+        if !on {
+            self.detach(conn);
+        }
+        self.enabled = on;
+    }
+
+    pub(crate) fn detach(&mut self, conn: &RustConnection) {
+        if let Some(seg) = self.seg.take() {
+            let _ = shm::detach(conn, seg.id);
+        }
+    }
+
+    /// Read `area` of `root` into a fresh buffer of `need` bytes through the segment.
+    fn read(&mut self, conn: &RustConnection, root: u32, area: Rect, need: usize) -> Result<Vec<u8>, String> {
+        if self.seg.as_ref().is_none_or(|s| s.size < need) {
+            self.detach(conn);
+            let size = need.next_multiple_of(1 << 20);
+            let id = conn.generate_id().map_err(|e| e.to_string())?;
+            let reply = shm::create_segment(conn, id, size as u32, false)
+                .map_err(|e| e.to_string())?
+                .reply()
+                .map_err(|e| e.to_string())?;
+            self.seg = Some(Segment { id, file: File::from(reply.shm_fd), size });
+        }
+        let Some(seg) = self.seg.as_ref() else {
+            return Err("no segment".into());
+        };
+        shm::get_image(
+            conn,
+            root,
+            area.x as i16,
+            area.y as i16,
+            area.width as u16,
+            area.height as u16,
+            !0,
+            ImageFormat::Z_PIXMAP.into(),
+            seg.id,
+            0,
+        )
+        .map_err(|e| e.to_string())?
+        .reply()
+        .map_err(|e| e.to_string())?;
+        let mut buf = vec![0u8; need];
+        seg.file.read_exact_at(&mut buf, 0).map_err(|e| e.to_string())?;
+        if seg.size > KEEP_SEGMENT_MAX {
+            self.detach(conn);
+        }
+        Ok(buf)
+    }
+}
+
+impl X11Desktop {
+    fn capture_core(&self, area: Rect) -> Result<RgbImage, ToolError> {
+        let stride = self.pixels.stride(area.width);
+        let rows_per_strip = (STRIP_BYTES / stride.max(1)).clamp(1, area.height as usize) as u32;
+        let mut cookies = Vec::new();
+        let mut y = 0u32;
+        while y < area.height {
+            let rows = rows_per_strip.min(area.height - y);
+            let cookie = self
+                .conn
+                .get_image(
+                    ImageFormat::Z_PIXMAP,
+                    self.root,
+                    area.x as i16,
+                    (area.y + y as i32) as i16,
+                    area.width as u16,
+                    rows as u16,
+                    !0,
+                )
+                .map_err(conn_err)?;
+            cookies.push((cookie, rows));
+            y += rows;
+        }
+        let mut out = Vec::with_capacity(area.width as usize * area.height as usize * 3);
+        for (cookie, rows) in cookies {
+            let reply = cookie.reply().map_err(reply_err)?;
+            self.pixels.convert_rows(&reply.data, area.width, rows, &mut out);
+        }
+        Ok(RgbImage { width: area.width, height: area.height, pixels: out })
+    }
+
+    /// The root window's size, the fallback monitor when RandR says nothing.
+    fn root_rect(&self) -> Result<Rect, ToolError> {
+        let g = self.conn.get_geometry(self.root).map_err(conn_err)?.reply().map_err(reply_err)?;
+        Ok(Rect::new(0, 0, u32::from(g.width), u32::from(g.height)))
+    }
+
+    fn randr_monitors(&self) -> Option<Vec<DisplayInfo>> {
+        let reply = self.conn.randr_get_monitors(self.root, true).ok()?.reply().ok()?;
+        let names: Vec<_> = reply.monitors.iter().map(|m| self.conn.get_atom_name(m.name).ok()).collect();
+        let mut out = Vec::new();
+        for (i, (m, cookie)) in reply.monitors.iter().zip(names).enumerate() {
+            let name = cookie
+                .and_then(|c| c.reply().ok())
+                .map(|r| String::from_utf8_lossy(&r.name).into_owned())
+                .unwrap_or_else(|| format!("monitor-{i}"));
+            out.push(DisplayInfo {
+                index: i as u32,
+                name,
+                primary: m.primary,
+                bounds: Rect::new(i32::from(m.x), i32::from(m.y), u32::from(m.width), u32::from(m.height)),
+            });
+        }
+        (!out.is_empty()).then_some(out)
+    }
+}
+
+impl Screens for X11Desktop {
+    fn displays(&self) -> Result<Vec<DisplayInfo>, ToolError> {
+        if self.has_randr
+            && let Some(monitors) = self.randr_monitors()
+        {
+            return Ok(monitors);
+        }
+        Ok(vec![DisplayInfo { index: 0, name: "screen".into(), primary: true, bounds: self.root_rect()? }])
+    }
+
+    fn capture(&self, area: Rect) -> Result<RgbImage, ToolError> {
+        let root = self.root_rect()?;
+        if area.x < 0 || area.y < 0 || area.right() > root.right() || area.bottom() > root.bottom() {
+            return Err(ToolError::new(
+                ErrorCode::NoTarget,
+                "The capture area lies (partly) outside the screen.",
+            ));
+        }
+        if area.is_empty() {
+            return Err(ToolError::new(ErrorCode::NoTarget, "The capture area is empty."));
+        }
+        let need = self.pixels.stride(area.width) * area.height as usize;
+        {
+            let mut shm = lock(&self.shm);
+            if shm.enabled() {
+                match shm.read(&self.conn, self.root, area, need) {
+                    Ok(data) => {
+                        let mut out = Vec::with_capacity(area.width as usize * area.height as usize * 3);
+                        self.pixels.convert_rows(&data, area.width, area.height, &mut out);
+                        return Ok(RgbImage { width: area.width, height: area.height, pixels: out });
+                    }
+                    Err(e) => {
+                        tracing::warn!("MIT-SHM capture failed, using GetImage from now on: {e}");
+                        shm.set_enabled(false, &self.conn);
+                    }
+                }
+            }
+        }
+        self.capture_core(area)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn channel_scaling() {
+        assert_eq!(channel(0x00ff_0000, 0x00ff_0000), 0xff);
+        assert_eq!(channel(0xf800, 0xf800), 0xff);
+        assert_eq!(channel(0x0000, 0xf800), 0);
+        assert_eq!(channel(0x07e0, 0x07e0), 0xff);
+    }
+
+    #[test]
+    fn converts_bgrx_and_rgb565() {
+        let f = PixelFormat {
+            bits_per_pixel: 32,
+            scanline_pad: 32,
+            lsb_first: true,
+            masks: [0xff_0000, 0xff00, 0xff],
+        };
+        let mut out = Vec::new();
+        f.convert_rows(&[3, 2, 1, 0, 6, 5, 4, 0], 2, 1, &mut out);
+        assert_eq!(out, vec![1, 2, 3, 4, 5, 6]);
+
+        let f = PixelFormat {
+            bits_per_pixel: 16,
+            scanline_pad: 32,
+            lsb_first: true,
+            masks: [0xf800, 0x07e0, 0x001f],
+        };
+        let mut out = Vec::new();
+        // One red pixel, then padding to 32 bits; second row one blue pixel.
+        f.convert_rows(&[0x00, 0xf8, 0, 0, 0x1f, 0x00, 0, 0], 1, 2, &mut out);
+        assert_eq!(out, vec![255, 0, 0, 0, 0, 255]);
+        assert_eq!(f.stride(3), 8);
+    }
+}

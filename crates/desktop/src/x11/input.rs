@@ -1,0 +1,256 @@
+//! Synthetic input on X11 through XTEST `FakeInput`, core event types only.
+//!
+//! Core types (KeyPress, KeyRelease, ButtonPress, ButtonRelease, MotionNotify) make the
+//! server route our events through its XTEST slave devices, so the provenance monitor can
+//! always attribute them. The backend remembers what it pressed so [`Injector::release_all`]
+//! can undo it, and also releases buttons 1-3 and modifiers the server still reports down.
+
+use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use x11rb::connection::Connection;
+use x11rb::protocol::Event;
+use x11rb::protocol::xproto::{
+    BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT,
+    KeyButMask, MOTION_NOTIFY_EVENT, Mapping,
+};
+use x11rb::protocol::xtest::ConnectionExt as _;
+
+use super::keymap::{self, KeyState, alternative_keysym, keysym_of};
+use super::{X11Desktop, conn_err, lock, reply_err, round_trip};
+use crate::keys::Key;
+use crate::seams::Injector;
+use crate::types::{MouseButton, Point};
+
+/// What the backend holds down right now (keycodes and button numbers, in press order).
+#[derive(Debug, Default)]
+pub(crate) struct InputState {
+    keys: Vec<u8>,
+    buttons: Vec<u8>,
+    /// For a key pressed with an added Shift: the key and the Shift keycode.
+    shifted: Vec<(u8, u8)>,
+}
+
+fn button_number(b: MouseButton) -> u8 {
+    match b {
+        MouseButton::Left => 1,
+        MouseButton::Middle => 2,
+        MouseButton::Right => 3,
+    }
+}
+
+impl X11Desktop {
+    fn require_xtest(&self) -> Result<(), ToolError> {
+        if self.has_xtest {
+            Ok(())
+        } else {
+            Err(ToolError::new(
+                ErrorCode::Unavailable,
+                format!(
+                    "The X display `{}` has no XTEST extension, so mcec cannot send input there.",
+                    self.display
+                ),
+            ))
+        }
+    }
+
+    fn fake(&self, ty: u8, detail: u8, x: i16, y: i16) -> Result<(), ToolError> {
+        self.conn.xtest_fake_input(ty, detail, x11rb::CURRENT_TIME, self.root, x, y, 0).map_err(conn_err)?;
+        Ok(())
+    }
+
+    fn key_event(&self, keycode: u8, down: bool) -> Result<(), ToolError> {
+        let ty = if down { KEY_PRESS_EVENT } else { KEY_RELEASE_EVENT };
+        self.fake(ty, keycode, 0, 0)?;
+        let mut st = lock(&self.input);
+        if down {
+            st.keys.push(keycode);
+        } else {
+            st.keys.retain(|k| *k != keycode);
+        }
+        Ok(())
+    }
+
+    /// Handle queued events; a keymap change by anyone means re-reading the keymap.
+    fn drain_events(&self, keys: &mut KeyState) -> Result<(), ToolError> {
+        let mut stale = false;
+        while let Some(ev) = self.conn.poll_for_event().map_err(conn_err)? {
+            if let Event::MappingNotify(m) = ev
+                && m.request != Mapping::POINTER
+            {
+                stale = true;
+            }
+        }
+        if stale {
+            keys.reload(&self.conn).map_err(reply_err)?;
+        }
+        Ok(())
+    }
+
+    /// Keycode and column for `keysym`, mapping a spare keycode when the keymap lacks it.
+    fn resolve(&self, keys: &mut KeyState, keysym: u32, field: &str) -> Result<(u8, u8), ToolError> {
+        if keysym == 0 {
+            return Err(ToolError::bad_argument(field, "holds a character no keyboard can type"));
+        }
+        if let Some(found) = keys.lookup(keysym) {
+            return Ok(found);
+        }
+        if let Some(found) = alternative_keysym(keysym).and_then(|alt| keys.lookup(alt)) {
+            return Ok(found);
+        }
+        if xkeysym::Keysym::new(keysym).is_modifier_key() {
+            // A modifier keysym on a spare keycode would not act as a modifier.
+            return Err(ToolError::new(
+                ErrorCode::Unavailable,
+                format!("`{field}`: the keyboard of this display has no such modifier key."),
+            ));
+        }
+        match keys.temporary(&self.conn, keysym) {
+            Some(kc) => Ok((kc, 0)),
+            None => Err(ToolError::new(
+                ErrorCode::Unavailable,
+                "No spare keycode is left to map this character onto.",
+            )),
+        }
+    }
+
+    fn shift_keycode(&self, keys: &KeyState) -> Result<u8, ToolError> {
+        keys.lookup(xkeysym::key::Shift_L)
+            .or_else(|| keys.lookup(xkeysym::key::Shift_R))
+            .map(|(kc, _)| kc)
+            .ok_or_else(|| ToolError::new(ErrorCode::Unavailable, "The keyboard has no Shift key."))
+    }
+
+    /// Press and release one character's key (with Shift when it is in the shifted column).
+    fn tap_char(&self, keys: &mut KeyState, c: char) -> Result<(), ToolError> {
+        let (kc, col) = self.resolve(keys, keysym_of(Key::Char(c)), "text")?;
+        let shift = if col == 1 { Some(self.shift_keycode(keys)?) } else { None };
+        if let Some(s) = shift {
+            self.key_event(s, true)?;
+        }
+        let result = self.key_event(kc, true).and_then(|_| self.key_event(kc, false));
+        if let Some(s) = shift {
+            self.key_event(s, false)?;
+        }
+        result
+    }
+
+    fn type_inner(&self, text: &str, stop: &StopFlag) -> Result<(), ToolError> {
+        let mut keys = lock(&self.keys);
+        self.drain_events(&mut keys)?;
+        let total = text.chars().count();
+        for (done, c) in text.chars().enumerate() {
+            if stop.is_set() {
+                let base = ToolError::emergency_stopped();
+                return Err(ToolError::new(
+                    base.code,
+                    format!("{} Typed {done} of {total} characters before the stop.", base.detail),
+                ));
+            }
+            self.tap_char(&mut keys, c)?;
+        }
+        Ok(())
+    }
+}
+
+impl Injector for X11Desktop {
+    fn pointer_move(&self, to: Point) -> Result<(), ToolError> {
+        self.require_xtest()?;
+        let (x, y) = (
+            i16::try_from(to.x).map_err(|_| ToolError::bad_argument("x", "is out of range"))?,
+            i16::try_from(to.y).map_err(|_| ToolError::bad_argument("y", "is out of range"))?,
+        );
+        self.fake(MOTION_NOTIFY_EVENT, 0, x, y)
+    }
+
+    fn pointer_position(&self) -> Result<Point, ToolError> {
+        let p = self.conn.query_pointer(self.root).map_err(conn_err)?.reply().map_err(reply_err)?;
+        Ok(Point::new(i32::from(p.root_x), i32::from(p.root_y)))
+    }
+
+    fn button(&self, button: MouseButton, down: bool) -> Result<(), ToolError> {
+        self.require_xtest()?;
+        let n = button_number(button);
+        let ty = if down { BUTTON_PRESS_EVENT } else { BUTTON_RELEASE_EVENT };
+        self.fake(ty, n, 0, 0)?;
+        let mut st = lock(&self.input);
+        if down {
+            st.buttons.push(n);
+        } else {
+            st.buttons.retain(|b| *b != n);
+        }
+        Ok(())
+    }
+
+    fn key(&self, key: Key, down: bool) -> Result<(), ToolError> {
+        self.require_xtest()?;
+        let mut keys = lock(&self.keys);
+        self.drain_events(&mut keys)?;
+        let (kc, col) = self.resolve(&mut keys, keysym_of(key), "keys")?;
+        let add_shift = col == 1 && matches!(key, Key::Char(_));
+        if down {
+            if add_shift {
+                let s = self.shift_keycode(&keys)?;
+                self.key_event(s, true)?;
+                lock(&self.input).shifted.push((kc, s));
+            }
+            self.key_event(kc, true)?;
+        } else {
+            self.key_event(kc, false)?;
+            let shifted = {
+                let mut st = lock(&self.input);
+                let pos = st.shifted.iter().position(|(k, _)| *k == kc);
+                pos.map(|i| st.shifted.remove(i).1)
+            };
+            if let Some(s) = shifted {
+                self.key_event(s, false)?;
+            }
+        }
+        drop(keys);
+        keymap::schedule_restore(&self.conn, &self.keys);
+        Ok(())
+    }
+
+    fn type_text(&self, text: &str, stop: &StopFlag) -> Result<(), ToolError> {
+        self.require_xtest()?;
+        let result = self.type_inner(text, stop);
+        let released = if result.is_err() { self.release_all() } else { self.settle() };
+        keymap::schedule_restore(&self.conn, &self.keys);
+        result.and(released)
+    }
+
+    fn settle(&self) -> Result<(), ToolError> {
+        round_trip(&self.conn)
+    }
+
+    fn release_all(&self) -> Result<(), ToolError> {
+        if !self.has_xtest {
+            return Ok(());
+        }
+        let (keys, buttons) = {
+            let mut st = lock(&self.input);
+            st.shifted.clear();
+            (std::mem::take(&mut st.keys), std::mem::take(&mut st.buttons))
+        };
+        for kc in keys.iter().rev() {
+            self.fake(KEY_RELEASE_EVENT, *kc, 0, 0)?;
+        }
+        for b in buttons {
+            self.fake(BUTTON_RELEASE_EVENT, b, 0, 0)?;
+        }
+        let pointer = self.conn.query_pointer(self.root).map_err(conn_err)?;
+        let keymap = self.conn.query_keymap().map_err(conn_err)?;
+        let mods = self.conn.get_modifier_mapping().map_err(conn_err)?;
+        let mask = pointer.reply().map_err(reply_err)?.mask;
+        for (n, bit) in [(1, KeyButMask::BUTTON1), (2, KeyButMask::BUTTON2), (3, KeyButMask::BUTTON3)] {
+            if mask.contains(bit) {
+                self.fake(BUTTON_RELEASE_EVENT, n, 0, 0)?;
+            }
+        }
+        let down = keymap.reply().map_err(reply_err)?.keys;
+        for kc in mods.reply().map_err(reply_err)?.keycodes {
+            if kc != 0 && down[usize::from(kc / 8)] & (1 << (kc % 8)) != 0 {
+                self.fake(KEY_RELEASE_EVENT, kc, 0, 0)?;
+            }
+        }
+        round_trip(&self.conn)
+    }
+}

@@ -1,0 +1,207 @@
+//! The X11 backend: one pure-Rust x11rb connection behind the [`crate::seams`] traits.
+//!
+//! Only this module talks to the X server. Input goes through XTEST `FakeInput` with core
+//! event types only, so everything mcec injects is attributed to the server's XTEST device
+//! (which is what the emergency-stop monitor relies on to tell it from the operator).
+//! Capture uses MIT-SHM (a server-created segment read back with `pread`, so no `unsafe`)
+//! when the server offers MIT-SHM 1.2, and core `GetImage` otherwise.
+
+mod atoms;
+mod capture;
+mod input;
+mod keymap;
+mod windows;
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use mcec_rules::{ErrorCode, ToolError};
+use x11rb::connection::{Connection, RequestConnection};
+use x11rb::errors::{ConnectionError, ReplyError};
+use x11rb::protocol::xproto::ConnectionExt as _;
+use x11rb::protocol::{shm, xtest};
+use x11rb::rust_connection::RustConnection;
+
+use crate::seams::Backend;
+
+use atoms::Atoms;
+use capture::{PixelFormat, ShmState};
+use input::InputState;
+use keymap::KeyState;
+use windows::NoWmState;
+
+/// A live connection to one X display, implementing every desktop seam.
+pub struct X11Desktop {
+    conn: Arc<RustConnection>,
+    display: String,
+    root: u32,
+    atoms: Atoms,
+    pixels: PixelFormat,
+    has_xtest: bool,
+    has_randr: bool,
+    shm: Mutex<ShmState>,
+    keys: Arc<Mutex<KeyState>>,
+    input: Mutex<InputState>,
+    no_wm: Mutex<NoWmState>,
+}
+
+impl X11Desktop {
+    /// Connect to `display` (e.g. `:0`), or to `$DISPLAY` when `None`.
+    ///
+    /// Fails with `no-desktop` naming the display tried.
+    pub fn connect(display: Option<&str>) -> Result<X11Desktop, ToolError> {
+        let name = match display {
+            Some(d) => d.to_string(),
+            None => match std::env::var("DISPLAY") {
+                Ok(d) if !d.is_empty() => d,
+                _ => {
+                    return Err(ToolError::new(
+                        ErrorCode::NoDesktop,
+                        "No X display to use: DISPLAY is not set.",
+                    ));
+                }
+            },
+        };
+        let (conn, screen_num) = RustConnection::connect(Some(&name)).map_err(|e| {
+            tracing::warn!("connecting to X display {name}: {e}");
+            ToolError::new(
+                ErrorCode::NoDesktop,
+                format!("Could not reach the X display `{name}`; is an X server running there?"),
+            )
+        })?;
+        Self::from_connection(conn, screen_num, name)
+    }
+
+    fn from_connection(
+        conn: RustConnection,
+        screen_num: usize,
+        display: String,
+    ) -> Result<X11Desktop, ToolError> {
+        let no_desktop = |what: &str| {
+            ToolError::new(ErrorCode::NoDesktop, format!("The X display `{display}` answered but {what}."))
+        };
+        let setup = conn.setup();
+        let screen = setup.roots.get(screen_num).ok_or_else(|| no_desktop("has no such screen"))?;
+        let root = screen.root;
+        let pixels = PixelFormat::from_setup(setup, screen)
+            .ok_or_else(|| no_desktop("uses a pixel format mcec cannot read"))?;
+        let atoms = Atoms::new(&conn)
+            .map_err(|_| no_desktop("refused a request"))?
+            .reply()
+            .map_err(|_| no_desktop("refused a request"))?;
+        let has_xtest = conn.extension_information(xtest::X11_EXTENSION_NAME).ok().flatten().is_some();
+        let has_randr =
+            conn.extension_information(x11rb::protocol::randr::X11_EXTENSION_NAME).ok().flatten().is_some();
+        let shm_ok = shm_version_ok(&conn);
+        let keys = KeyState::load(&conn).map_err(|_| no_desktop("did not give its keymap"))?;
+        Ok(X11Desktop {
+            conn: Arc::new(conn),
+            display,
+            root,
+            atoms,
+            pixels,
+            has_xtest,
+            has_randr,
+            shm: Mutex::new(ShmState::new(shm_ok)),
+            keys: Arc::new(Mutex::new(keys)),
+            input: Mutex::new(InputState::default()),
+            no_wm: Mutex::new(NoWmState::default()),
+        })
+    }
+
+    /// Whether captures currently go through MIT-SHM.
+    pub fn shm_enabled(&self) -> bool {
+        lock(&self.shm).enabled()
+    }
+
+    /// Turn MIT-SHM capture off (plain `GetImage`) or back on where the server offers it.
+    /// Meant for tests and benchmarks that compare both paths.
+    pub fn set_shm_enabled(&self, on: bool) {
+        let offered = shm_version_ok(&self.conn);
+        lock(&self.shm).set_enabled(on && offered, &self.conn);
+    }
+
+    /// Whether the X server offers XTEST (input needs it).
+    pub fn has_xtest(&self) -> bool {
+        self.has_xtest
+    }
+}
+
+impl Backend for X11Desktop {
+    fn display_name(&self) -> &str {
+        &self.display
+    }
+}
+
+impl Drop for X11Desktop {
+    fn drop(&mut self) {
+        // Leave nothing held and no keycode remapped behind us.
+        let _ = crate::seams::Injector::release_all(self);
+        keymap::restore_now(&self.conn, &self.keys);
+        lock(&self.shm).detach(&self.conn);
+        let _ = self.conn.flush();
+    }
+}
+
+fn shm_version_ok(conn: &RustConnection) -> bool {
+    if conn.extension_information(shm::X11_EXTENSION_NAME).ok().flatten().is_none() {
+        return false;
+    }
+    match shm::query_version(conn).map(|c| c.reply()) {
+        Ok(Ok(v)) => (v.major_version, v.minor_version) >= (1, 2),
+        _ => false,
+    }
+}
+
+/// Lock a mutex, recovering the data if a panicking thread poisoned it (the state stays
+/// usable: it is only caches and bookkeeping).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The agent-facing error for a broken connection; the cause goes to the log.
+pub(crate) fn conn_err(e: ConnectionError) -> ToolError {
+    tracing::error!("X connection failed: {e}");
+    ToolError::new(ErrorCode::NoDesktop, "The connection to the X display was lost.")
+}
+
+/// The agent-facing error for a failed request about window `id`: a `BadWindow` or
+/// `BadDrawable` means the window is gone.
+pub(crate) fn window_err(id: u32, e: ReplyError) -> ToolError {
+    match e {
+        ReplyError::X11Error(x)
+            if matches!(
+                x.error_kind,
+                x11rb::protocol::ErrorKind::Window
+                    | x11rb::protocol::ErrorKind::Drawable
+                    | x11rb::protocol::ErrorKind::Match
+            ) =>
+        {
+            ToolError::new(
+                ErrorCode::WindowClosed,
+                format!("Window {id} closed (or was destroyed) while mcec was using it."),
+            )
+        }
+        ReplyError::X11Error(x) => {
+            tracing::error!("X request about window {id} failed: {x:?}");
+            ToolError::new(ErrorCode::Internal, "The X server refused a request.")
+        }
+        ReplyError::ConnectionError(c) => conn_err(c),
+    }
+}
+
+/// The agent-facing error for a failed request not about one window.
+pub(crate) fn reply_err(e: ReplyError) -> ToolError {
+    match e {
+        ReplyError::ConnectionError(c) => conn_err(c),
+        ReplyError::X11Error(x) => {
+            tracing::error!("X request failed: {x:?}");
+            ToolError::new(ErrorCode::Internal, "The X server refused a request.")
+        }
+    }
+}
+
+/// Make sure the X server has processed every request so far (one round trip).
+pub(crate) fn round_trip(conn: &RustConnection) -> Result<(), ToolError> {
+    conn.get_input_focus().map_err(conn_err)?.reply().map_err(reply_err)?;
+    Ok(())
+}

@@ -1,0 +1,126 @@
+//! A scripted backend that records every call, for checking the tool layer's rules (stop
+//! between steps, release on every exit) deterministically, without a display.
+
+use std::sync::Mutex;
+
+use mcec_desktop::keys::Key;
+use mcec_desktop::seams::{Backend, Injector, Screens, WindowManager, WindowOp};
+use mcec_desktop::{DisplayInfo, MouseButton, Point, Rect, RgbImage, WindowInfo};
+use mcec_rules::{ErrorCode, StopFlag, ToolError};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    Move(Point),
+    Button(MouseButton, bool),
+    Key(Key, bool),
+    ReleaseAll,
+}
+
+/// Hooks a test sets before calling a tool.
+#[derive(Default)]
+pub struct Mock {
+    pub calls: Mutex<Vec<Call>>,
+    /// Set this flag when the n-th pointer move (1-based) is made.
+    pub stop_on_move: Mutex<Option<(usize, StopFlag)>>,
+    /// Fail pressing this key.
+    pub fail_key: Mutex<Option<Key>>,
+}
+
+impl Mock {
+    pub fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap().clone()
+    }
+
+    fn log(&self, c: Call) {
+        self.calls.lock().unwrap().push(c);
+    }
+}
+
+impl Screens for Mock {
+    fn displays(&self) -> Result<Vec<DisplayInfo>, ToolError> {
+        Ok(vec![DisplayInfo {
+            index: 0,
+            name: "mock".into(),
+            primary: true,
+            bounds: Rect::new(0, 0, 1280, 800),
+        }])
+    }
+
+    fn capture(&self, area: Rect) -> Result<RgbImage, ToolError> {
+        Ok(RgbImage {
+            width: area.width,
+            height: area.height,
+            pixels: vec![0; area.width as usize * area.height as usize * 3],
+        })
+    }
+}
+
+impl WindowManager for Mock {
+    fn list_windows(&self) -> Result<Vec<WindowInfo>, ToolError> {
+        Ok(Vec::new())
+    }
+
+    fn window_info(&self, id: u64) -> Result<WindowInfo, ToolError> {
+        Err(ToolError::new(ErrorCode::WindowClosed, format!("window {id} is gone")))
+    }
+
+    fn window_op(&self, _id: u64, _op: WindowOp) -> Result<(), ToolError> {
+        Ok(())
+    }
+}
+
+impl Injector for Mock {
+    fn pointer_move(&self, to: Point) -> Result<(), ToolError> {
+        self.log(Call::Move(to));
+        let moves = self.calls().iter().filter(|c| matches!(c, Call::Move(_))).count();
+        if let Some((n, flag)) = &*self.stop_on_move.lock().unwrap()
+            && moves == *n
+        {
+            flag.set();
+        }
+        Ok(())
+    }
+
+    fn pointer_position(&self) -> Result<Point, ToolError> {
+        Ok(Point::new(0, 0))
+    }
+
+    fn button(&self, button: MouseButton, down: bool) -> Result<(), ToolError> {
+        self.log(Call::Button(button, down));
+        Ok(())
+    }
+
+    fn key(&self, key: Key, down: bool) -> Result<(), ToolError> {
+        if down && *self.fail_key.lock().unwrap() == Some(key) {
+            return Err(ToolError::new(ErrorCode::Unavailable, "scripted failure"));
+        }
+        self.log(Call::Key(key, down));
+        Ok(())
+    }
+
+    fn type_text(&self, text: &str, stop: &StopFlag) -> Result<(), ToolError> {
+        for c in text.chars() {
+            if stop.is_set() {
+                return Err(ToolError::emergency_stopped());
+            }
+            self.log(Call::Key(Key::Char(c), true));
+            self.log(Call::Key(Key::Char(c), false));
+        }
+        Ok(())
+    }
+
+    fn settle(&self) -> Result<(), ToolError> {
+        Ok(())
+    }
+
+    fn release_all(&self) -> Result<(), ToolError> {
+        self.log(Call::ReleaseAll);
+        Ok(())
+    }
+}
+
+impl Backend for Mock {
+    fn display_name(&self) -> &str {
+        ":mock"
+    }
+}

@@ -1,0 +1,207 @@
+//! Test fixtures: a private Xvfb per test and the `mcec-testwin` window that reports what it
+//! receives.
+//!
+//! Display numbers come from this crate's range (:40 to :48; :49 is kept free so a test can
+//! name a display with no server). Each server and window is killed by PID when dropped.
+
+#![allow(dead_code)]
+
+pub mod mock;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use mcec_desktop::{DesktopConfig, DesktopTools, X11Desktop};
+
+/// A display number that never has a server.
+pub const UNUSED_DISPLAY: &str = ":49";
+
+static FREE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+static FREED: Condvar = Condvar::new();
+static INIT: std::sync::Once = std::sync::Once::new();
+
+fn take_number() -> u32 {
+    INIT.call_once(|| {
+        *FREE.lock().unwrap() = (40..=48).rev().collect();
+    });
+    let mut free = FREE.lock().unwrap();
+    loop {
+        if let Some(n) = free.pop() {
+            return n;
+        }
+        free = FREED.wait(free).unwrap();
+    }
+}
+
+fn give_back(n: u32) {
+    FREE.lock().unwrap().push(n);
+    FREED.notify_one();
+}
+
+/// A private X server.
+pub struct Xvfb {
+    child: Option<Child>,
+    number: u32,
+    pub display: String,
+}
+
+impl Xvfb {
+    /// Start Xvfb 1280x800x24 on a free display in our range and wait until it answers.
+    pub fn start() -> Xvfb {
+        for _ in 0..20 {
+            let number = take_number();
+            let display = format!(":{number}");
+            let child = Command::new("Xvfb")
+                .args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("Xvfb must be installed");
+            let mut x = Xvfb { child: Some(child), number, display };
+            if x.wait_ready() {
+                return x;
+            }
+            // Probably a stale server or lock on that number: give up on it for this run.
+            if let Some(mut c) = x.child.take() {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+            std::mem::forget(x);
+        }
+        panic!("could not start Xvfb on any display in :40..:48");
+    }
+
+    fn wait_ready(&mut self) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < deadline {
+            if let Some(c) = self.child.as_mut()
+                && let Ok(Some(_)) = c.try_wait()
+            {
+                return false;
+            }
+            if x11rb::rust_connection::RustConnection::connect(Some(&self.display)).is_ok() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    /// The desktop tools on this server, with artefacts under `dir`.
+    pub fn tools(&self, dir: &std::path::Path) -> DesktopTools {
+        DesktopTools::connect_x11(Some(&self.display), DesktopConfig { artifact_dir: dir.to_path_buf() })
+            .expect("connect to the test Xvfb")
+    }
+
+    pub fn backend(&self) -> X11Desktop {
+        X11Desktop::connect(Some(&self.display)).expect("connect to the test Xvfb")
+    }
+
+    /// A raw connection for checks made behind mcec's back.
+    pub fn raw(&self) -> x11rb::rust_connection::RustConnection {
+        x11rb::rust_connection::RustConnection::connect(Some(&self.display)).expect("raw connection").0
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        give_back(self.number);
+    }
+}
+
+/// The test window, with its event lines.
+pub struct TestWin {
+    child: Child,
+    lines: Receiver<String>,
+    pub id: u32,
+    pub pid: u32,
+}
+
+pub fn testwin_path() -> &'static str {
+    env!("CARGO_BIN_EXE_mcec-testwin")
+}
+
+impl TestWin {
+    /// Open a window with `args` (see `mcec-testwin --help` in its source) and wait until it
+    /// has drawn its pattern.
+    pub fn open(display: &str, args: &[&str]) -> TestWin {
+        let mut child = Command::new(testwin_path())
+            .args(args)
+            .env("DISPLAY", display)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start mcec-testwin");
+        let pid = child.id();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut w = TestWin { child, lines: rx, id: 0, pid };
+        let ready = w.wait_for(|l| l.starts_with("ready ")).expect("test window ready");
+        w.id = ready[6..].parse().expect("window id");
+        w
+    }
+
+    /// The next line satisfying `pred` (skipping others), or `None` after a generous bound.
+    pub fn wait_for(&self, pred: impl Fn(&str) -> bool) -> Option<String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            match self.lines.recv_timeout(left) {
+                Ok(l) if pred(&l) => return Some(l),
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    }
+
+    /// Every line that arrives until `quiet` passes with none.
+    pub fn drain(&self, quiet: Duration) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(l) = self.lines.recv_timeout(quiet) {
+            out.push(l);
+        }
+        out
+    }
+
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for TestWin {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Keycodes the server reports down (QueryKeymap) that are bound to a modifier.
+pub fn modifiers_down(conn: &x11rb::rust_connection::RustConnection) -> Vec<u8> {
+    use x11rb::protocol::xproto::ConnectionExt;
+    let keys = conn.query_keymap().unwrap().reply().unwrap().keys;
+    let mods = conn.get_modifier_mapping().unwrap().reply().unwrap().keycodes;
+    mods.into_iter().filter(|kc| *kc != 0 && keys[usize::from(kc / 8)] & (1 << (kc % 8)) != 0).collect()
+}
+
+/// The pointer's button mask bits for buttons 1-5.
+pub fn buttons_down(conn: &x11rb::rust_connection::RustConnection) -> u16 {
+    use x11rb::protocol::xproto::ConnectionExt;
+    let root = conn.setup().roots[0].root;
+    u16::from(conn.query_pointer(root).unwrap().reply().unwrap().mask) & 0x1f00
+}
+
+use x11rb::connection::Connection as _;

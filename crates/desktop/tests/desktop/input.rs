@@ -1,0 +1,217 @@
+//! Actuation tools against a real Xvfb and the test window's own event log.
+
+use std::time::{Duration, Instant};
+
+use mcec_desktop::requests::{
+    ClickRequest, DragRequest, FocusRequest, KeyRequest, RecordAction, RecordRequest, TypeRequest,
+};
+use mcec_desktop::{MouseButton, Point};
+use mcec_rules::{ErrorCode, StopFlag};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::ConnectionExt;
+
+use crate::common::{TestWin, Xvfb, buttons_down, modifiers_down};
+
+fn click(at: Point, class: Option<&str>, button: Option<MouseButton>, count: Option<u32>) -> ClickRequest {
+    ClickRequest {
+        at,
+        button,
+        count,
+        window: None,
+        process: None,
+        class_name: class.map(String::from),
+        pid: None,
+        handle: None,
+        foreground: None,
+    }
+}
+
+fn focus(class: &str) -> FocusRequest {
+    FocusRequest {
+        click_at: None,
+        window: None,
+        process: None,
+        class_name: Some(class.into()),
+        pid: None,
+        handle: None,
+        foreground: None,
+    }
+}
+
+/// The characters the window decoded from its key presses until `count` arrived.
+fn typed(win: &TestWin, count: usize) -> String {
+    let mut out = String::new();
+    while out.chars().count() < count {
+        let Some(line) = win.wait_for(|l| l.starts_with("key ")) else { break };
+        let hex = line.rsplit(' ').next().unwrap_or("-");
+        if let Some(c) = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn click_lands_where_and_how_asked() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tools = x.tools(dir.path());
+    let stop = StopFlag::new();
+    let win = TestWin::open(&x.display, &["--class", "Clicky"]);
+
+    let res = tools
+        .click(&click(Point::new(50, 60), Some("clicky"), Some(MouseButton::Right), None), &stop)
+        .unwrap();
+    assert_eq!(res.at, Point::new(150, 160));
+    assert_eq!(win.wait_for(|l| l.starts_with("press")).unwrap(), "press 3 50 60 0");
+    assert!(win.wait_for(|l| l.starts_with("release")).unwrap().starts_with("release 3 50 60"));
+
+    tools.click(&click(Point::new(110, 120), None, None, Some(2)), &stop).unwrap();
+    let lines = win.drain(Duration::from_millis(300));
+    let presses: Vec<_> = lines.iter().filter(|l| l.starts_with("press")).collect();
+    assert_eq!(presses, ["press 1 10 20 0", "press 1 10 20 0"], "{lines:?}");
+    assert_eq!(buttons_down(&x.raw()), 0);
+
+    let off = tools.click(&click(Point::new(5000, 10), None, None, None), &stop).unwrap_err();
+    assert_eq!(off.code, ErrorCode::BadArguments);
+    assert!(off.detail.starts_with("`at`"), "{}", off.detail);
+    let outside = tools.click(&click(Point::new(500, 10), Some("clicky"), None, None), &stop).unwrap_err();
+    assert!(outside.detail.contains("outside the window"), "{}", outside.detail);
+    let none =
+        tools.click(&click(Point::new(1, 1), Some("nothing-like-this"), None, None), &stop).unwrap_err();
+    assert_eq!(none.code, ErrorCode::WindowNotFound);
+    assert!(win.drain(Duration::from_millis(200)).iter().all(|l| !l.starts_with("press")));
+}
+
+#[test]
+fn typed_text_arrives_exactly_and_the_keymap_is_restored() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tools = x.tools(dir.path());
+    let stop = StopFlag::new();
+    let win = TestWin::open(&x.display, &["--class", "Typist"]);
+    let focused = tools.focus(&focus("typist"), &stop).unwrap();
+    assert!(focused.window.foreground);
+
+    let text = "héllo ✓ Ω World!\n\t~🙂";
+    let res = tools.type_text(&TypeRequest { text: text.into() }, &stop).unwrap();
+    assert_eq!(res.characters, text.chars().count());
+    assert_eq!(typed(&win, text.chars().count()), text);
+    let raw = x.raw();
+    assert!(modifiers_down(&raw).is_empty());
+
+    // The spare keycodes go back to NoSymbol once idle.
+    let check = 0x0af3u32; // the ✓ keysym
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mapped = || {
+        let s = raw.setup();
+        let (min, max) = (s.min_keycode, s.max_keycode);
+        let m = raw.get_keyboard_mapping(min, max - min + 1).unwrap().reply().unwrap();
+        m.keysyms.contains(&check)
+    };
+    while mapped() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!mapped(), "temporary keycode restored");
+
+    let stopped = StopFlag::new();
+    stopped.set();
+    let err = tools.type_text(&TypeRequest { text: "abc".into() }, &stopped).unwrap_err();
+    assert_eq!(err.code, ErrorCode::EmergencyStopped);
+    assert!(win.drain(Duration::from_millis(200)).iter().all(|l| !l.starts_with("key ")));
+}
+
+#[test]
+fn drag_goes_from_start_to_end_and_leaves_the_button_up() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tools = x.tools(dir.path());
+    let win = TestWin::open(&x.display, &["--class", "Dragger"]);
+    let req = DragRequest {
+        from: Point::new(120, 130),
+        to: Point::new(400, 350),
+        path: Some(vec![Point::new(300, 130)]),
+    };
+    let res = tools.drag(&req, &StopFlag::new()).unwrap();
+    assert!(res.points > 20);
+    assert_eq!(win.wait_for(|l| l.starts_with("press")).unwrap(), "press 1 20 30 0");
+    let lines = win.drain(Duration::from_millis(300));
+    let release = lines.iter().find(|l| l.starts_with("release")).expect("release seen");
+    assert!(release.starts_with("release 1 300 250 "), "{release}");
+    assert!(lines.iter().any(|l| l == "motion 200 30"), "walked through the waypoint: {lines:?}");
+    assert_eq!(buttons_down(&x.raw()), 0);
+}
+
+#[test]
+fn key_chords_reach_the_window_and_leave_no_modifier_held() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tools = x.tools(dir.path());
+    let stop = StopFlag::new();
+    let win = TestWin::open(&x.display, &["--class", "Keys"]);
+    tools.focus(&focus("keys"), &stop).unwrap();
+    let res =
+        tools.key(&KeyRequest { keys: "ctrl+shift+t Return".into(), hold_ms: Some(20) }, &stop).unwrap();
+    assert_eq!(res.chords, 2);
+    // The T arrives with Shift (1) and Control (4) in its state; Return with none.
+    let t = win.wait_for(|l| l.starts_with("key ") && (l.ends_with(" 54") || l.ends_with(" 74"))).unwrap();
+    let state: u16 = t.split(' ').nth(2).unwrap().parse().unwrap();
+    assert_eq!(state & 0x5, 0x5, "{t}");
+    let ret = win.wait_for(|l| l.starts_with("key ") && l.contains(" ff0d ")).unwrap();
+    assert_eq!(ret.split(' ').nth(2), Some("0"), "{ret}");
+    assert!(modifiers_down(&x.raw()).is_empty());
+
+    let err = tools.key(&KeyRequest { keys: "ctrl+bogus".into(), hold_ms: None }, &stop).unwrap_err();
+    assert!(err.detail.starts_with("`keys`") && err.detail.contains("bogus"), "{}", err.detail);
+    assert!(modifiers_down(&x.raw()).is_empty());
+}
+
+#[test]
+fn record_oneshot_start_stop() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tools = x.tools(dir.path());
+    let stop = StopFlag::new();
+    let _win = TestWin::open(&x.display, &["--class", "Filmed"]);
+    let req = |action, duration_ms| RecordRequest {
+        action,
+        region: None,
+        fps: Some(10),
+        duration_ms,
+        max_width: Some(320),
+        file: None,
+        window: None,
+        process: None,
+        class_name: Some("filmed".into()),
+        pid: None,
+        handle: None,
+        foreground: None,
+    };
+    let err = tools.record(&req(RecordAction::Stop, None), &stop).unwrap_err();
+    assert_eq!(err.code, ErrorCode::BadArguments);
+    let err = tools.record(&req(RecordAction::Oneshot, None), &stop).unwrap_err();
+    assert!(err.detail.starts_with("`durationMs`"), "{}", err.detail);
+
+    let one = tools.record(&req(RecordAction::Oneshot, Some(300)), &stop).unwrap();
+    assert!(one.frames.unwrap() >= 1);
+    assert_eq!((one.width, one.height), (320, 240));
+    assert!(one.file.starts_with(&dir.path().display().to_string()), "{}", one.file);
+    let bytes = std::fs::read(&one.file).unwrap();
+    assert!(bytes.starts_with(b"GIF89a"));
+    let mut decoder = gif::DecodeOptions::new().read_info(&bytes[..]).unwrap();
+    let mut frames = 0;
+    while decoder.read_next_frame().unwrap().is_some() {
+        frames += 1;
+    }
+    assert_eq!(Some(frames), one.frames);
+
+    let started = tools.record(&req(RecordAction::Start, None), &stop).unwrap();
+    assert!(started.recording);
+    let busy = tools.record(&req(RecordAction::Oneshot, Some(100)), &stop).unwrap_err();
+    assert_eq!(busy.code, ErrorCode::Unavailable);
+    std::thread::sleep(Duration::from_millis(250));
+    let stopped = tools.record(&req(RecordAction::Stop, None), &stop).unwrap();
+    assert_eq!(stopped.ended, Some("stopped"));
+    assert!(stopped.frames.unwrap() >= 1);
+    assert_eq!(stopped.file, started.file);
+}

@@ -1,0 +1,9 @@
+//! mcec-desktop's integration tests: the tool layer against a real Xvfb (each test starts
+//! its own), and its abort/release rules against a scripted backend.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod input;
+mod observe;
+mod rules;

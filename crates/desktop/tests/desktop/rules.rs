@@ -1,0 +1,133 @@
+//! The tool layer's stop and release rules, checked call by call on a scripted backend.
+
+use std::sync::Arc;
+
+use mcec_desktop::keys::{Key, Modifier};
+use mcec_desktop::requests::{ClickRequest, DragRequest, KeyRequest, TypeRequest};
+use mcec_desktop::{DesktopConfig, DesktopTools, MouseButton, Point};
+use mcec_rules::{ErrorCode, StopFlag};
+
+use crate::common::mock::{Call, Mock};
+
+fn tools() -> (Arc<Mock>, DesktopTools) {
+    let mock = Arc::new(Mock::default());
+    let dir = std::env::temp_dir().join("mcec-desktop-mock-unused");
+    let tools = DesktopTools::new(mock.clone(), DesktopConfig { artifact_dir: dir });
+    (mock, tools)
+}
+
+fn drag(from: (i32, i32), to: (i32, i32)) -> DragRequest {
+    DragRequest { from: Point::new(from.0, from.1), to: Point::new(to.0, to.1), path: None }
+}
+
+#[test]
+fn stop_mid_drag_aborts_within_one_step_with_the_button_up() {
+    let (mock, tools) = tools();
+    let stop = StopFlag::new();
+    *mock.stop_on_move.lock().unwrap() = Some((5, stop.clone()));
+    let err = tools.drag(&drag((0, 0), (600, 0)), &stop).unwrap_err();
+    assert_eq!(err.code, ErrorCode::EmergencyStopped);
+    assert!(err.detail.contains("after 5 of 51 points"), "{}", err.detail);
+    let calls = mock.calls();
+    let moves = calls.iter().filter(|c| matches!(c, Call::Move(_))).count();
+    assert_eq!(moves, 5, "no point after the stop: {calls:?}");
+    let press = calls.iter().position(|c| *c == Call::Button(MouseButton::Left, true)).unwrap();
+    let release = calls.iter().rposition(|c| *c == Call::Button(MouseButton::Left, false));
+    assert!(release.is_some_and(|r| r > press), "left button released: {calls:?}");
+}
+
+#[test]
+fn a_drag_walks_every_point_and_releases() {
+    let (mock, tools) = tools();
+    let res = tools.drag(&drag((10, 10), (130, 10)), &StopFlag::new()).unwrap();
+    assert_eq!(res.points, 11);
+    let calls = mock.calls();
+    assert_eq!(calls.first(), Some(&Call::Move(Point::new(10, 10))));
+    assert_eq!(calls.last(), Some(&Call::Button(MouseButton::Left, false)));
+    assert!(calls.contains(&Call::Move(Point::new(130, 10))));
+}
+
+#[test]
+fn a_stop_already_set_presses_nothing() {
+    let (mock, tools) = tools();
+    let stop = StopFlag::new();
+    stop.set();
+    let click = ClickRequest {
+        at: Point::new(5, 5),
+        button: None,
+        count: None,
+        window: None,
+        process: None,
+        class_name: None,
+        pid: None,
+        handle: None,
+        foreground: None,
+    };
+    assert_eq!(tools.click(&click, &stop).unwrap_err().code, ErrorCode::EmergencyStopped);
+    assert_eq!(tools.drag(&drag((0, 0), (50, 0)), &stop).unwrap_err().code, ErrorCode::EmergencyStopped);
+    let key = KeyRequest { keys: "ctrl+a".into(), hold_ms: None };
+    assert_eq!(tools.key(&key, &stop).unwrap_err().code, ErrorCode::EmergencyStopped);
+    let text = TypeRequest { text: "abc".into() };
+    assert_eq!(tools.type_text(&text, &stop).unwrap_err().code, ErrorCode::EmergencyStopped);
+    assert!(mock.calls().is_empty(), "{:?}", mock.calls());
+}
+
+#[test]
+fn a_failing_key_still_releases_the_modifiers_it_pressed() {
+    let (mock, tools) = tools();
+    *mock.fail_key.lock().unwrap() = Some(Key::Char('t'));
+    let req = KeyRequest { keys: "ctrl+shift+t".into(), hold_ms: None };
+    let err = tools.key(&req, &StopFlag::new()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Unavailable);
+    let calls = mock.calls();
+    for m in [Modifier::Ctrl, Modifier::Shift] {
+        let down = calls.iter().position(|c| *c == Call::Key(Key::Modifier(m), true)).unwrap();
+        let up = calls.iter().position(|c| *c == Call::Key(Key::Modifier(m), false));
+        assert!(up.is_some_and(|u| u > down), "{m:?} released: {calls:?}");
+    }
+    assert_eq!(calls.last(), Some(&Call::ReleaseAll));
+}
+
+#[test]
+fn bad_input_presses_nothing() {
+    let (mock, tools) = tools();
+    let stop = StopFlag::new();
+    let bad_keys = ["", "ctrl+nosuchkey", "a+b"];
+    for keys in bad_keys {
+        let err = tools.key(&KeyRequest { keys: keys.into(), hold_ms: None }, &stop).unwrap_err();
+        assert_eq!(err.code, ErrorCode::BadArguments);
+        assert!(err.detail.starts_with("`keys`"), "{}", err.detail);
+    }
+    let err = tools.type_text(&TypeRequest { text: "a\u{7}b".into() }, &stop).unwrap_err();
+    assert_eq!(err.code, ErrorCode::BadArguments);
+    assert!(err.detail.contains("U+0007"), "{}", err.detail);
+    let err = tools.drag(&drag((0, 0), (5000, 0)), &stop).unwrap_err();
+    assert!(err.detail.starts_with("`to`"), "{}", err.detail);
+    let err = tools.drag(&drag((0, 0), (2000, 0)), &stop).unwrap_err();
+    assert!(err.detail.starts_with("`to`") && err.detail.contains("no screen"), "{}", err.detail);
+    assert!(mock.calls().is_empty(), "{:?}", mock.calls());
+}
+
+#[test]
+fn key_holds_and_releases_in_reverse() {
+    let (mock, tools) = tools();
+    let req = KeyRequest { keys: "ctrl+shift+t Return".into(), hold_ms: Some(1) };
+    assert_eq!(tools.key(&req, &StopFlag::new()).unwrap().chords, 2);
+    let ctrl = Key::Modifier(Modifier::Ctrl);
+    let shift = Key::Modifier(Modifier::Shift);
+    let t = Key::Char('t');
+    let ret = Key::Named(mcec_desktop::keys::NamedKey::Return);
+    assert_eq!(
+        mock.calls(),
+        vec![
+            Call::Key(ctrl, true),
+            Call::Key(shift, true),
+            Call::Key(t, true),
+            Call::Key(t, false),
+            Call::Key(shift, false),
+            Call::Key(ctrl, false),
+            Call::Key(ret, true),
+            Call::Key(ret, false),
+        ]
+    );
+}

@@ -1,0 +1,70 @@
+//! The command line, as clap types. `mcec` with no command runs the host.
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "mcec", version, about = "Computer-use MCP server for the Linux desktop that keeps the operator in control")]
+pub struct Cli {
+    /// Same as `mcec mcp` (for clients that expect a flag).
+    #[arg(long = "mcp", global = false)]
+    pub mcp_flag: bool,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The host: operator window, the HTTP front door when McpServerEnabled, the stop hotkey.
+    Run,
+    /// Serve MCP on stdin/stdout (stdout carries JSON-RPC only).
+    Mcp,
+    /// Provision a disposable session copy for an agent (needs AllowSessionProvisioning).
+    Provision(ProvisionArgs),
+    /// Manage provisioned sessions.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+    /// Emergency-stop hotkey helpers.
+    #[command(subcommand)]
+    Hotkey(HotkeyCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct ProvisionArgs {
+    /// Do not enable the copy's HTTP front door (stdio only).
+    #[arg(long)]
+    pub no_mcp_server: bool,
+    /// Comma-separated commands to enable (default: every tool except launch).
+    #[arg(long, value_delimiter = ',')]
+    pub commands: Option<Vec<String>>,
+    /// Print the handoff as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// List sessions: id, age, size, running or stale.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove sessions by id, or all of them; running ones are skipped and named.
+    Rm {
+        ids: Vec<String>,
+        #[arg(long, conflicts_with = "ids")]
+        all: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove sessions older than 12 hours that are not running.
+    Reap {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HotkeyCommand {
+    /// Print the normalised chord, or the error (exit 2).
+    Check { spec: String },
+}

@@ -1,0 +1,44 @@
+//! # mcec: the binary that wires the crates together
+//!
+//! Parses the command line, sets up logging (stderr and `mcec.log`, never stdout), loads
+//! the settings (fail closed), and starts what the command asks for: the stdio MCP server
+//! (`mcec mcp`), the host with its HTTP front door (`mcec`), or an operator command.
+//! Decisions live in the library crates; this crate only connects them.
+
+mod cli;
+mod config;
+mod logging;
+mod serve;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command, HotkeyCommand};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Hotkey(HotkeyCommand::Check { spec })) => hotkey_check(&spec),
+        Some(Command::Mcp) => serve::run(serve::Mode::Stdio),
+        None if cli.mcp_flag => serve::run(serve::Mode::Stdio),
+        Some(Command::Run) | None => serve::run(serve::Mode::Host),
+        Some(Command::Provision(_)) | Some(Command::Sessions(_)) => {
+            eprintln!("mcec: session provisioning is not available in this build yet");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn hotkey_check(spec: &str) -> ExitCode {
+    match mcec_rules::hotkey::Hotkey::parse(spec) {
+        Ok(hotkey) => {
+            println!("{hotkey}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mcec: invalid hotkey {spec:?}: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Starting a serving process: `mcec mcp` (stdio) or the host (`mcec`, HTTP when
+//! `McpServerEnabled`). Both share the start-up: paths, logs, settings, the instance lock of
+//! a provisioned copy, and the [`Agent`] every transport serves.
+
+use std::net::{IpAddr, SocketAddr};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use mcec_mcp::http::HttpConfig;
+use mcec_mcp::{Agent, AgentConfig, audit::audit};
+use mcec_rules::StopFlag;
+use mcec_rules::gates::DesktopGate;
+use mcec_sessions::lock::InstanceLock;
+use mcec_sessions::paths::McecPaths;
+
+use crate::config::{self, Loaded};
+use crate::logging;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Stdio,
+    Host,
+}
+
+pub fn run(mode: Mode) -> ExitCode {
+    match start(mode) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            eprintln!("mcec: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn start(mode: Mode) -> Result<()> {
+    let paths = McecPaths::for_current_process().context("cannot work out where this copy keeps its files")?;
+    if let Some(warning) = logging::init(Some(&paths.log_file())) {
+        tracing::warn!("{warning}");
+    }
+    let loaded = config::load(&paths.settings_file(), &paths.commands_file());
+    report_config(&loaded);
+    tracing::info!(
+        "mcec {} starting ({mode:?}); config dir {}; installed copy: {}",
+        env!("CARGO_PKG_VERSION"),
+        paths.config_dir.display(),
+        paths.installed
+    );
+    if paths.installed && mode == Mode::Host && loaded.settings.mcp_server_enabled {
+        bail!(
+            "this is an installed copy of mcec ({}), which never serves agents over HTTP. \
+             Let an agent call provision-session (after you enable AllowSessionProvisioning), run \
+             `mcec provision`, or copy the binary to a directory you own and run it from there",
+            paths.exe.display()
+        );
+    }
+    let _lock = match paths.session {
+        Some(_) => Some(InstanceLock::acquire(&paths.exe_dir).with_context(|| {
+            format!("cannot start: another instance is already running from {}", paths.exe_dir.display())
+        })?),
+        None => None,
+    };
+    let agent = Arc::new(build_agent(&paths, &loaded));
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    match mode {
+        Mode::Stdio => runtime.block_on(async {
+            mcec_mcp::stdio::serve_stdio(agent).await.context("the MCP client did not complete initialization")
+        }),
+        Mode::Host => runtime.block_on(host(agent, &loaded)),
+    }
+}
+
+fn report_config(loaded: &Loaded) {
+    for warning in &loaded.warnings {
+        tracing::warn!("{warning}");
+    }
+    if let Some(error) = &loaded.error {
+        tracing::error!("{error}");
+        audit("settings-error", "agent surface off until the settings file is fixed");
+    }
+}
+
+fn build_agent(paths: &McecPaths, loaded: &Loaded) -> Agent {
+    let config = AgentConfig {
+        session_id: new_session_id(),
+        stop: StopFlag::new(),
+        installed_copy: paths.installed,
+        agent_commands_enabled: loaded.agent_commands_enabled(),
+        commands: loaded.commands.clone(),
+        desktop_gate: DesktopGate::NoDesktop { detail: "mcec was built without a desktop backend".into() },
+    };
+    Agent::new(config, Default::default())
+}
+
+/// 12 lowercase hex characters from the OS random source.
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 6];
+    if getrandom::fill(&mut bytes).is_err() {
+        bytes = (std::process::id() as u64).to_le_bytes()[..6].try_into().unwrap_or_default();
+    }
+    hex::encode(bytes)
+}
+
+async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
+    let settings = &loaded.settings;
+    if !settings.mcp_server_enabled {
+        tracing::info!("McpServerEnabled is false: no HTTP front door; waiting for Ctrl+C");
+        tokio::signal::ctrl_c().await?;
+        return Ok(());
+    }
+    let ip: IpAddr = settings
+        .mcp_bind_address
+        .parse()
+        .with_context(|| format!("McpBindAddress {:?} is not an IP address", settings.mcp_bind_address))?;
+    let token = settings.auth_token().map(str::to_string);
+    if !ip.is_loopback() && token.is_none() {
+        bail!(
+            "refusing to serve MCP on non-loopback address {ip} without McpAuthToken: anyone on the network \
+             could drive this desktop. Set McpAuthToken or bind 127.0.0.1"
+        );
+    }
+    let addr = SocketAddr::new(ip, settings.mcp_http_port);
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} (McpHttpPort {}): is the port taken?", settings.mcp_http_port))?;
+    tracing::info!("MCP over HTTP on http://{addr}/mcp (bearer token {})", if token.is_some() { "required" } else { "not set" });
+    let config = HttpConfig { port: settings.mcp_http_port, token };
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    mcec_mcp::http::serve_http(agent, listener, config, shutdown).await?;
+    Ok(())
+}

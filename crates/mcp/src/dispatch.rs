@@ -1,0 +1,88 @@
+//! One `tools/call`, from name and arguments to envelope, in the contract's order:
+//! gates 1–5 ([`gates::admit`]), gate 6 (the tool's typed parser), gate 7
+//! ([`gates::desktop_gate`]), then the tool itself. Every refusal is audited before it is
+//! answered; every call gets one audit line. This is the only place that order lives.
+
+use std::time::Instant;
+
+use base64::Engine;
+use mcec_rules::gates::{self, printable};
+use mcec_rules::{ErrorCode, ToolError, envelope};
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::{Map, Value};
+
+use crate::agent::Agent;
+use crate::audit::audit;
+use crate::tools::{self, ToolOutput};
+
+/// The answer to one call: the envelope plus an optional PNG.
+#[derive(Debug)]
+pub struct Answer {
+    pub envelope: Value,
+    pub png: Option<Vec<u8>>,
+}
+
+impl Answer {
+    pub fn ok(&self) -> bool {
+        self.envelope["ok"] == Value::Bool(true)
+    }
+
+    /// The MCP result: an image block first where there is one, then the envelope as text.
+    pub fn into_call_tool_result(self) -> CallToolResult {
+        let ok = self.ok();
+        let mut content = Vec::with_capacity(2);
+        if let Some(png) = self.png {
+            content.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(png), "image/png"));
+        }
+        content.push(ContentBlock::text(self.envelope.to_string()));
+        if ok { CallToolResult::success(content) } else { CallToolResult::error(content) }
+    }
+}
+
+/// Run one call to completion on the current thread (it may block on X11 or the disk).
+pub fn call(agent: &Agent, name: &str, args: Option<Map<String, Value>>) -> Answer {
+    let started = Instant::now();
+    agent.with_record(|r| r.count_call());
+    let shown = printable(name);
+    let outcome = admit_and_run(agent, name, args);
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    match outcome {
+        Ok(output) => {
+            audit("call", &format!("tool={shown} ok=true ms={ms:.1}"));
+            Answer {
+                envelope: envelope::success(&agent.session_id, output.result, &output.warnings),
+                png: output.png,
+            }
+        }
+        Err(Failure { error, refused_before_run }) => {
+            agent.with_record(|r| r.count_refusal(error.code));
+            let action = if refused_before_run { "refused" } else { "call" };
+            audit(action, &format!("tool={shown} ok=false code={} ms={ms:.1} detail={}", error.code, error.detail));
+            Answer { envelope: envelope::failure(&agent.session_id, &error), png: None }
+        }
+    }
+}
+
+struct Failure {
+    error: ToolError,
+    /// True when a gate refused; false when the tool ran and failed.
+    refused_before_run: bool,
+}
+
+fn refused(error: ToolError) -> Failure {
+    Failure { error, refused_before_run: true }
+}
+
+fn admit_and_run(agent: &Agent, name: &str, args: Option<Map<String, Value>>) -> Result<ToolOutput, Failure> {
+    let spec = gates::admit(&agent.call_state(), name).map_err(refused)?;
+    let binding = tools::binding(spec.name).ok_or_else(|| {
+        refused(ToolError::new(
+            ErrorCode::Unavailable,
+            format!("`{}` is not available in this build of mcec.", spec.name),
+        ))
+    })?;
+    let invocation = (binding.parse)(args).map_err(refused)?;
+    gates::desktop_gate(spec, &agent.desktop_gate()).map_err(refused)?;
+    agent.observe(spec.name, &invocation.summary());
+    invocation.run(agent).map_err(|error| Failure { error, refused_before_run: false })
+}

@@ -1,0 +1,125 @@
+//! The host's HTTP front door: Streamable HTTP at `POST /mcp`, behind the contract's gate.
+//!
+//! One `middleware::from_fn` layer on the whole router gathers the request head, asks the
+//! pure [`mcec_rules::http_gate::decide`], audits and answers any rejection before the
+//! body is read. rmcp's service reads the body itself, so a streaming limit caps chunked
+//! bodies too. rmcp's own Host check is turned off: our gate is the one authority.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::Router;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use mcec_rules::gates::printable;
+use mcec_rules::http_gate::{self, Decision, GateConfig, MAX_BODY_BYTES, RequestHead};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tower_http::limit::RequestBodyLimitLayer;
+
+use crate::agent::Agent;
+use crate::audit::audit;
+use crate::server::McecServer;
+
+/// How the front door is configured. The token is only ever compared, never logged.
+#[derive(Clone)]
+pub struct HttpConfig {
+    pub port: u16,
+    pub token: Option<String>,
+}
+
+struct GateState {
+    config: HttpConfig,
+    in_flight: AtomicUsize,
+}
+
+/// Decrements the in-flight count however the request ends.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Serve until `shutdown` resolves.
+pub async fn serve_http(
+    agent: Arc<Agent>,
+    listener: TcpListener,
+    config: HttpConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let mcp_config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_max_request_body_bytes(MAX_BODY_BYTES as usize);
+    let mcp = StreamableHttpService::new(
+        move || Ok(McecServer::new(agent.clone())),
+        Arc::new(LocalSessionManager::default()),
+        mcp_config,
+    );
+    let state = Arc::new(GateState { config, in_flight: AtomicUsize::new(0) });
+    let app = Router::new()
+        .nest_service("/mcp", mcp)
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES as usize))
+        .layer(middleware::from_fn_with_state(state, gate));
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+async fn gate(
+    State(state): State<Arc<GateState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let headers = request.headers();
+    let head = RequestHead {
+        method: request.method().as_str(),
+        path: request.uri().path(),
+        host: header_str(headers, header::HOST),
+        origin: header_str(headers, header::ORIGIN),
+        authorization: header_str(headers, header::AUTHORIZATION),
+        content_length: header_str(headers, header::CONTENT_LENGTH).map(|v| v.parse().unwrap_or(u64::MAX)),
+    };
+    let config = GateConfig { port: state.config.port, token: state.config.token.as_deref() };
+    let prior = state.in_flight.fetch_add(1, Ordering::SeqCst);
+    let _in_flight = InFlight(&state.in_flight);
+    match http_gate::decide(&head, &config, prior) {
+        Decision::Admit => {
+            next.run(request).await
+        }
+        Decision::Reject { status, reason } => {
+            audit(
+                "http-rejected",
+                &format!(
+                    "status={status} reason={reason} method={} path={} host={} origin={} peer={peer}",
+                    printable(head.method),
+                    printable(head.path),
+                    head.host.map(printable).unwrap_or_else(|| "-".into()),
+                    head.origin.map(printable).unwrap_or_else(|| "-".into()),
+                ),
+            );
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN);
+            let mut response = (status, format!("{reason}\n")).into_response();
+            if status == StatusCode::UNAUTHORIZED {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+            }
+            if status == StatusCode::METHOD_NOT_ALLOWED {
+                response.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST"));
+            }
+            response
+        }
+    }
+}
+
+/// A header's value; present-but-not-UTF-8 becomes `""`, which no check accepts.
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    headers.get(name).map(|v| v.to_str().unwrap_or(""))
+}

@@ -1,0 +1,87 @@
+//! The rmcp [`ServerHandler`]: `initialize` (name, version, instructions), `tools/list`
+//! and `tools/call`. `ping` and notifications are rmcp's defaults. Tool calls go straight
+//! to [`crate::dispatch`], so rmcp's own unknown-tool and argument errors never answer
+//! first.
+
+use std::sync::Arc;
+
+use mcec_rules::catalog::{self, ToolKind};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use crate::agent::Agent;
+use crate::dispatch;
+use crate::tools;
+
+/// What every agent is told at connect time.
+pub const INSTRUCTIONS: &str = "mcec lets you see and drive this Linux desktop while its operator stays in control. \
+Every tools/call answers with one JSON envelope: {ok, sessionId, result | error{code, category, detail}, warnings?}. \
+If error.code is `emergency-stopped`, the operator has pressed the emergency stop: stop what you are doing, tell the \
+user, and do not retry or work around it; only the operator can re-arm it, at the machine. `bootstrap-only` means \
+this is the operator's installed copy: call provision-session to get a disposable copy and drive that. Otherwise \
+read error.detail: it says what to do next. Window selectors never pick \"the first\" of several matches.";
+
+/// One MCP server over one shared [`Agent`]; cheap to clone (one per HTTP request).
+#[derive(Clone)]
+pub struct McecServer {
+    agent: Arc<Agent>,
+}
+
+impl McecServer {
+    pub fn new(agent: Arc<Agent>) -> Self {
+        McecServer { agent }
+    }
+
+    /// The tools this process offers: only the meta tools on an installed copy; otherwise
+    /// `session-status`, the commands `mcec.commands` enables, and the meta tools.
+    pub fn listed_tools(&self) -> Vec<Tool> {
+        let agent = &self.agent;
+        catalog::TOOLS
+            .iter()
+            .filter(|spec| match spec.kind {
+                ToolKind::Meta => true,
+                _ if agent.installed_copy || !agent.agent_commands_enabled => false,
+                ToolKind::Status => true,
+                ToolKind::Observation | ToolKind::Actuation => agent.commands.is_enabled(spec.name),
+            })
+            .filter_map(|spec| {
+                let binding = tools::binding(spec.name)?;
+                Some(Tool::new(spec.name, spec.description, binding.schema.clone()))
+            })
+            .collect()
+    }
+}
+
+impl ServerHandler for McecServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("mcec", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.listed_tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let agent = self.agent.clone();
+        let name = request.name.into_owned();
+        let args = request.arguments;
+        let answer = tokio::task::spawn_blocking(move || dispatch::call(&agent, &name, args))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;
+        Ok(CallToolResponse::Complete(answer.into_call_tool_result()))
+    }
+}

@@ -1,0 +1,75 @@
+//! The tool table: for each tool name, its input schema (derived with schemars from the
+//! typed argument struct) and a parser that turns JSON arguments into an [`Invocation`].
+//! Dispatch owns the order (gates, parse, desktop gate, run); this module owns only the
+//! "what" of each tool.
+
+mod status;
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use mcec_rules::ToolError;
+use rmcp::model::JsonObject;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::agent::Agent;
+
+/// What a tool produced: the envelope's `result`, an optional PNG for an image block, and
+/// warnings for the envelope.
+#[derive(Debug, Default)]
+pub struct ToolOutput {
+    pub result: Value,
+    pub png: Option<Vec<u8>>,
+    pub warnings: Vec<String>,
+}
+
+impl ToolOutput {
+    pub fn json(result: Value) -> Self {
+        ToolOutput { result, ..Default::default() }
+    }
+}
+
+/// A tool call whose arguments parsed; running it may block (X11 round trips, files).
+pub trait Invocation: Send + 'static {
+    /// A short, token-free description for the audit line and the overlay narration.
+    fn summary(&self) -> String {
+        String::new()
+    }
+    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError>;
+}
+
+/// Services the tools call into. Filled in by the binary; `None` where a service is not
+/// part of this process (e.g. no desktop backend).
+#[derive(Default)]
+pub struct ToolServices {}
+
+type Parser = fn(Option<Map<String, Value>>) -> Result<Box<dyn Invocation>, ToolError>;
+
+pub struct Binding {
+    pub schema: JsonObject,
+    pub parse: Parser,
+}
+
+fn bind<T: DeserializeOwned + JsonSchema + Invocation>() -> Binding {
+    fn parse<T: DeserializeOwned + Invocation>(
+        args: Option<Map<String, Value>>,
+    ) -> Result<Box<dyn Invocation>, ToolError> {
+        Ok(Box::new(crate::args::parse::<T>(args)?))
+    }
+    let schema = match serde_json::to_value(schemars::schema_for!(T)) {
+        Ok(Value::Object(map)) => map,
+        _ => JsonObject::new(),
+    };
+    Binding { schema, parse: parse::<T> }
+}
+
+static BINDINGS: LazyLock<HashMap<&'static str, Binding>> = LazyLock::new(|| {
+    HashMap::from([(mcec_rules::catalog::SESSION_STATUS, bind::<status::SessionStatus>())])
+});
+
+/// The binding for a catalogue tool, if this build has one.
+pub fn binding(name: &str) -> Option<&'static Binding> {
+    BINDINGS.get(name)
+}

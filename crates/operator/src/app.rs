@@ -1,0 +1,142 @@
+//! The one eframe app behind every operator window.
+//!
+//! winit allows one event loop per process, so every surface is a viewport of one app: the
+//! root viewport is the host window when there is one, otherwise a 1×1 window that hides
+//! itself after its first frame; the overlay and the prompt are deferred viewports that exist
+//! only while they have something to show. A hidden root runs only [`eframe::App::logic`], so
+//! `logic` asks for a full pass whenever the set of windows on screen must change.
+
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+use eframe::egui::{self, ViewportCommand, ViewportId};
+
+use crate::overlay::{self, Look};
+use crate::state::{OperatorEvent, OperatorState, Snapshot};
+use crate::{Surfaces, host, prompt, x11_tag};
+
+/// Used when the windowing system does not report the monitor size.
+const FALLBACK_MONITOR: egui::Vec2 = egui::vec2(1280.0, 800.0);
+
+/// Which child windows the last full pass registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Shown {
+    overlay: Option<Look>,
+    prompt: bool,
+}
+
+pub(crate) struct OperatorApp {
+    state: OperatorState,
+    events: Sender<OperatorEvent>,
+    surfaces: Surfaces,
+    shown: Shown,
+    last_snapshot: Option<Snapshot>,
+    quitting: bool,
+}
+
+impl OperatorApp {
+    pub(crate) fn new(
+        ctx: &egui::Context,
+        state: OperatorState,
+        events: Sender<OperatorEvent>,
+        surfaces: Surfaces,
+    ) -> Self {
+        let repaint_ctx = ctx.clone();
+        state.set_repaint_hook(move || repaint_ctx.request_repaint_of(ViewportId::ROOT));
+        Self {
+            state,
+            events,
+            surfaces,
+            shown: Shown::default(),
+            last_snapshot: None,
+            quitting: false,
+        }
+    }
+
+    fn wanted(&self, snap: &Snapshot, now: Instant) -> Shown {
+        Shown {
+            overlay: if self.surfaces.overlay {
+                overlay::look(snap, now)
+            } else {
+                None
+            },
+            prompt: self.surfaces.prompt && snap.prompt_open && snap.is_stopped(),
+        }
+    }
+}
+
+fn monitor_size(ctx: &egui::Context) -> egui::Vec2 {
+    ctx.input(|i| i.viewport().monitor_size)
+        .filter(|size| size.x >= 1.0 && size.y >= 1.0)
+        .unwrap_or(FALLBACK_MONITOR)
+}
+
+impl eframe::App for OperatorApp {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        let snap = self.state.snapshot();
+        if snap.quit_requested && !self.quitting {
+            self.quitting = true;
+            ctx.send_viewport_cmd_to(ViewportId::ROOT, ViewportCommand::Close);
+            return;
+        }
+        if !self.surfaces.host_window && self.wanted(&snap, Instant::now()) != self.shown {
+            ctx.send_viewport_cmd_to(ViewportId::ROOT, ViewportCommand::RequestPaintWhileHidden);
+            ctx.request_repaint();
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        let now = Instant::now();
+        let snap = self.state.snapshot();
+        let monitor = monitor_size(&ctx);
+
+        if self.surfaces.host_window {
+            host::show(ui, &self.state, &self.events);
+        } else if ctx.input(|i| i.viewport().visible()) != Some(false) {
+            // eframe shows the root after its first frame; keep the stand-in root hidden.
+            ctx.send_viewport_cmd(ViewportCommand::Visible(false));
+            ctx.request_repaint();
+        }
+
+        let wanted = self.wanted(&snap, now);
+        if let Some(look) = wanted.overlay {
+            let state = self.state.clone();
+            ctx.show_viewport_deferred(
+                overlay::viewport_id(),
+                overlay::builder(look, snap.narration.len(), monitor.x),
+                move |ui, _class| overlay::show(ui, &state),
+            );
+            if self.shown.overlay.is_none() {
+                x11_tag::tag_overlay_soon();
+            }
+        }
+        if let Some(fade) = snap.rearmed_fade(now) {
+            let left = crate::state::REARMED_FADE.mul_f32(1.0 - fade);
+            ctx.request_repaint_after(left);
+        }
+        if wanted.prompt {
+            let state = self.state.clone();
+            let events = self.events.clone();
+            ctx.show_viewport_deferred(
+                prompt::viewport_id(),
+                prompt::builder(monitor),
+                move |ui, _class| prompt::show(ui, &state, &events),
+            );
+            if !self.shown.prompt {
+                x11_tag::focus_prompt_soon();
+            }
+        }
+
+        if self.last_snapshot.as_ref() != Some(&snap) {
+            if wanted.overlay.is_some() {
+                ctx.request_repaint_of(overlay::viewport_id());
+            }
+            if wanted.prompt {
+                ctx.request_repaint_of(prompt::viewport_id());
+            }
+            self.last_snapshot = Some(snap);
+        }
+        self.shown = wanted;
+    }
+}

@@ -1,0 +1,114 @@
+//! The host window of plain `mcec`: a status line and a menu.
+//!
+//! The menu carries `⛔ Re-arm (Emergency Stop)` only while the stop is latched; choosing it
+//! reports the time to the core, which decides. `Quit` (or closing the window) reports
+//! [`OperatorEvent::Quit`] and ends the UI.
+
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+use eframe::egui::{self, Color32, RichText, ViewportBuilder};
+
+use crate::state::{Mode, OperatorEvent, OperatorState, Snapshot};
+
+/// Window title of the host window.
+pub const HOST_TITLE: &str = "mcec";
+
+/// Label of the host menu's re-arm item.
+pub const MENU_REARM_LABEL: &str = "⛔ Re-arm (Emergency Stop)";
+
+pub(crate) fn builder() -> ViewportBuilder {
+    ViewportBuilder::default()
+        .with_title(HOST_TITLE)
+        .with_app_id("mcec")
+        .with_inner_size([420.0, 150.0])
+        .with_min_inner_size([320.0, 120.0])
+}
+
+/// The status word and its colour.
+pub(crate) fn status(snap: &Snapshot) -> (&'static str, Color32) {
+    match snap.mode {
+        Mode::Stopped { .. } => ("⛔ STOPPED", Color32::from_rgb(0xE5, 0x39, 0x35)),
+        Mode::Acting => ("Agent acting", Color32::from_rgb(0x64, 0xB5, 0xF6)),
+        Mode::Idle | Mode::Rearmed { .. } => ("Armed", Color32::from_rgb(0x81, 0xC7, 0x84)),
+    }
+}
+
+/// Draw the host window. Returns true when the operator chose `Quit`.
+pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>) {
+    let snap = state.snapshot();
+    let mut quit = false;
+    egui::Panel::top("mcec-host-menu").show(ui, |ui| {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("mcec", |ui| {
+                if snap.is_stopped() && rearm_item(ui).clicked() {
+                    let at = Instant::now();
+                    state.mark_rearm_pending();
+                    send(events, OperatorEvent::MenuRearm { at });
+                    ui.close();
+                }
+                if ui.button("Quit").clicked() {
+                    quit = true;
+                }
+            });
+        });
+    });
+    egui::CentralPanel::default_margins().show(ui, |ui| {
+        let (word, color) = status(&snap);
+        if snap.is_stopped() {
+            crate::glyph::signed_text(ui, "STOPPED", 22.0, color, color, Color32::WHITE);
+        } else {
+            ui.label(RichText::new(word).size(22.0).strong().color(color));
+        }
+        if let Mode::Stopped { reason, .. } = &snap.mode {
+            ui.label(format!("Stopped by: {reason}. Use the mcec menu to re-arm."));
+        }
+        if !snap.front_door.is_empty() {
+            ui.label(&snap.front_door);
+        }
+        if let Some(refusal) = &snap.refusal {
+            ui.label(RichText::new(refusal).color(Color32::from_rgb(0xE5, 0x73, 0x73)));
+        } else if snap.rearm_pending {
+            ui.label(RichText::new("Checking that the click came from you…").italics());
+        }
+    });
+    let closing = ui.input(|i| i.viewport().close_requested());
+    if quit || closing {
+        send(events, OperatorEvent::Quit);
+        state.request_quit();
+    }
+}
+
+/// The menu's re-arm item: the painted sign, then a button with the rest of the label.
+fn rearm_item(ui: &mut egui::Ui) -> egui::Response {
+    let text = MENU_REARM_LABEL.trim_start_matches('⛔').trim_start();
+    ui.horizontal(|ui| {
+        let red = Color32::from_rgb(0xE5, 0x39, 0x35);
+        crate::glyph::signed_text(ui, "", 14.0, red, red, Color32::WHITE);
+        ui.button(text)
+    })
+    .inner
+}
+
+pub(crate) fn send(events: &Sender<OperatorEvent>, event: OperatorEvent) {
+    if events.send(event).is_err() {
+        tracing::warn!("operator event dropped: the core no longer listens");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_word_follows_mode() {
+        let st = OperatorState::new();
+        assert_eq!(status(&st.snapshot()).0, "Armed");
+        st.set_acting(true);
+        assert_eq!(status(&st.snapshot()).0, "Agent acting");
+        st.set_stopped("chord");
+        assert_eq!(status(&st.snapshot()).0, "⛔ STOPPED");
+        st.set_rearmed();
+        assert_eq!(status(&st.snapshot()).0, "Armed");
+    }
+}

@@ -1,0 +1,162 @@
+//! The operator's windows: the overlay banner, the headless re-arm prompt and the host window.
+//!
+//! This crate never decides a safety verdict. It shows the state the core gives it
+//! ([`OperatorState`]) and reports what the operator clicked, and when ([`OperatorEvent`]);
+//! the core checks with its provenance monitor that physical input did it.
+//!
+//! All windows live in one eframe (glow) app with egui multi-viewports, because winit allows
+//! one event loop per process. [`run_operator_ui`] runs that loop on the calling thread —
+//! any thread: the event loop is built with winit's `with_any_thread(true)` — and
+//! [`spawn_operator_ui_thread`] runs it on a dedicated thread, so the protocol can keep the
+//! main thread. Both return an error instead of panicking or exiting when no display is
+//! reachable or OpenGL cannot start, so the caller can log it and carry on headless.
+//! Either can run once per process (a second call reports winit's refusal as an error).
+
+mod app;
+mod glyph;
+mod host;
+mod overlay;
+mod prompt;
+mod state;
+mod x11_tag;
+
+use std::sync::mpsc::Sender;
+use std::thread::JoinHandle;
+
+pub use host::{HOST_TITLE, MENU_REARM_LABEL};
+pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
+pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};
+pub use state::{
+    Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE,
+    Snapshot,
+};
+
+/// Which windows to offer. `mcec mcp` wants the overlay and the prompt; plain `mcec` wants
+/// the overlay and the host window (whose menu re-arms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Surfaces {
+    pub overlay: bool,
+    pub prompt: bool,
+    pub host_window: bool,
+}
+
+/// Why the operator UI could not run.
+#[derive(Debug)]
+pub enum UiError {
+    /// `DISPLAY` is unset or empty: there is no desktop to show windows on.
+    NoDisplay,
+    /// The windowing event loop could not start (X server unreachable, or already used once
+    /// in this process).
+    EventLoop(String),
+    /// A window or the OpenGL context could not be created.
+    Graphics(String),
+    /// The toolkit panicked; the UI is gone but the process lives on.
+    Panicked(String),
+    /// The UI thread could not be started.
+    Spawn(std::io::Error),
+}
+
+impl std::fmt::Display for UiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoDisplay => write!(f, "no X display: DISPLAY is not set"),
+            Self::EventLoop(msg) => write!(f, "could not start the window event loop: {msg}"),
+            Self::Graphics(msg) => write!(f, "could not open an OpenGL window: {msg}"),
+            Self::Panicked(msg) => write!(f, "the operator UI crashed: {msg}"),
+            Self::Spawn(err) => write!(f, "could not start the operator UI thread: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for UiError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Spawn(err) => Some(err),
+            _ => None,
+        }
+    }
+}
+
+impl From<eframe::Error> for UiError {
+    fn from(err: eframe::Error) -> Self {
+        match err {
+            eframe::Error::WinitEventLoop(e) => Self::EventLoop(e.to_string()),
+            other => Self::Graphics(other.to_string()),
+        }
+    }
+}
+
+/// Run the operator windows on the calling thread until [`OperatorState::request_quit`] or
+/// the host window's `Quit`. Returns at once with an error when nothing can be shown.
+pub fn run_operator_ui(
+    state: OperatorState,
+    events: Sender<OperatorEvent>,
+    surfaces: Surfaces,
+) -> Result<(), UiError> {
+    if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
+        return Err(UiError::NoDisplay);
+    }
+    let root = if surfaces.host_window {
+        host::builder()
+    } else {
+        // A stand-in root: eframe always has one; this one hides after its first frame.
+        eframe::egui::ViewportBuilder::default()
+            .with_title("mcec operator")
+            .with_decorations(false)
+            .with_taskbar(false)
+            .with_position([0.0, 0.0])
+            .with_inner_size([1.0, 1.0])
+    };
+    let options = eframe::NativeOptions {
+        viewport: root,
+        renderer: eframe::Renderer::Glow,
+        centered: false,
+        persist_window: false,
+        event_loop_builder: Some(Box::new(|builder| {
+            use winit::platform::x11::EventLoopBuilderExtX11 as _;
+            builder.with_any_thread(true);
+        })),
+        ..Default::default()
+    };
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        eframe::run_native(
+            "mcec",
+            options,
+            Box::new(move |cc| {
+                Ok(Box::new(app::OperatorApp::new(
+                    &cc.egui_ctx,
+                    state,
+                    events,
+                    surfaces,
+                )))
+            }),
+        )
+    }));
+    match run {
+        Ok(result) => result.map_err(UiError::from),
+        Err(payload) => Err(UiError::Panicked(panic_message(payload.as_ref()))),
+    }
+}
+
+/// Run [`run_operator_ui`] on a new thread named `mcec-operator-ui`. Join the handle to learn
+/// whether (and why) the UI ended.
+pub fn spawn_operator_ui_thread(
+    state: OperatorState,
+    events: Sender<OperatorEvent>,
+    surfaces: Surfaces,
+) -> Result<JoinHandle<Result<(), UiError>>, UiError> {
+    std::thread::Builder::new()
+        .name("mcec-operator-ui".into())
+        .spawn(move || run_operator_ui(state, events, surfaces))
+        .map_err(UiError::Spawn)
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}

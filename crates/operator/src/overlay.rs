@@ -1,0 +1,186 @@
+//! The overlay: a click-through, always-on-top strip at the top centre of the screen.
+//!
+//! It tells the operator that an agent is driving (with the last few narrated calls), that the
+//! emergency stop is latched (a red banner that stays until re-arm), or that they just
+//! re-armed. It never takes focus and carries a distinctive title and class so the desktop
+//! tools can leave it out of window lists and never target it.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use eframe::egui::{self, Color32, RichText, ViewportBuilder, ViewportId, X11WindowType};
+
+use crate::state::{Mode, OperatorState, Snapshot};
+
+/// Window title of the overlay.
+pub const OVERLAY_TITLE: &str = "mcec overlay";
+
+/// `WM_CLASS` (instance and class) of the overlay, set by [`crate::x11_tag`] after mapping.
+pub const OVERLAY_CLASS: &str = "mcec-overlay";
+
+pub(crate) const OVERLAY_WIDTH: f32 = 640.0;
+
+const STOP_RED: Color32 = Color32::from_rgb(0xC6, 0x28, 0x28);
+const ACTING_BG: Color32 = Color32::from_rgb(0x1F, 0x2A, 0x44);
+const REARMED_GREEN: Color32 = Color32::from_rgb(0x2E, 0x7D, 0x32);
+const LINE_HEIGHT: f32 = 18.0;
+
+pub(crate) fn viewport_id() -> ViewportId {
+    ViewportId::from_hash_of("mcec-overlay")
+}
+
+/// What the overlay should show for `snap` at `now`, or `None` when it should be gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Look {
+    Acting,
+    Stopped,
+    Rearmed,
+}
+
+pub(crate) fn look(snap: &Snapshot, now: Instant) -> Option<Look> {
+    match snap.mode {
+        Mode::Idle => None,
+        Mode::Acting => Some(Look::Acting),
+        Mode::Stopped { .. } => Some(Look::Stopped),
+        Mode::Rearmed { .. } => snap.rearmed_fade(now).map(|_| Look::Rearmed),
+    }
+}
+
+fn height(look: Look, lines: usize) -> f32 {
+    match look {
+        Look::Acting => 44.0 + LINE_HEIGHT * lines as f32,
+        Look::Stopped => 74.0 + LINE_HEIGHT * lines.min(2) as f32,
+        Look::Rearmed => 40.0,
+    }
+}
+
+/// The overlay window for `look`, centred at the top of a monitor `monitor_width` wide.
+pub(crate) fn builder(look: Look, lines: usize, monitor_width: f32) -> ViewportBuilder {
+    let width = OVERLAY_WIDTH.min(monitor_width);
+    ViewportBuilder::default()
+        .with_title(OVERLAY_TITLE)
+        .with_app_id(OVERLAY_CLASS)
+        .with_decorations(false)
+        .with_resizable(false)
+        .with_transparent(false)
+        .with_always_on_top()
+        .with_mouse_passthrough(true)
+        .with_active(false)
+        .with_taskbar(false)
+        .with_window_type(X11WindowType::Notification)
+        .with_position([((monitor_width - width) / 2.0).max(0.0), 0.0])
+        .with_inner_size([width, height(look, lines)])
+}
+
+/// Draw the overlay; runs as the deferred viewport's callback.
+pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState) {
+    let snap = state.snapshot();
+    let now = Instant::now();
+    let Some(look) = look(&snap, now) else {
+        return;
+    };
+    let fill = match look {
+        Look::Acting => ACTING_BG,
+        Look::Stopped => STOP_RED,
+        Look::Rearmed => REARMED_GREEN,
+    };
+    let frame = egui::Frame::NONE
+        .fill(fill)
+        .inner_margin(egui::Margin::symmetric(14, 8));
+    egui::CentralPanel::default().frame(frame).show(ui, |ui| {
+        ui.vertical_centered(|ui| match look {
+            Look::Acting => {
+                ui.label(
+                    RichText::new("mcec is controlling your desktop")
+                        .size(20.0)
+                        .color(Color32::WHITE),
+                );
+                narration(ui, &snap.narration, Color32::from_gray(215));
+            }
+            Look::Stopped => {
+                crate::glyph::signed_text(
+                    ui,
+                    "STOPPED by operator",
+                    26.0,
+                    Color32::WHITE,
+                    Color32::WHITE,
+                    STOP_RED,
+                );
+                if let Mode::Stopped { since, reason } = &snap.mode {
+                    ui.label(
+                        RichText::new(format!(
+                            "{reason} · since {} UTC · re-arm to continue",
+                            wall_clock(*since, now)
+                        ))
+                        .size(14.0)
+                        .color(Color32::WHITE),
+                    );
+                }
+                let last = snap.narration.len().saturating_sub(2);
+                narration(ui, &snap.narration[last..], Color32::from_gray(235));
+            }
+            Look::Rearmed => {
+                let fade = snap.rearmed_fade(now).unwrap_or(1.0);
+                let alpha = (255.0 * (1.0 - fade)).clamp(0.0, 255.0) as u8;
+                ui.label(
+                    RichText::new("✔ Re-armed")
+                        .size(20.0)
+                        .color(Color32::from_white_alpha(alpha)),
+                );
+                ui.ctx().request_repaint_after(Duration::from_millis(100));
+            }
+        });
+    });
+}
+
+fn narration(ui: &mut egui::Ui, lines: &[String], color: Color32) {
+    for line in lines {
+        ui.label(RichText::new(line).size(14.0).monospace().color(color));
+    }
+}
+
+/// `HH:MM:SS` (UTC) of the instant `at`, seen from `now`.
+fn wall_clock(at: Instant, now: Instant) -> String {
+    let ago = now.saturating_duration_since(at);
+    let secs = SystemTime::now()
+        .checked_sub(ago)
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs());
+    let day = secs % 86_400;
+    format!("{:02}:{:02}:{:02}", day / 3600, day % 3600 / 60, day % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn look_follows_mode() {
+        let st = OperatorState::new();
+        let now = Instant::now();
+        assert_eq!(look(&st.snapshot(), now), None);
+        st.set_acting(true);
+        assert_eq!(look(&st.snapshot(), now), Some(Look::Acting));
+        st.set_stopped("chord");
+        assert_eq!(look(&st.snapshot(), now), Some(Look::Stopped));
+        st.set_rearmed();
+        let snap = st.snapshot();
+        assert_eq!(look(&snap, Instant::now()), Some(Look::Rearmed));
+        let later = Instant::now() + crate::state::REARMED_FADE;
+        assert_eq!(look(&snap, later), None);
+    }
+
+    #[test]
+    fn height_grows_with_narration() {
+        assert!(height(Look::Acting, 5) > height(Look::Acting, 1));
+        assert!(height(Look::Stopped, 0) > height(Look::Rearmed, 0));
+    }
+
+    #[test]
+    fn wall_clock_is_hh_mm_ss() {
+        let now = Instant::now();
+        let text = wall_clock(now, now);
+        assert_eq!(text.len(), 8);
+        assert_eq!(text.as_bytes()[2], b':');
+        assert_eq!(text.as_bytes()[5], b':');
+    }
+}

@@ -1,0 +1,124 @@
+//! The headless re-arm prompt, opened the moment the stop engages in `mcec mcp`.
+//!
+//! `Leave stopped` is the fail-safe default: it holds the keyboard focus, and Enter, Esc and
+//! the window's close button all mean the same. `Re-arm` only reports the click and its time
+//! to the core, which checks that physical input pressed it; the prompt then shows the
+//! refusal, or closes when the core re-arms.
+
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+use eframe::egui::{
+    self, Color32, Key, Modifiers, RichText, ViewportBuilder, ViewportId, X11WindowType,
+};
+
+use crate::state::{Mode, OperatorEvent, OperatorState};
+
+/// Window title of the re-arm prompt.
+pub const PROMPT_TITLE: &str = "mcec: emergency stop";
+
+/// Label of the button that asks the core to re-arm.
+pub const REARM_LABEL: &str = "Re-arm";
+
+/// Label of the default button.
+pub const LEAVE_LABEL: &str = "Leave stopped";
+
+const PROMPT_SIZE: [f32; 2] = [460.0, 210.0];
+
+pub(crate) fn viewport_id() -> ViewportId {
+    ViewportId::from_hash_of("mcec-rearm-prompt")
+}
+
+/// The prompt window, centred on a monitor of `monitor` size.
+pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
+    let pos = ((monitor - egui::Vec2::from(PROMPT_SIZE)) / 2.0).max(egui::Vec2::ZERO);
+    ViewportBuilder::default()
+        .with_title(PROMPT_TITLE)
+        .with_app_id("mcec-prompt")
+        .with_resizable(false)
+        .with_minimize_button(false)
+        .with_maximize_button(false)
+        .with_always_on_top()
+        .with_window_type(X11WindowType::Dialog)
+        .with_position(pos.to_pos2())
+        .with_inner_size(PROMPT_SIZE)
+}
+
+/// What the operator did in one frame of the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    Rearm,
+    Leave,
+}
+
+/// Draw the prompt; runs as the deferred viewport's callback.
+pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>) {
+    // Enter and Esc dismiss, whatever has the focus: consume them before any button sees them,
+    // so Enter can never activate `Re-arm`.
+    let (enter, esc, close) = ui.input_mut(|i| {
+        (
+            i.consume_key(Modifiers::NONE, Key::Enter),
+            i.consume_key(Modifiers::NONE, Key::Escape),
+            i.viewport().close_requested(),
+        )
+    });
+    let mut choice = (enter || esc || close).then_some(Choice::Leave);
+
+    let snap = state.snapshot();
+    egui::CentralPanel::default_margins().show(ui, |ui| {
+        crate::glyph::signed_text(
+            ui,
+            "Emergency stop engaged",
+            20.0,
+            Color32::from_rgb(0xE5, 0x39, 0x35),
+            Color32::from_rgb(0xE5, 0x39, 0x35),
+            Color32::WHITE,
+        );
+        ui.add_space(4.0);
+        if let Mode::Stopped { reason, .. } = &snap.mode {
+            ui.label(format!("Stopped by: {reason}."));
+        }
+        ui.label(
+            "Every agent tool call is refused until you re-arm. \
+             Anything the agent was doing has been dropped and will not resume.",
+        );
+        ui.add_space(6.0);
+        if let Some(refusal) = &snap.refusal {
+            ui.label(RichText::new(refusal).color(Color32::from_rgb(0xE5, 0x73, 0x73)));
+        } else if snap.rearm_pending {
+            ui.label(RichText::new("Checking that the click came from you…").italics());
+        } else {
+            ui.label(" ");
+        }
+        ui.add_space(6.0);
+        ui.horizontal(|ui| {
+            let rearm = ui.button(RichText::new(REARM_LABEL).size(16.0));
+            let leave = ui.button(RichText::new(LEAVE_LABEL).size(16.0).strong());
+            if ui.memory(|m| m.focused().is_none()) {
+                leave.request_focus();
+            }
+            if rearm.clicked() {
+                choice = choice.or(Some(Choice::Rearm));
+            }
+            if leave.clicked() {
+                choice = Some(Choice::Leave);
+            }
+        });
+    });
+
+    match choice {
+        Some(Choice::Leave) => {
+            if state.close_prompt() {
+                crate::host::send(events, OperatorEvent::LeaveStopped);
+            }
+        }
+        Some(Choice::Rearm) => {
+            // The time is taken here, within a frame of the button's release; the core matches
+            // it against the provenance monitor's record of physical input.
+            let at = Instant::now();
+            state.mark_rearm_pending();
+            crate::host::send(events, OperatorEvent::RearmClicked { at });
+        }
+        None => {}
+    }
+}

@@ -1,0 +1,475 @@
+//! The view model shared by the core and the operator's windows.
+//!
+//! The core owns every safety verdict; this model only holds what the windows should show
+//! (mode, narration, the re-arm prompt and its refusal text) and is cheap to clone across
+//! threads. Each setter asks the UI to repaint through a hook the UI installs at start-up, so
+//! a change made on a protocol thread shows on screen at once.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How many narrated tool calls the overlay keeps.
+pub const NARRATION_LINES: usize = 5;
+
+/// Longest narrated line, in characters; longer lines end with an ellipsis.
+pub const NARRATION_MAX_CHARS: usize = 80;
+
+/// How long the `✔ Re-armed` line stays on the overlay.
+pub const REARMED_FADE: Duration = Duration::from_secs(3);
+
+/// What the agent side is doing, as far as the operator's windows are concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// Armed, nothing acting.
+    Idle,
+    /// An agent is driving the desktop.
+    Acting,
+    /// The emergency stop is latched.
+    Stopped { since: Instant, reason: String },
+    /// The operator re-armed at `at`; the overlay shows `✔ Re-armed` for [`REARMED_FADE`].
+    Rearmed { at: Instant },
+}
+
+/// What the operator did in one of the windows. The core checks the provenance of the input
+/// at `at` before it honours a re-arm; the UI never decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OperatorEvent {
+    /// `Re-arm` was activated in the prompt (a click, or Space on the focused button).
+    RearmClicked { at: Instant },
+    /// The prompt was dismissed with `Leave stopped`, Enter, Esc or the window's close button.
+    LeaveStopped,
+    /// The host window's `⛔ Re-arm (Emergency Stop)` menu item was activated.
+    MenuRearm { at: Instant },
+    /// The host window's `Quit` item or close button was used; the UI is shutting down.
+    Quit,
+}
+
+/// A copy of everything the windows draw, taken under the lock in one go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub mode: Mode,
+    /// Oldest first.
+    pub narration: Vec<String>,
+    pub prompt_open: bool,
+    pub refusal: Option<String>,
+    /// A re-arm was requested and the core has not answered yet.
+    pub rearm_pending: bool,
+    /// What the front door is doing (host window status line).
+    pub front_door: String,
+    pub quit_requested: bool,
+}
+
+type RepaintHook = Arc<dyn Fn() + Send + Sync>;
+
+struct Inner {
+    mode: Mode,
+    narration: VecDeque<String>,
+    prompt_open: bool,
+    refusal: Option<String>,
+    rearm_pending: bool,
+    front_door: String,
+    quit_requested: bool,
+    repaint: Option<RepaintHook>,
+}
+
+/// Thread-safe, cheaply cloned view model. All clones share one state.
+#[derive(Clone)]
+pub struct OperatorState {
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl std::fmt::Debug for OperatorState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OperatorState")
+            .field("snapshot", &self.snapshot())
+            .finish()
+    }
+}
+
+impl Default for OperatorState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl OperatorState {
+    pub fn new() -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(Inner {
+                mode: Mode::Idle,
+                narration: VecDeque::with_capacity(NARRATION_LINES),
+                prompt_open: false,
+                refusal: None,
+                rearm_pending: false,
+                front_door: String::new(),
+                quit_requested: false,
+                repaint: None,
+            })),
+        }
+    }
+
+    /// A poisoned lock only means a panic elsewhere mid-update; the data is still plain
+    /// values, so keep showing it rather than lose the stop banner.
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Apply `change` under the lock, then call the repaint hook outside it.
+    fn update<R>(&self, change: impl FnOnce(&mut Inner) -> R) -> R {
+        let (result, hook) = {
+            let mut inner = self.lock();
+            let result = change(&mut inner);
+            (result, inner.repaint.clone())
+        };
+        if let Some(hook) = hook {
+            hook();
+        }
+        result
+    }
+
+    /// Installed by the UI so setters wake it; replaces any earlier hook.
+    pub fn set_repaint_hook(&self, hook: impl Fn() + Send + Sync + 'static) {
+        self.lock().repaint = Some(Arc::new(hook));
+    }
+
+    /// Ask the UI to draw again without changing anything.
+    pub fn request_repaint(&self) {
+        self.update(|_| ());
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let inner = self.lock();
+        Snapshot {
+            mode: inner.mode.clone(),
+            narration: inner.narration.iter().cloned().collect(),
+            prompt_open: inner.prompt_open,
+            refusal: inner.refusal.clone(),
+            rearm_pending: inner.rearm_pending,
+            front_door: inner.front_door.clone(),
+            quit_requested: inner.quit_requested,
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.lock().mode.clone()
+    }
+
+    /// Add one narrated tool call, e.g. `click (412, 300)`. Keeps the last [`NARRATION_LINES`].
+    pub fn narrate(&self, line: impl AsRef<str>) {
+        let line = shorten(line.as_ref());
+        self.update(|inner| {
+            if inner.narration.len() == NARRATION_LINES {
+                inner.narration.pop_front();
+            }
+            inner.narration.push_back(line);
+        });
+    }
+
+    /// Mark an agent as acting or done. Ignored while stopped: the stop outranks everything.
+    /// Returns whether the mode changed.
+    pub fn set_acting(&self, acting: bool) -> bool {
+        self.update(|inner| {
+            let next = match (&inner.mode, acting) {
+                (Mode::Stopped { .. }, _) => return false,
+                (Mode::Acting, true) => return false,
+                (_, true) => Mode::Acting,
+                (Mode::Acting, false) => Mode::Idle,
+                (_, false) => return false,
+            };
+            inner.mode = next;
+            true
+        })
+    }
+
+    /// The stop engaged: show the red banner and open the prompt. A second stop while already
+    /// stopped keeps the first time and reason and just reopens the prompt.
+    pub fn set_stopped(&self, reason: impl Into<String>) {
+        let reason = reason.into();
+        self.update(|inner| {
+            if !matches!(inner.mode, Mode::Stopped { .. }) {
+                inner.mode = Mode::Stopped {
+                    since: Instant::now(),
+                    reason,
+                };
+            }
+            inner.prompt_open = true;
+            inner.refusal = None;
+            inner.rearm_pending = false;
+        });
+    }
+
+    /// The core honoured a re-arm. Closes the prompt. Returns false (and changes nothing)
+    /// when not stopped.
+    pub fn set_rearmed(&self) -> bool {
+        self.update(|inner| {
+            if !matches!(inner.mode, Mode::Stopped { .. }) {
+                return false;
+            }
+            inner.mode = Mode::Rearmed { at: Instant::now() };
+            inner.prompt_open = false;
+            inner.refusal = None;
+            inner.rearm_pending = false;
+            true
+        })
+    }
+
+    /// Reopen the prompt (the chord was pressed again while stopped). Returns false when not
+    /// stopped, in which case there is nothing to re-arm and the prompt stays shut.
+    pub fn open_prompt(&self) -> bool {
+        self.update(|inner| {
+            if !matches!(inner.mode, Mode::Stopped { .. }) {
+                return false;
+            }
+            inner.prompt_open = true;
+            inner.refusal = None;
+            inner.rearm_pending = false;
+            true
+        })
+    }
+
+    /// The core refused a re-arm; the prompt (and host window) show `message`.
+    pub fn show_refusal(&self, message: impl Into<String>) {
+        let message = message.into();
+        self.update(|inner| {
+            inner.refusal = Some(message);
+            inner.rearm_pending = false;
+        });
+    }
+
+    /// Status text for the host window, e.g. `MCP on 127.0.0.1:8765`.
+    pub fn set_front_door(&self, status: impl Into<String>) {
+        let status = status.into();
+        self.update(|inner| inner.front_door = status);
+    }
+
+    /// Ask the UI to close all its windows and return from `run_operator_ui`.
+    pub fn request_quit(&self) {
+        self.update(|inner| inner.quit_requested = true);
+    }
+
+    /// UI side: a re-arm was sent to the core; show that it is being checked.
+    pub(crate) fn mark_rearm_pending(&self) {
+        self.update(|inner| {
+            inner.rearm_pending = true;
+            inner.refusal = None;
+        });
+    }
+
+    /// UI side: the operator dismissed the prompt. Returns whether it was open, so one
+    /// dismissal is reported once.
+    pub(crate) fn close_prompt(&self) -> bool {
+        self.update(|inner| {
+            let was_open = inner.prompt_open;
+            inner.prompt_open = false;
+            inner.rearm_pending = false;
+            was_open
+        })
+    }
+}
+
+impl Snapshot {
+    pub fn is_stopped(&self) -> bool {
+        matches!(self.mode, Mode::Stopped { .. })
+    }
+
+    /// Whether the `✔ Re-armed` line is still within its fade time at `now`, and how far
+    /// through the fade it is (0.0 fresh, 1.0 gone).
+    pub fn rearmed_fade(&self, now: Instant) -> Option<f32> {
+        match self.mode {
+            Mode::Rearmed { at } => {
+                let age = now.saturating_duration_since(at);
+                (age < REARMED_FADE).then(|| age.as_secs_f32() / REARMED_FADE.as_secs_f32())
+            }
+            _ => None,
+        }
+    }
+}
+
+fn shorten(line: &str) -> String {
+    let line = line.trim();
+    let one_line: String = line
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if one_line.chars().count() <= NARRATION_MAX_CHARS {
+        return one_line;
+    }
+    let mut cut: String = one_line.chars().take(NARRATION_MAX_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn starts_idle_with_nothing_to_show() {
+        let s = OperatorState::new().snapshot();
+        assert_eq!(s.mode, Mode::Idle);
+        assert!(s.narration.is_empty());
+        assert!(!s.prompt_open);
+        assert_eq!(s.refusal, None);
+    }
+
+    #[test]
+    fn acting_toggles_between_idle_and_acting() {
+        let st = OperatorState::new();
+        assert!(st.set_acting(true));
+        assert_eq!(st.mode(), Mode::Acting);
+        assert!(!st.set_acting(true));
+        assert!(st.set_acting(false));
+        assert_eq!(st.mode(), Mode::Idle);
+        assert!(!st.set_acting(false));
+    }
+
+    #[test]
+    fn stop_outranks_acting_and_opens_the_prompt() {
+        let st = OperatorState::new();
+        st.set_acting(true);
+        st.set_stopped("chord Ctrl+Alt+Shift+S");
+        assert!(!st.set_acting(true));
+        assert!(!st.set_acting(false));
+        let s = st.snapshot();
+        assert!(s.is_stopped());
+        assert!(s.prompt_open);
+        match s.mode {
+            Mode::Stopped { reason, .. } => assert_eq!(reason, "chord Ctrl+Alt+Shift+S"),
+            other => panic!("expected stopped, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn second_stop_keeps_first_reason_and_reopens_prompt() {
+        let st = OperatorState::new();
+        st.set_stopped("chord");
+        let first = st.mode();
+        st.close_prompt();
+        st.set_stopped("tampering");
+        let s = st.snapshot();
+        assert_eq!(s.mode, first);
+        assert!(s.prompt_open);
+    }
+
+    #[test]
+    fn rearm_only_from_stopped_and_closes_prompt() {
+        let st = OperatorState::new();
+        assert!(!st.set_rearmed());
+        assert_eq!(st.mode(), Mode::Idle);
+        st.set_stopped("chord");
+        st.show_refusal("Re-arm refused: the click was not physical input");
+        assert!(st.set_rearmed());
+        let s = st.snapshot();
+        assert!(matches!(s.mode, Mode::Rearmed { .. }));
+        assert!(!s.prompt_open);
+        assert_eq!(s.refusal, None);
+        assert!(st.set_acting(true));
+        assert_eq!(st.mode(), Mode::Acting);
+    }
+
+    #[test]
+    fn prompt_reopens_only_while_stopped() {
+        let st = OperatorState::new();
+        assert!(!st.open_prompt());
+        assert!(!st.snapshot().prompt_open);
+        st.set_stopped("chord");
+        st.close_prompt();
+        assert!(!st.snapshot().prompt_open);
+        assert!(st.open_prompt());
+        assert!(st.snapshot().prompt_open);
+    }
+
+    #[test]
+    fn refusal_text_is_shown_and_clears_pending() {
+        let st = OperatorState::new();
+        st.set_stopped("chord");
+        st.mark_rearm_pending();
+        assert!(st.snapshot().rearm_pending);
+        st.show_refusal("Re-arm refused: the click was not physical input");
+        let s = st.snapshot();
+        assert!(!s.rearm_pending);
+        assert_eq!(
+            s.refusal.as_deref(),
+            Some("Re-arm refused: the click was not physical input")
+        );
+        assert!(s.is_stopped());
+        st.mark_rearm_pending();
+        assert_eq!(st.snapshot().refusal, None);
+    }
+
+    #[test]
+    fn narration_keeps_the_last_five_in_order() {
+        let st = OperatorState::new();
+        for i in 0..8 {
+            st.narrate(format!("click ({i}, 0)"));
+        }
+        let lines = st.snapshot().narration;
+        assert_eq!(lines.len(), NARRATION_LINES);
+        assert_eq!(lines.first().map(String::as_str), Some("click (3, 0)"));
+        assert_eq!(lines.last().map(String::as_str), Some("click (7, 0)"));
+    }
+
+    #[test]
+    fn narration_is_one_short_line() {
+        let st = OperatorState::new();
+        st.narrate("type \"a\nb\"");
+        st.narrate("é".repeat(200));
+        let lines = st.snapshot().narration;
+        assert_eq!(lines[0], "type \"a b\"");
+        assert_eq!(lines[1].chars().count(), NARRATION_MAX_CHARS);
+        assert!(lines[1].ends_with('…'));
+    }
+
+    #[test]
+    fn setters_call_the_repaint_hook() {
+        let st = OperatorState::new();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let seen = calls.clone();
+        st.set_repaint_hook(move || {
+            seen.fetch_add(1, Ordering::SeqCst);
+        });
+        st.narrate("key ctrl+s");
+        st.set_acting(true);
+        st.set_stopped("chord");
+        st.show_refusal("no");
+        assert_eq!(calls.load(Ordering::SeqCst), 4);
+    }
+
+    #[test]
+    fn hook_may_read_the_state_without_deadlock() {
+        let st = OperatorState::new();
+        let reader = st.clone();
+        st.set_repaint_hook(move || {
+            let _ = reader.snapshot();
+        });
+        st.narrate("scroll down 3");
+        assert_eq!(st.snapshot().narration.len(), 1);
+    }
+
+    #[test]
+    fn rearmed_line_fades_after_three_seconds() {
+        let st = OperatorState::new();
+        st.set_stopped("chord");
+        st.set_rearmed();
+        let s = st.snapshot();
+        let Mode::Rearmed { at } = s.mode else {
+            panic!("expected rearmed");
+        };
+        assert_eq!(s.rearmed_fade(at), Some(0.0));
+        assert!(s.rearmed_fade(at + REARMED_FADE / 2).is_some());
+        assert_eq!(s.rearmed_fade(at + REARMED_FADE), None);
+    }
+
+    #[test]
+    fn clones_share_state() {
+        let a = OperatorState::new();
+        let b = a.clone();
+        b.set_front_door("MCP on stdio");
+        a.request_quit();
+        let s = b.snapshot();
+        assert_eq!(s.front_door, "MCP on stdio");
+        assert!(s.quit_requested);
+    }
+}

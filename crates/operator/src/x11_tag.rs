@@ -1,0 +1,207 @@
+//! X11 touches winit cannot make: tagging the overlay, focusing the prompt.
+//!
+//! winit (without Wayland) names every window's `WM_CLASS` after the executable and offers no
+//! per-window input hint, so the overlay could neither be told apart by class nor kept from
+//! taking focus. This module finds the overlay by title and owning pid and sets
+//! `WM_CLASS = mcec-overlay`, `WM_HINTS.input = False` (window managers then never give it the
+//! keyboard) and the skip-taskbar/skip-pager states.
+//!
+//! The re-arm prompt must own the keyboard so that Enter and Esc reach it: winit only sees
+//! keys in a window that holds the X input focus, and a window manager may refuse to focus a
+//! window that opens while another application is in front. So the prompt asks the window
+//! manager (`_NET_ACTIVE_WINDOW`, as a user action) and sets the input focus itself.
+//!
+//! Everything here runs on short-lived threads; failures are logged and ignored.
+
+use std::thread;
+use std::time::Duration;
+
+use x11rb::connection::Connection;
+use x11rb::properties::WmHints;
+use x11rb::protocol::xproto::{
+    AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, InputFocus, MapState, PropMode,
+    Window,
+};
+use x11rb::rust_connection::RustConnection;
+use x11rb::wrapper::ConnectionExt as _;
+
+use crate::overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
+use crate::prompt::PROMPT_TITLE;
+
+const ATTEMPTS: u32 = 30;
+const PAUSE: Duration = Duration::from_millis(100);
+const SEARCH_DEPTH: u32 = 3;
+
+/// Tag the overlay from a short-lived thread, so the UI thread never waits on X.
+pub(crate) fn tag_overlay_soon() {
+    on_own_window_soon("mcec-overlay-tag", OVERLAY_TITLE, tag);
+}
+
+/// Give the prompt the keyboard focus once it is mapped.
+pub(crate) fn focus_prompt_soon() {
+    on_own_window_soon("mcec-prompt-focus", PROMPT_TITLE, focus);
+}
+
+type TagResult<T> = Result<T, Box<dyn std::error::Error>>;
+type Action = fn(&RustConnection, &Atoms, Window, Window) -> TagResult<()>;
+
+fn on_own_window_soon(thread_name: &str, title: &'static str, action: Action) {
+    let spawned = thread::Builder::new()
+        .name(thread_name.into())
+        .spawn(move || match on_own_window(title, action) {
+            Ok(true) => tracing::debug!("X11 setup done for window `{title}`"),
+            Ok(false) => tracing::warn!("window `{title}` not found on X11; left as it is"),
+            Err(err) => tracing::warn!("X11 setup of window `{title}` failed: {err}"),
+        });
+    if let Err(err) = spawned {
+        tracing::warn!("could not start {thread_name}: {err}");
+    }
+}
+
+/// Wait (bounded) for this process's viewable window titled `title`, then run `action` on
+/// it. Returns whether such a window was found.
+fn on_own_window(title: &str, action: Action) -> TagResult<bool> {
+    let (conn, screen) = x11rb::connect(None)?;
+    let root = conn.setup().roots[screen].root;
+    let atoms = Atoms::new(&conn)?;
+    let pid = std::process::id();
+    for _ in 0..ATTEMPTS {
+        let mut found = Vec::new();
+        find(&conn, &atoms, root, pid, title, SEARCH_DEPTH, &mut found)?;
+        if !found.is_empty() {
+            for window in found {
+                action(&conn, &atoms, root, window)?;
+            }
+            conn.flush()?;
+            return Ok(true);
+        }
+        thread::sleep(PAUSE);
+    }
+    Ok(false)
+}
+
+struct Atoms {
+    net_wm_name: u32,
+    net_wm_pid: u32,
+    utf8_string: u32,
+    net_wm_state: u32,
+    skip_taskbar: u32,
+    skip_pager: u32,
+    net_active_window: u32,
+}
+
+impl Atoms {
+    fn new(conn: &RustConnection) -> TagResult<Self> {
+        let intern = |name: &str| -> TagResult<u32> {
+            Ok(conn.intern_atom(false, name.as_bytes())?.reply()?.atom)
+        };
+        Ok(Self {
+            net_wm_name: intern("_NET_WM_NAME")?,
+            net_wm_pid: intern("_NET_WM_PID")?,
+            utf8_string: intern("UTF8_STRING")?,
+            net_wm_state: intern("_NET_WM_STATE")?,
+            skip_taskbar: intern("_NET_WM_STATE_SKIP_TASKBAR")?,
+            skip_pager: intern("_NET_WM_STATE_SKIP_PAGER")?,
+            net_active_window: intern("_NET_ACTIVE_WINDOW")?,
+        })
+    }
+}
+
+/// Collect viewable windows under `parent` (window managers reparent, so look a few levels
+/// down) owned by `pid` and titled `title`.
+fn find(
+    conn: &RustConnection,
+    atoms: &Atoms,
+    parent: Window,
+    pid: u32,
+    title: &str,
+    depth: u32,
+    found: &mut Vec<Window>,
+) -> TagResult<()> {
+    let Ok(cookie) = conn.query_tree(parent) else {
+        return Ok(());
+    };
+    // A window can vanish between listing and reading; skip it rather than fail.
+    let Ok(tree) = cookie.reply() else {
+        return Ok(());
+    };
+    for child in tree.children {
+        if is_own(conn, atoms, child, pid, title).unwrap_or(false) {
+            found.push(child);
+        } else if depth > 1 {
+            find(conn, atoms, child, pid, title, depth - 1, found)?;
+        }
+    }
+    Ok(())
+}
+
+fn is_own(
+    conn: &RustConnection,
+    atoms: &Atoms,
+    window: Window,
+    pid: u32,
+    title: &str,
+) -> TagResult<bool> {
+    let attributes = conn.get_window_attributes(window)?.reply()?;
+    if attributes.map_state != MapState::VIEWABLE {
+        return Ok(false);
+    }
+    let owner = conn
+        .get_property(false, window, atoms.net_wm_pid, AtomEnum::CARDINAL, 0, 1)?
+        .reply()?;
+    if owner.value32().and_then(|mut v| v.next()) != Some(pid) {
+        return Ok(false);
+    }
+    let name = conn
+        .get_property(false, window, atoms.net_wm_name, atoms.utf8_string, 0, 64)?
+        .reply()?;
+    Ok(name.value == title.as_bytes())
+}
+
+fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<()> {
+    let class = format!("{OVERLAY_CLASS}\0{OVERLAY_CLASS}\0");
+    conn.change_property8(
+        PropMode::REPLACE,
+        window,
+        AtomEnum::WM_CLASS,
+        AtomEnum::STRING,
+        class.as_bytes(),
+    )?;
+    let mut hints = WmHints::get(conn, window)?.reply()?.unwrap_or_default();
+    hints.input = Some(false);
+    hints.set(conn, window)?;
+    // _NET_WM_STATE of a mapped window may only be changed by asking the window manager.
+    let add = 1;
+    let event = ClientMessageEvent::new(
+        32,
+        window,
+        atoms.net_wm_state,
+        [add, atoms.skip_taskbar, atoms.skip_pager, 1, 0],
+    );
+    conn.send_event(
+        false,
+        root,
+        EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
+        event,
+    )?;
+    Ok(())
+}
+
+fn focus(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<()> {
+    // Source 2: the request stands for a user action (the operator's own chord).
+    let source = 2;
+    let event = ClientMessageEvent::new(
+        32,
+        window,
+        atoms.net_active_window,
+        [source, x11rb::CURRENT_TIME, 0, 0, 0],
+    );
+    conn.send_event(
+        false,
+        root,
+        EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
+        event,
+    )?;
+    conn.set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)?;
+    Ok(())
+}

@@ -1,0 +1,120 @@
+//! The re-arm prompt reports a click on `Re-arm` (with no verdict of its own), shows the
+//! core's refusal, leaves the stop latched on Esc, Enter and close, and reopens on request.
+//! The UI runs on a dedicated thread here (winit `with_any_thread`).
+
+mod common;
+
+use common::{Demo, Rect, Shot, Xvfb};
+use mcec_operator::PROMPT_TITLE;
+
+/// egui's dark-theme fill of an idle button.
+const BUTTON_FILL: [u8; 3] = [50, 50, 50];
+const REFUSAL: &str = "Re-arm refused: the click was not physical input";
+
+/// Find the `Re-arm` button (the leftmost button in the prompt's lower half) and return the
+/// screen point at its centre.
+fn rearm_button(shot: &Shot, prompt: Rect) -> (i32, i32) {
+    let lower = Rect {
+        x: prompt.x,
+        y: prompt.y + prompt.h / 2,
+        w: prompt.w,
+        h: prompt.h / 2,
+    };
+    let mut top = None;
+    let mut bottom = 0;
+    for y in lower.y..lower.y + lower.h {
+        let wide: Vec<_> = shot
+            .runs(lower, y, BUTTON_FILL, 6)
+            .into_iter()
+            .filter(|(_, len)| *len >= 30)
+            .collect();
+        if wide.len() >= 2 {
+            top.get_or_insert((y, wide[0]));
+            bottom = y;
+        }
+    }
+    let (top_y, (start, len)) = top.expect("two buttons in the prompt's lower half");
+    (start + len / 2, (top_y + bottom) / 2)
+}
+
+#[test]
+fn rearm_click_is_reported_and_dismissals_leave_stopped() {
+    let x = Xvfb::start(81);
+    let mut demo = Demo::start(&x.display, &["prompt"]);
+    demo.send("stop chord Ctrl+Alt+Shift+S");
+    let prompt = common::wait_for_window(&x.display, PROMPT_TITLE);
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let rect = common::geometry(&x.display, prompt);
+    let shot = Shot::take(&x.display, "rearm-prompt-initial.png");
+    let (bx, by) = rearm_button(&shot, rect);
+
+    // An xdotool click is injected input: the toolkit presses the button all the same, and
+    // only reports it. Deciding is the core's job.
+    common::xdotool(&x.display, &["mousemove", &bx.to_string(), &by.to_string()]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    common::xdotool(&x.display, &["click", "1"]);
+    demo.expect("event RearmClicked");
+    assert!(
+        !common::visible_windows(&x.display, PROMPT_TITLE).is_empty(),
+        "the prompt waits for the core's verdict"
+    );
+
+    demo.send(&format!("refuse {REFUSAL}"));
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let refused = Shot::take(&x.display, "rearm-prompt.png");
+    let red_text = refused.count_near(rect, [0xE5, 0x73, 0x73], 30);
+    assert!(red_text > 50, "refusal text not drawn ({red_text} px)");
+
+    // Esc leaves it stopped and hides the prompt (the prompt took the keyboard focus when it
+    // opened).
+    common::xdotool(&x.display, &["key", "Escape"]);
+    demo.expect("event LeaveStopped");
+    common::wait_until_gone(&x.display, PROMPT_TITLE);
+
+    // The chord again while stopped: the core reopens the prompt.
+    demo.send("open");
+    common::wait_for_window(&x.display, PROMPT_TITLE);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    common::xdotool(&x.display, &["key", "Return"]);
+    demo.expect("event LeaveStopped");
+    common::wait_until_gone(&x.display, PROMPT_TITLE);
+
+    // Closing the window (WM_DELETE_WINDOW, as a window manager sends it) also leaves it
+    // stopped.
+    demo.send("open");
+    let prompt = common::wait_for_window(&x.display, PROMPT_TITLE);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    send_delete_window(&x.display, prompt);
+    demo.expect("event LeaveStopped");
+    common::wait_until_gone(&x.display, PROMPT_TITLE);
+
+    // Nothing else was reported: in particular no re-arm from Enter.
+    let rest: Vec<_> = demo
+        .drain()
+        .into_iter()
+        .filter(|l| l.starts_with("event"))
+        .collect();
+    assert!(rest.is_empty(), "unexpected events {rest:?}");
+
+    demo.close_stdin();
+    demo.expect("exit ok");
+}
+
+fn send_delete_window(display: &str, window: u32) {
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::{ClientMessageEvent, ConnectionExt as _, EventMask};
+    let (conn, _) = x11rb::connect(Some(display)).expect("connect");
+    let atom = |name: &str| {
+        conn.intern_atom(false, name.as_bytes())
+            .expect("intern")
+            .reply()
+            .expect("atom")
+            .atom
+    };
+    let protocols = atom("WM_PROTOCOLS");
+    let delete = atom("WM_DELETE_WINDOW");
+    let event = ClientMessageEvent::new(32, window, protocols, [delete, 0, 0, 0, 0]);
+    conn.send_event(false, window, EventMask::NO_EVENT, event)
+        .expect("send");
+    conn.flush().expect("flush");
+}

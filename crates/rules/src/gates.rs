@@ -1,0 +1,184 @@
+//! The gate order of a `tools/call`, in one place. The first gate that matches answers;
+//! every refusal is audited by the caller before it answers.
+//!
+//! 1. latch set → `emergency-stopped`, for every name, known or not;
+//! 2. installed copy and not a meta tool → `bootstrap-only`;
+//! 3. meta tools (`provision-session`, `end-session`) pass to their own gates;
+//! 4. `AgentCommandsEnabled` false → `agent-commands-disabled`;
+//! 5. unknown tool → `unknown-tool`; disabled command → `command-disabled`;
+//! 6. arguments (checked by the tool's typed parser, between [`admit`] and [`desktop_gate`]);
+//! 7. no desktop → `no-desktop`; desktop but stop not armed → `emergency-stop-unavailable`
+//!    for actuation.
+
+use crate::catalog::{self, ToolKind, ToolSpec};
+use crate::settings::Commands;
+use crate::{ErrorCode, ToolError};
+
+/// What gates 1–5 need to know about this process, sampled once per call.
+#[derive(Debug, Clone, Copy)]
+pub struct CallState<'a> {
+    pub stopped: bool,
+    pub installed_copy: bool,
+    pub agent_commands_enabled: bool,
+    pub commands: &'a Commands,
+}
+
+/// Gates 1–5. On success, the tool's spec.
+pub fn admit(state: &CallState<'_>, name: &str) -> Result<&'static ToolSpec, ToolError> {
+    if state.stopped {
+        return Err(ToolError::emergency_stopped());
+    }
+    let spec = catalog::find(name);
+    let is_meta = spec.is_some_and(|s| s.kind == ToolKind::Meta);
+    if state.installed_copy && !is_meta {
+        return Err(ToolError::new(
+            ErrorCode::BootstrapOnly,
+            "This is the operator's installed mcec; it only serves `provision-session` and `end-session`. \
+             Ask for a disposable copy with `provision-session` and drive that instead.",
+        ));
+    }
+    if let Some(spec) = spec.filter(|_| is_meta) {
+        return Ok(spec);
+    }
+    if !state.agent_commands_enabled {
+        return Err(ToolError::new(
+            ErrorCode::AgentCommandsDisabled,
+            "Agent commands are turned off on this machine (AgentCommandsEnabled is false, or the settings \
+             file has an error). Ask the operator to enable them.",
+        ));
+    }
+    let Some(spec) = spec else {
+        return Err(ToolError::new(
+            ErrorCode::UnknownTool,
+            format!("There is no tool named `{}`; call tools/list to see them.", printable(name)),
+        ));
+    };
+    if catalog::is_command(spec.name) && !state.commands.is_enabled(spec.name) {
+        return Err(ToolError::new(
+            ErrorCode::CommandDisabled,
+            format!(
+                "The `{}` command is disabled in mcec.commands; ask the operator to enable it.",
+                spec.name
+            ),
+        ));
+    }
+    Ok(spec)
+}
+
+/// Whether this process can reach a desktop and whether the stop is armed there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DesktopGate {
+    /// A display is reachable and the stop hotkey is armed (or disabled by the operator).
+    Ready,
+    /// A display is reachable, but arming the stop failed: observation only.
+    StopUnavailable { why: String },
+    /// No display: `detail` says which one was tried.
+    NoDesktop { detail: String },
+}
+
+/// Gate 7, run after the arguments parsed.
+pub fn desktop_gate(spec: &ToolSpec, desktop: &DesktopGate) -> Result<(), ToolError> {
+    match desktop {
+        _ if !spec.needs_desktop() => Ok(()),
+        DesktopGate::Ready => Ok(()),
+        DesktopGate::NoDesktop { detail } => Err(ToolError::new(ErrorCode::NoDesktop, detail.clone())),
+        DesktopGate::StopUnavailable { why } if spec.kind == ToolKind::Actuation => Err(ToolError::new(
+            ErrorCode::EmergencyStopUnavailable,
+            format!(
+                "The operator's emergency stop could not be armed ({why}), so nothing may actuate; observation tools still work."
+            ),
+        )),
+        DesktopGate::StopUnavailable { .. } => Ok(()),
+    }
+}
+
+/// Tool names come from the agent: keep what we echo (in details and logs) short and printable.
+pub fn printable(name: &str) -> String {
+    let clean: String = name.chars().filter(|c| !c.is_control()).take(64).collect();
+    if name.chars().count() > 64 { format!("{clean}…") } else { clean }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(commands: &Commands) -> CallState<'_> {
+        CallState { stopped: false, installed_copy: false, agent_commands_enabled: true, commands }
+    }
+
+    fn code(r: Result<&ToolSpec, ToolError>) -> Option<ErrorCode> {
+        r.err().map(|e| e.code)
+    }
+
+    #[test]
+    fn row1_latch_refuses_every_name() {
+        let cmds = Commands::enabling(["click"]);
+        let s =
+            CallState { stopped: true, installed_copy: true, agent_commands_enabled: false, ..state(&cmds) };
+        for name in
+            ["click", "nope", "send_command", "provision-session", "end-session", "session-status", ""]
+        {
+            assert_eq!(code(admit(&s, name)), Some(ErrorCode::EmergencyStopped), "{name}");
+        }
+    }
+
+    #[test]
+    fn row2_installed_copy_is_bootstrap_only() {
+        let cmds = Commands::enabling(["click"]);
+        let s = CallState { installed_copy: true, ..state(&cmds) };
+        assert_eq!(code(admit(&s, "click")), Some(ErrorCode::BootstrapOnly));
+        assert_eq!(code(admit(&s, "session-status")), Some(ErrorCode::BootstrapOnly));
+        assert_eq!(code(admit(&s, "unknown")), Some(ErrorCode::BootstrapOnly));
+        assert!(admit(&s, "provision-session").is_ok());
+    }
+
+    #[test]
+    fn row3_meta_tools_skip_the_agent_switch() {
+        let cmds = Commands::default();
+        let s = CallState { agent_commands_enabled: false, ..state(&cmds) };
+        assert_eq!(admit(&s, "end-session").unwrap().name, "end-session");
+        assert_eq!(admit(&s, "provision-session").unwrap().name, "provision-session");
+    }
+
+    #[test]
+    fn row4_agent_switch_off_refuses_the_rest() {
+        let cmds = Commands::enabling(["click"]);
+        let s = CallState { agent_commands_enabled: false, ..state(&cmds) };
+        assert_eq!(code(admit(&s, "click")), Some(ErrorCode::AgentCommandsDisabled));
+        assert_eq!(code(admit(&s, "nope")), Some(ErrorCode::AgentCommandsDisabled));
+    }
+
+    #[test]
+    fn row5_unknown_and_disabled() {
+        let cmds = Commands::enabling(["click"]);
+        let s = state(&cmds);
+        assert_eq!(code(admit(&s, "frobnicate")), Some(ErrorCode::UnknownTool));
+        assert_eq!(code(admit(&s, "capture")), Some(ErrorCode::CommandDisabled));
+        assert_eq!(admit(&s, "click").unwrap().name, "click");
+        assert_eq!(admit(&s, "session-status").unwrap().name, "session-status");
+    }
+
+    #[test]
+    fn unknown_names_are_echoed_safely() {
+        let cmds = Commands::default();
+        let long = "x".repeat(10_000) + "\u{7}";
+        let err = admit(&state(&cmds), &long).unwrap_err();
+        assert!(err.detail.len() < 200);
+        assert!(!err.detail.contains('\u{7}'));
+    }
+
+    #[test]
+    fn row7_desktop_gate() {
+        let capture = catalog::find("capture").unwrap();
+        let click = catalog::find("click").unwrap();
+        let status = catalog::find("session-status").unwrap();
+        let none = DesktopGate::NoDesktop { detail: "DISPLAY is not set".into() };
+        let unarmed = DesktopGate::StopUnavailable { why: "no XInput 2.2".into() };
+        assert_eq!(desktop_gate(capture, &none).unwrap_err().code, ErrorCode::NoDesktop);
+        assert_eq!(desktop_gate(click, &none).unwrap_err().code, ErrorCode::NoDesktop);
+        assert!(desktop_gate(status, &none).is_ok());
+        assert!(desktop_gate(capture, &unarmed).is_ok());
+        assert_eq!(desktop_gate(click, &unarmed).unwrap_err().code, ErrorCode::EmergencyStopUnavailable);
+        assert!(desktop_gate(click, &DesktopGate::Ready).is_ok());
+    }
+}

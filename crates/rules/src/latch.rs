@@ -1,0 +1,466 @@
+//! The emergency-stop latch: once tripped it stays stopped until the operator re-arms it
+//! with physical input, and nothing else clears it.
+//!
+//! Two layers:
+//! - [`StopState`] is the rule as a state machine. `Armed` accepts a trip; `Stopped` accepts
+//!   more trips (each recorded, the state unchanged) and exactly one way out, a re-arm whose
+//!   [`RearmAttestation`] passes [`rearm_verdict`]. Every transition consumes the state and
+//!   returns the next one, and every `match` names every state.
+//! - [`Latch`] is the shared handle. [`Latch::trip`] is what the input thread calls: one
+//!   lock-free compare-and-swap on the latch word, one store to the [`StopFlag`], two channel
+//!   sends, no lock and no I/O. The state machine behind a mutex catches up with the trips
+//!   whenever anyone else looks (query, re-arm). A worker thread blocks in
+//!   [`Latch::wait_for_trip`] and does the slow work (audit line, release input, banner).
+//!
+//! The latch word holds the stopped bit and a trip counter; a re-arm clears the bit only with
+//! a compare-and-swap against the word it checked, so a trip that lands during a re-arm is
+//! never lost. There is deliberately no method that clears the latch without an attestation.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::StopFlag;
+
+/// How recent the input that pressed "Re-arm" must be.
+pub const REARM_INPUT_MAX_AGE: Duration = Duration::from_secs(2);
+/// How long after the last tampering a re-arm stays refused.
+pub const TAMPER_QUIET_PERIOD: Duration = Duration::from_secs(10);
+const HISTORY_CAP: usize = 32;
+const LATER_REASONS_CAP: usize = 16;
+
+/// Why the stop engaged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// The operator pressed the chord (its display form, e.g. `Ctrl+Alt+Shift+S`).
+    Chord(String),
+    /// The provenance monitor saw forged input (what it saw).
+    Tampering(String),
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::Chord(c) => write!(f, "operator pressed {c}"),
+            StopReason::Tampering(d) => write!(f, "input tampering detected: {d}"),
+        }
+    }
+}
+
+/// One trip as the input thread reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trip {
+    pub reason: StopReason,
+    pub at: Instant,
+    pub wall: SystemTime,
+}
+
+/// Whether a trip engaged the stop or hit an already stopped latch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TripKind {
+    /// Armed -> Stopped: run the stop steps.
+    Engaged,
+    /// Already stopped: the operator pressed the chord again (reopen the re-arm prompt) or
+    /// more tampering arrived.
+    Retriggered,
+}
+
+/// What a worker blocked in [`Latch::wait_for_trip`] is woken with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TripNotice {
+    pub kind: TripKind,
+    pub trip: Trip,
+}
+
+/// One stop, from engagement to re-arm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopRecord {
+    pub engaged: Trip,
+    /// Trips while stopped, oldest first, the first [`LATER_REASONS_CAP`] kept.
+    pub later: Vec<Trip>,
+    /// All trips while stopped, including those not kept in `later`.
+    pub later_count: u64,
+    pub rearmed_at: Option<SystemTime>,
+}
+
+/// The provenance verdict about the input that pressed "Re-arm", built by the monitor side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RearmAttestation {
+    /// Whether the most recent press (key or button) came from a physical device.
+    pub input_physical: bool,
+    /// When that press happened; `None` when no press was seen at all.
+    pub input_at: Option<Instant>,
+    /// When the monitor last saw tampering, if ever.
+    pub last_tamper_at: Option<Instant>,
+}
+
+/// Why a re-arm was refused. `Display` is the sentence the prompt shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RearmRefusal {
+    /// The latch is not stopped.
+    NotStopped,
+    /// The monitor saw no press at all.
+    NoInputSeen,
+    /// The press came from an injected (synthetic) source.
+    NotPhysical,
+    /// The press is older than [`REARM_INPUT_MAX_AGE`].
+    Stale { age: Duration },
+    /// The press happened before the stop engaged.
+    BeforeStop,
+    /// Tampering was seen less than [`TAMPER_QUIET_PERIOD`] ago.
+    RecentTampering { ago: Duration },
+    /// Another trip landed while the re-arm was being decided.
+    StoppedAgain,
+    /// A trip was still on its way from the input thread; try again.
+    Busy,
+}
+
+impl fmt::Display for RearmRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RearmRefusal::NotStopped => f.write_str("the emergency stop is not engaged"),
+            RearmRefusal::NoInputSeen => {
+                f.write_str("no physical key or click was seen; re-arm with your own mouse or keyboard")
+            }
+            RearmRefusal::NotPhysical => f.write_str(
+                "the re-arm was pressed by synthetic (injected) input; only your own mouse or keyboard can re-arm",
+            ),
+            RearmRefusal::Stale { age } => write!(
+                f,
+                "the last physical input is {:.1} s old; press Re-arm again with your own mouse or keyboard",
+                age.as_secs_f64()
+            ),
+            RearmRefusal::BeforeStop => {
+                f.write_str("the input came before the stop engaged; press Re-arm with your own mouse or keyboard")
+            }
+            RearmRefusal::RecentTampering { ago } => write!(
+                f,
+                "forged input was detected {:.0} s ago; wait {} s without tampering before re-arming",
+                ago.as_secs_f64(),
+                TAMPER_QUIET_PERIOD.as_secs()
+            ),
+            RearmRefusal::StoppedAgain => f.write_str("the stop was triggered again during the re-arm; still stopped"),
+            RearmRefusal::Busy => f.write_str("a stop is still being recorded; try again"),
+        }
+    }
+}
+
+impl std::error::Error for RearmRefusal {}
+
+/// The pure re-arm rule. `stopped_at` is when the stop engaged; `latch_tamper_at` is the
+/// latest tampering the latch itself recorded (the later of it and the attestation's counts).
+pub fn rearm_verdict(
+    att: &RearmAttestation,
+    stopped_at: Instant,
+    latch_tamper_at: Option<Instant>,
+    now: Instant,
+) -> Result<(), RearmRefusal> {
+    let tamper = att.last_tamper_at.max(latch_tamper_at);
+    if let Some(t) = tamper {
+        let ago = now.saturating_duration_since(t);
+        if ago < TAMPER_QUIET_PERIOD {
+            return Err(RearmRefusal::RecentTampering { ago });
+        }
+    }
+    let Some(input_at) = att.input_at else {
+        return Err(RearmRefusal::NoInputSeen);
+    };
+    if !att.input_physical {
+        return Err(RearmRefusal::NotPhysical);
+    }
+    if input_at < stopped_at {
+        return Err(RearmRefusal::BeforeStop);
+    }
+    let age = now.saturating_duration_since(input_at);
+    if age > REARM_INPUT_MAX_AGE {
+        return Err(RearmRefusal::Stale { age });
+    }
+    Ok(())
+}
+
+/// The armed state: the chord is live and nothing is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Armed;
+
+/// The stopped state: everything is refused until an accepted re-arm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stopped {
+    record: Box<StopRecord>,
+}
+
+/// The latch as a state machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopState {
+    Armed(Armed),
+    Stopped(Stopped),
+}
+
+impl Armed {
+    pub fn trip(self, trip: Trip) -> Stopped {
+        Stopped {
+            record: Box::new(StopRecord {
+                engaged: trip,
+                later: Vec::new(),
+                later_count: 0,
+                rearmed_at: None,
+            }),
+        }
+    }
+}
+
+impl Stopped {
+    /// A trip while stopped stays stopped; it is recorded.
+    pub fn trip(mut self, trip: Trip) -> Stopped {
+        self.record.later_count += 1;
+        if self.record.later.len() < LATER_REASONS_CAP {
+            self.record.later.push(trip);
+        }
+        self
+    }
+
+    /// The one way out. On success returns the closed record with `rearmed_at` set.
+    pub fn rearm(
+        mut self,
+        att: &RearmAttestation,
+        latch_tamper_at: Option<Instant>,
+        now: Instant,
+        wall: SystemTime,
+    ) -> Result<(Armed, StopRecord), (Stopped, RearmRefusal)> {
+        match rearm_verdict(att, self.record.engaged.at, latch_tamper_at, now) {
+            Ok(()) => {
+                self.record.rearmed_at = Some(wall);
+                Ok((Armed, *self.record))
+            }
+            Err(refusal) => Err((self, refusal)),
+        }
+    }
+
+    pub fn record(&self) -> &StopRecord {
+        &self.record
+    }
+}
+
+impl StopState {
+    pub fn trip(self, trip: Trip) -> StopState {
+        match self {
+            StopState::Armed(a) => StopState::Stopped(a.trip(trip)),
+            StopState::Stopped(s) => StopState::Stopped(s.trip(trip)),
+        }
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        match self {
+            StopState::Armed(_) => false,
+            StopState::Stopped(_) => true,
+        }
+    }
+}
+
+struct Core {
+    state: StopState,
+    applied: u64,
+    last_tamper: Option<Instant>,
+    history: VecDeque<StopRecord>,
+    pending: Receiver<Trip>,
+}
+
+struct Shared {
+    /// bit 0: stopped; bits 1..: number of trips ever.
+    word: AtomicU64,
+    rearms: AtomicU64,
+    flag: StopFlag,
+    pending_tx: Sender<Trip>,
+    wake_tx: Sender<TripNotice>,
+    core: Mutex<Core>,
+    wake_rx: Mutex<Receiver<TripNotice>>,
+}
+
+/// The shared latch handle; clones share one latch.
+#[derive(Clone)]
+pub struct Latch(Arc<Shared>);
+
+impl fmt::Debug for Latch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Latch").field("stopped", &self.is_stopped()).finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Latch {
+    /// A fresh, armed latch that sets and clears `flag`.
+    pub fn new(flag: StopFlag) -> Latch {
+        flag.clear();
+        let (pending_tx, pending) = mpsc::channel();
+        let (wake_tx, wake_rx) = mpsc::channel();
+        Latch(Arc::new(Shared {
+            word: AtomicU64::new(0),
+            rearms: AtomicU64::new(0),
+            flag,
+            pending_tx,
+            wake_tx,
+            core: Mutex::new(Core {
+                state: StopState::Armed(Armed),
+                applied: 0,
+                last_tamper: None,
+                history: VecDeque::new(),
+                pending,
+            }),
+            wake_rx: Mutex::new(wake_rx),
+        }))
+    }
+
+    /// The flag this latch sets.
+    pub fn flag(&self) -> &StopFlag {
+        &self.0.flag
+    }
+
+    /// Engages the stop. Safe and cheap on the input thread: no lock, no I/O.
+    pub fn trip(&self, reason: StopReason) -> TripKind {
+        let trip = Trip { reason, at: Instant::now(), wall: SystemTime::now() };
+        let before =
+            self.0.word.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |w| Some(w.wrapping_add(2) | 1));
+        let before = match before {
+            Ok(w) | Err(w) => w,
+        };
+        self.0.flag.set();
+        let kind = if before & 1 == 1 { TripKind::Retriggered } else { TripKind::Engaged };
+        // Both receivers live as long as the senders (same Arc), so a send cannot fail.
+        let _ = self.0.pending_tx.send(trip.clone());
+        let _ = self.0.wake_tx.send(TripNotice { kind, trip });
+        kind
+    }
+
+    /// True from the first trip until an accepted re-arm.
+    pub fn is_stopped(&self) -> bool {
+        self.0.word.load(Ordering::SeqCst) & 1 == 1
+    }
+
+    /// Counts accepted re-arms; the input thread compares it to reset its chord detector.
+    pub fn rearm_count(&self) -> u64 {
+        self.0.rearms.load(Ordering::SeqCst)
+    }
+
+    /// Blocks until the next trip (the worker's loop).
+    pub fn wait_for_trip(&self) -> TripNotice {
+        let rx = lock(&self.0.wake_rx);
+        match rx.recv() {
+            Ok(n) => n,
+            // Unreachable: the sender lives in the same Arc as this receiver.
+            Err(_) => loop {
+                std::thread::park();
+            },
+        }
+    }
+
+    /// As [`Latch::wait_for_trip`], giving up after `timeout` (so a worker can notice shutdown).
+    pub fn wait_for_trip_timeout(&self, timeout: Duration) -> Option<TripNotice> {
+        lock(&self.0.wake_rx).recv_timeout(timeout).ok()
+    }
+
+    /// Applies every trip counted in the latch word to the state machine.
+    fn sync(&self, core: &mut Core) -> Result<u64, RearmRefusal> {
+        let word = self.0.word.load(Ordering::SeqCst);
+        let counted = word >> 1;
+        while core.applied < counted {
+            match core.pending.recv_timeout(Duration::from_millis(200)) {
+                Ok(t) => apply(core, t),
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
+                    return Err(RearmRefusal::Busy);
+                }
+            }
+        }
+        while let Ok(t) = core.pending.try_recv() {
+            apply(core, t);
+        }
+        Ok(word)
+    }
+
+    /// The current stop, if stopped.
+    pub fn current(&self) -> Option<StopRecord> {
+        let mut core = lock(&self.0.core);
+        let _ = self.sync(&mut core);
+        match &core.state {
+            StopState::Armed(_) => None,
+            StopState::Stopped(s) => Some(s.record().clone()),
+        }
+    }
+
+    /// Closed stops, oldest first (the last few dozen).
+    pub fn history(&self) -> Vec<StopRecord> {
+        let mut core = lock(&self.0.core);
+        let _ = self.sync(&mut core);
+        core.history.iter().cloned().collect()
+    }
+
+    /// When the latch last recorded a tampering trip.
+    pub fn last_tamper(&self) -> Option<Instant> {
+        let mut core = lock(&self.0.core);
+        let _ = self.sync(&mut core);
+        core.last_tamper
+    }
+
+    /// The operator's re-arm. Accepted only when stopped and `att` passes [`rearm_verdict`];
+    /// clears the flag and returns the closed stop record.
+    pub fn rearm(&self, att: RearmAttestation) -> Result<StopRecord, RearmRefusal> {
+        let mut core = lock(&self.0.core);
+        let word = self.sync(&mut core)?;
+        let now = Instant::now();
+        let last_tamper = core.last_tamper;
+        let state = std::mem::replace(&mut core.state, StopState::Armed(Armed));
+        let stopped = match state {
+            StopState::Armed(a) => {
+                core.state = StopState::Armed(a);
+                return Err(RearmRefusal::NotStopped);
+            }
+            StopState::Stopped(s) => s,
+        };
+        match stopped.rearm(&att, last_tamper, now, SystemTime::now()) {
+            Err((s, refusal)) => {
+                core.state = StopState::Stopped(s);
+                Err(refusal)
+            }
+            Ok((armed, record)) => {
+                let cleared =
+                    self.0.word.compare_exchange(word, word & !1, Ordering::SeqCst, Ordering::SeqCst);
+                if cleared.is_err() {
+                    // A trip landed after the check: undo and stay stopped.
+                    let mut record = record;
+                    record.rearmed_at = None;
+                    core.state = StopState::Stopped(Stopped { record: Box::new(record) });
+                    let _ = self.sync(&mut core);
+                    return Err(RearmRefusal::StoppedAgain);
+                }
+                self.0.flag.clear();
+                // A trip between the swap and the clear must not lose its flag.
+                if self.is_stopped() {
+                    self.0.flag.set();
+                }
+                self.0.rearms.fetch_add(1, Ordering::SeqCst);
+                core.state = StopState::Armed(armed);
+                if core.history.len() == HISTORY_CAP {
+                    core.history.pop_front();
+                }
+                core.history.push_back(record.clone());
+                Ok(record)
+            }
+        }
+    }
+}
+
+fn apply(core: &mut Core, t: Trip) {
+    core.applied += 1;
+    if let StopReason::Tampering(_) = t.reason {
+        core.last_tamper = core.last_tamper.max(Some(t.at));
+    }
+    let state = std::mem::replace(&mut core.state, StopState::Armed(Armed));
+    core.state = state.trip(t);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,97 @@
+//! The agent session record: what this process has done for its agent, served by the
+//! `session-status` tool. One per process; counters only grow.
+
+use std::collections::BTreeMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use crate::ErrorCode;
+
+/// One engagement of the emergency stop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopStamp {
+    pub at: SystemTime,
+    pub why: String,
+    pub rearmed_at: Option<SystemTime>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SessionRecord {
+    pub id: String,
+    pub started_at: SystemTime,
+    pub calls: u64,
+    pub refusals: BTreeMap<ErrorCode, u64>,
+    pub stops: Vec<StopStamp>,
+}
+
+impl SessionRecord {
+    pub fn new(id: String, started_at: SystemTime) -> Self {
+        SessionRecord { id, started_at, calls: 0, refusals: BTreeMap::new(), stops: Vec::new() }
+    }
+
+    pub fn count_call(&mut self) {
+        self.calls += 1;
+    }
+
+    pub fn count_refusal(&mut self, code: ErrorCode) {
+        *self.refusals.entry(code).or_default() += 1;
+    }
+
+    pub fn stamp_stop(&mut self, at: SystemTime, why: String) {
+        self.stops.push(StopStamp { at, why, rearmed_at: None });
+    }
+
+    /// Marks the latest open stop as re-armed.
+    pub fn stamp_rearm(&mut self, at: SystemTime) {
+        if let Some(open) = self.stops.iter_mut().rev().find(|s| s.rearmed_at.is_none()) {
+            open.rearmed_at = Some(at);
+        }
+    }
+
+    /// The `session-status` result.
+    pub fn to_json(&self, stopped: bool) -> Value {
+        let refusals: BTreeMap<&str, u64> = self.refusals.iter().map(|(c, n)| (c.as_str(), *n)).collect();
+        let stops: Vec<Value> = self
+            .stops
+            .iter()
+            .map(|s| json!({"at": unix_ms(s.at), "why": s.why, "rearmedAt": s.rearmed_at.map(unix_ms)}))
+            .collect();
+        json!({
+            "sessionId": self.id,
+            "startedAtUnixMs": unix_ms(self.started_at),
+            "calls": self.calls,
+            "refusals": refusals,
+            "emergencyStopped": stopped,
+            "stops": stops,
+        })
+    }
+}
+
+fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn counts_and_stops_show_in_json() {
+        let t0 = UNIX_EPOCH + Duration::from_secs(1000);
+        let mut r = SessionRecord::new("abc".into(), t0);
+        r.count_call();
+        r.count_call();
+        r.count_refusal(ErrorCode::UnknownTool);
+        r.count_refusal(ErrorCode::UnknownTool);
+        r.stamp_stop(t0 + Duration::from_secs(1), "chord Ctrl+Alt+Shift+S".into());
+        let v = r.to_json(true);
+        assert_eq!(v["calls"], 2);
+        assert_eq!(v["refusals"]["unknown-tool"], 2);
+        assert_eq!(v["emergencyStopped"], true);
+        assert_eq!(v["stops"][0]["rearmedAt"], Value::Null);
+        r.stamp_rearm(t0 + Duration::from_secs(5));
+        assert_eq!(r.to_json(false)["stops"][0]["rearmedAt"], 1_005_000);
+    }
+}

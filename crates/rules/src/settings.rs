@@ -1,0 +1,361 @@
+//! The settings model: `mcec.settings` and `mcec.commands` as typed values.
+//!
+//! Both files are TOML with the seed's PascalCase keys. A missing file means defaults. A
+//! file that does not parse or holds a wrong type is a [`SettingsError`] naming the file,
+//! the line and the key; the caller then keeps the agent surface off (fail closed) and
+//! never rewrites the file. Unknown keys are warnings. Reading the files from disk is the
+//! caller's job: this module only turns text into values.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::catalog;
+
+/// The operator's settings, with the contract's defaults.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub agent_commands_enabled: bool,
+    pub mcp_server_enabled: bool,
+    pub mcp_bind_address: String,
+    pub mcp_http_port: u16,
+    /// Empty means "no token". Never printed by `Debug`.
+    pub mcp_auth_token: String,
+    pub emergency_stop_enabled: bool,
+    pub emergency_stop_hotkey: String,
+    pub command_overlay_enabled: bool,
+    pub allow_session_provisioning: bool,
+    pub act_as_server: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            agent_commands_enabled: false,
+            mcp_server_enabled: false,
+            mcp_bind_address: "127.0.0.1".into(),
+            mcp_http_port: 5151,
+            mcp_auth_token: String::new(),
+            emergency_stop_enabled: true,
+            emergency_stop_hotkey: "Ctrl+Alt+Shift+S".into(),
+            command_overlay_enabled: true,
+            allow_session_provisioning: false,
+            act_as_server: false,
+        }
+    }
+}
+
+impl fmt::Debug for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Settings")
+            .field("agent_commands_enabled", &self.agent_commands_enabled)
+            .field("mcp_server_enabled", &self.mcp_server_enabled)
+            .field("mcp_bind_address", &self.mcp_bind_address)
+            .field("mcp_http_port", &self.mcp_http_port)
+            .field("mcp_auth_token", &if self.mcp_auth_token.is_empty() { "<none>" } else { "<redacted>" })
+            .field("emergency_stop_enabled", &self.emergency_stop_enabled)
+            .field("emergency_stop_hotkey", &self.emergency_stop_hotkey)
+            .field("command_overlay_enabled", &self.command_overlay_enabled)
+            .field("allow_session_provisioning", &self.allow_session_provisioning)
+            .field("act_as_server", &self.act_as_server)
+            .finish()
+    }
+}
+
+impl Settings {
+    /// The token, if one is configured.
+    pub fn auth_token(&self) -> Option<&str> {
+        (!self.mcp_auth_token.is_empty()).then_some(self.mcp_auth_token.as_str())
+    }
+}
+
+/// Why a settings or commands file was rejected. `Display` names file, line and key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub key: Option<String>,
+    pub problem: String,
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ", line {line}")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ", key `{key}`")?;
+        }
+        write!(
+            f,
+            ": {}. The agent surface stays off until the file is fixed; mcec does not rewrite it.",
+            self.problem
+        )
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+/// A parsed file plus the warnings (unknown keys) found on the way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed<T> {
+    pub value: T,
+    pub warnings: Vec<String>,
+}
+
+enum Field<'a> {
+    Bool(&'a mut bool),
+    Str(&'a mut String),
+    Port(&'a mut u16),
+}
+
+/// Parse the text of `mcec.settings`. `file` is only used in messages.
+pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, SettingsError> {
+    let table = parse_table(text, file)?;
+    let mut settings = Settings::default();
+    let mut warnings = Vec::new();
+    for (key, value) in &table {
+        let s = &mut settings;
+        let field = match key.as_str() {
+            "AgentCommandsEnabled" => Field::Bool(&mut s.agent_commands_enabled),
+            "McpServerEnabled" => Field::Bool(&mut s.mcp_server_enabled),
+            "McpBindAddress" => Field::Str(&mut s.mcp_bind_address),
+            "McpHttpPort" => Field::Port(&mut s.mcp_http_port),
+            "McpAuthToken" => Field::Str(&mut s.mcp_auth_token),
+            "EmergencyStopEnabled" => Field::Bool(&mut s.emergency_stop_enabled),
+            "EmergencyStopHotkey" => Field::Str(&mut s.emergency_stop_hotkey),
+            "CommandOverlayEnabled" => Field::Bool(&mut s.command_overlay_enabled),
+            "AllowSessionProvisioning" => Field::Bool(&mut s.allow_session_provisioning),
+            "ActAsServer" => Field::Bool(&mut s.act_as_server),
+            _ => {
+                warnings.push(format!(
+                    "{file}, line {}: unknown key `{key}` ignored",
+                    line_of_key(text, key).unwrap_or(0)
+                ));
+                continue;
+            }
+        };
+        let wrong = |expected: &str| SettingsError {
+            file: file.to_string(),
+            line: line_of_key(text, key),
+            key: Some(key.clone()),
+            problem: format!("expected {expected}, found {}", value.type_str()),
+        };
+        match (field, value) {
+            (Field::Bool(slot), toml::Value::Boolean(b)) => *slot = *b,
+            (Field::Str(slot), toml::Value::String(v)) => *slot = v.clone(),
+            (Field::Port(slot), toml::Value::Integer(n)) => {
+                *slot = u16::try_from(*n).ok().filter(|p| *p != 0).ok_or_else(|| SettingsError {
+                    problem: format!("port {n} is outside 1..=65535"),
+                    ..wrong("a port")
+                })?;
+            }
+            (Field::Bool(_), _) => return Err(wrong("true or false")),
+            (Field::Str(_), _) => return Err(wrong("a string")),
+            (Field::Port(_), _) => return Err(wrong("an integer port")),
+        }
+    }
+    Ok(Parsed { value: settings, warnings })
+}
+
+/// Which commands (tools) `mcec.commands` enables. Anything not listed is disabled.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Commands {
+    enabled: BTreeMap<String, bool>,
+}
+
+impl Commands {
+    pub fn is_enabled(&self, name: &str) -> bool {
+        self.enabled.get(name).copied().unwrap_or(false)
+    }
+
+    /// A set with exactly these names enabled (tests and provisioning).
+    pub fn enabling<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+        Commands { enabled: names.into_iter().map(|n| (n.to_string(), true)).collect() }
+    }
+
+    /// Render as TOML, one table per command, in name order.
+    pub fn to_toml(&self) -> String {
+        self.enabled.iter().map(|(name, on)| format!("[{name}]\nEnabled = {on}\n\n")).collect()
+    }
+}
+
+/// Parse the text of `mcec.commands`: `[name]` tables with `Enabled = true|false`.
+pub fn parse_commands(text: &str, file: &str) -> Result<Parsed<Commands>, SettingsError> {
+    let table = parse_table(text, file)?;
+    let mut commands = Commands::default();
+    let mut warnings = Vec::new();
+    for (name, value) in &table {
+        let at = |key: &str| SettingsError {
+            file: file.to_string(),
+            line: line_of_table(text, name),
+            key: Some(key.to_string()),
+            problem: String::new(),
+        };
+        let toml::Value::Table(body) = value else {
+            return Err(SettingsError {
+                problem: format!("expected a table `[{name}]`, found {}", value.type_str()),
+                line: line_of_key(text, name),
+                ..at(name)
+            });
+        };
+        if !catalog::is_command(name) {
+            warnings.push(format!("{file}: unknown command `[{name}]` ignored"));
+            continue;
+        }
+        for (key, v) in body {
+            match (key.as_str(), v) {
+                ("Enabled", toml::Value::Boolean(b)) => {
+                    commands.enabled.insert(name.clone(), *b);
+                }
+                ("Enabled", other) => {
+                    return Err(SettingsError {
+                        problem: format!("expected true or false, found {}", other.type_str()),
+                        ..at(&format!("{name}.Enabled"))
+                    });
+                }
+                _ => warnings.push(format!("{file}: unknown key `{name}.{key}` ignored")),
+            }
+        }
+    }
+    Ok(Parsed { value: commands, warnings })
+}
+
+fn parse_table(text: &str, file: &str) -> Result<toml::Table, SettingsError> {
+    text.parse::<toml::Table>().map_err(|e| SettingsError {
+        file: file.to_string(),
+        line: e.span().map(|span| line_at(text, span.start)),
+        key: None,
+        problem: format!("not valid TOML ({})", e.message().trim()),
+    })
+}
+
+fn line_at(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start();
+            l.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map(|i| i + 1)
+}
+
+fn line_of_table(text: &str, name: &str) -> Option<usize> {
+    let header = format!("[{name}]");
+    text.lines().position(|l| l.trim() == header).map(|i| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_means_defaults() {
+        let p = parse_settings("", "mcec.settings").unwrap();
+        assert_eq!(p.value, Settings::default());
+        assert!(p.warnings.is_empty());
+        assert!(!p.value.agent_commands_enabled);
+        assert_eq!(p.value.mcp_http_port, 5151);
+        assert_eq!(p.value.emergency_stop_hotkey, "Ctrl+Alt+Shift+S");
+    }
+
+    #[test]
+    fn every_key_is_read() {
+        let text = r#"
+AgentCommandsEnabled = true
+McpServerEnabled = true
+McpBindAddress = "0.0.0.0"
+McpHttpPort = 6000
+McpAuthToken = "abc"
+EmergencyStopEnabled = false
+EmergencyStopHotkey = "Pause"
+CommandOverlayEnabled = false
+AllowSessionProvisioning = true
+ActAsServer = true
+"#;
+        let s = parse_settings(text, "f").unwrap().value;
+        assert!(s.agent_commands_enabled && s.mcp_server_enabled && s.allow_session_provisioning);
+        assert!(s.act_as_server && !s.emergency_stop_enabled && !s.command_overlay_enabled);
+        assert_eq!(s.mcp_bind_address, "0.0.0.0");
+        assert_eq!(s.mcp_http_port, 6000);
+        assert_eq!(s.auth_token(), Some("abc"));
+        assert_eq!(s.emergency_stop_hotkey, "Pause");
+    }
+
+    #[test]
+    fn wrong_type_names_file_line_and_key() {
+        let err = parse_settings("McpHttpPort = 5151\nAgentCommandsEnabled = \"yes\"\n", "/x/mcec.settings")
+            .unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert_eq!(err.key.as_deref(), Some("AgentCommandsEnabled"));
+        let msg = err.to_string();
+        assert!(msg.contains("/x/mcec.settings, line 2, key `AgentCommandsEnabled`"), "{msg}");
+        assert!(msg.contains("expected true or false, found string"), "{msg}");
+    }
+
+    #[test]
+    fn port_out_of_range_is_an_error() {
+        for bad in ["McpHttpPort = 0", "McpHttpPort = 70000", "McpHttpPort = -1"] {
+            let err = parse_settings(bad, "f").unwrap_err();
+            assert_eq!(err.key.as_deref(), Some("McpHttpPort"), "{bad}");
+        }
+        assert!(parse_settings("McpHttpPort = \"80\"", "f").is_err());
+    }
+
+    #[test]
+    fn syntax_error_names_the_line() {
+        let err = parse_settings("AgentCommandsEnabled = true\nthis is not toml\n", "f").unwrap_err();
+        assert_eq!(err.line, Some(2));
+        assert!(err.to_string().contains("not valid TOML"));
+    }
+
+    #[test]
+    fn unknown_keys_are_warnings() {
+        let p = parse_settings("Colour = \"blue\"\nAgentCommandsEnabled = true", "f").unwrap();
+        assert!(p.value.agent_commands_enabled);
+        assert_eq!(p.warnings.len(), 1);
+        assert!(p.warnings[0].contains("`Colour`"));
+    }
+
+    #[test]
+    fn debug_never_shows_the_token() {
+        let s = Settings { mcp_auth_token: "s3cr3t-token".into(), ..Settings::default() };
+        assert!(!format!("{s:?}").contains("s3cr3t"));
+    }
+
+    #[test]
+    fn commands_default_to_disabled() {
+        let c = parse_commands("", "c").unwrap().value;
+        assert!(!c.is_enabled("click"));
+    }
+
+    #[test]
+    fn commands_are_read_and_unknown_ones_warned() {
+        let p = parse_commands(
+            "[click]\nEnabled = true\n[capture]\nEnabled = false\n[frobnicate]\nEnabled = true\n",
+            "c",
+        )
+        .unwrap();
+        assert!(p.value.is_enabled("click"));
+        assert!(!p.value.is_enabled("capture"));
+        assert!(!p.value.is_enabled("frobnicate"));
+        assert_eq!(p.warnings.len(), 1);
+    }
+
+    #[test]
+    fn commands_wrong_type_is_an_error() {
+        let err = parse_commands("[click]\nEnabled = 1\n", "c").unwrap_err();
+        assert_eq!(err.key.as_deref(), Some("click.Enabled"));
+        assert_eq!(err.line, Some(1));
+        assert!(parse_commands("click = true", "c").is_err());
+    }
+
+    #[test]
+    fn commands_round_trip_through_toml() {
+        let c = Commands::enabling(["click", "capture"]);
+        assert_eq!(parse_commands(&c.to_toml(), "c").unwrap().value, c);
+    }
+}

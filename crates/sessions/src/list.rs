@@ -1,0 +1,115 @@
+//! `mcec sessions list`: what is in the sessions root, for the operator.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use crate::id::SessionId;
+use crate::lock::is_locked;
+use crate::paths::session_id_of_dir;
+use crate::stamp::read_created;
+
+/// One provisioned session as the operator sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub id: SessionId,
+    pub directory: PathBuf,
+    /// Creation time, unix seconds (0 when the stamp is unreadable).
+    pub created: u64,
+    pub age_secs: u64,
+    /// Bytes in regular files and links below the directory (links are not followed).
+    pub size_bytes: u64,
+    /// Whether an instance holds the session's lock (otherwise it is stale).
+    pub running: bool,
+}
+
+/// Every session in `sessions_root`, oldest first. Entries that are not session directories
+/// are skipped; a missing or unreadable root gives an empty list.
+pub fn list_sessions(sessions_root: &Path) -> Vec<SessionSummary> {
+    list_sessions_at(sessions_root, SystemTime::now())
+}
+
+/// [`list_sessions`] with ages measured from `now`.
+pub fn list_sessions_at(sessions_root: &Path, now: SystemTime) -> Vec<SessionSummary> {
+    let Ok(entries) = std::fs::read_dir(sessions_root) else {
+        return Vec::new();
+    };
+    let mut out: Vec<SessionSummary> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let dir = entry.path();
+            let id = session_id_of_dir(&dir)?;
+            let created = read_created(&dir);
+            let age = created.map_or(Duration::ZERO, |c| now.duration_since(c).unwrap_or_default());
+            Some(SessionSummary {
+                id,
+                created: created
+                    .and_then(|c| c.duration_since(UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_secs()),
+                age_secs: age.as_secs(),
+                size_bytes: tree_size(&dir),
+                running: is_locked(&dir),
+                directory: dir,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.created.cmp(&b.created).then(a.id.cmp(&b.id)));
+    out
+}
+
+/// Total size of the files under `dir`, never following a symlink; unreadable parts count 0.
+fn tree_size(dir: &Path) -> u64 {
+    let mut total = 0u64;
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for entry in entries.filter_map(Result::ok) {
+            let Ok(meta) = std::fs::symlink_metadata(entry.path()) else { continue };
+            if meta.file_type().is_dir() {
+                pending.push(entry.path());
+            } else {
+                total = total.saturating_add(meta.len());
+            }
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lock::InstanceLock;
+    use crate::stamp::write_stamp;
+
+    #[test]
+    fn lists_sessions_with_age_size_and_running() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("big"), vec![0u8; 10_000]).expect("write");
+        let now = UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let a = root.path().join("00000000000a");
+        let b = root.path().join("00000000000b");
+        for (dir, age) in [(&a, 100u64), (&b, 50)] {
+            std::fs::create_dir(dir).expect("mkdir");
+            write_stamp(dir, now - Duration::from_secs(age)).expect("stamp");
+        }
+        std::fs::create_dir(a.join("sub")).expect("mkdir");
+        std::fs::write(a.join("sub").join("f"), vec![1u8; 1000]).expect("write");
+        std::os::unix::fs::symlink(outside.path(), a.join("link")).expect("symlink");
+        std::fs::create_dir(root.path().join("junk")).expect("mkdir");
+        let held = InstanceLock::acquire(&b).expect("lock");
+
+        let list = list_sessions_at(root.path(), now);
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[0].id.as_str(), "00000000000a");
+        assert_eq!(list[0].age_secs, 100);
+        assert!(!list[0].running);
+        assert!(list[0].size_bytes >= 1000 && list[0].size_bytes < 10_000, "{}", list[0].size_bytes);
+        assert_eq!(list[1].id.as_str(), "00000000000b");
+        assert!(list[1].running);
+        drop(held);
+        assert!(list_sessions(&root.path().join("missing")).is_empty());
+    }
+}

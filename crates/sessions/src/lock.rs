@@ -1,0 +1,194 @@
+//! The instance lock: how "this copy is running" is signalled on Linux.
+//!
+//! A running executable is not locked on Linux, so a running mcec holds an exclusive `flock`
+//! on `<its dir>/.mcec.lock` for its whole life (through [`std::fs::File::try_lock`], no
+//! `unsafe`). The kernel drops the lock when the last descriptor closes, which includes a
+//! crash or `kill -9`: the signal can never outlive the process.
+//!
+//! `flock` locks belong to an *open file description*, so two separate `File::open`s of the
+//! lock file conflict even inside one process; the tests rely on that.
+//!
+//! The lock file is opened with `O_NOFOLLOW`: a symlink planted at `.mcec.lock` is never
+//! followed, so no instance can lock it and no probe can be fooled through it.
+
+use std::fmt;
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::paths::LOCK_FILE;
+
+/// A held instance lock. Keep it alive for as long as the instance runs; dropping it (or the
+/// process dying) releases the lock.
+#[derive(Debug)]
+pub struct InstanceLock {
+    file: File,
+    path: PathBuf,
+}
+
+/// Why the lock could not be taken.
+#[derive(Debug)]
+pub enum LockError {
+    /// Another open lock file (normally another running instance) holds it. `pid` is the
+    /// process id the holder wrote into the file, when it could be read.
+    HeldByOther { path: PathBuf, pid: Option<u32> },
+    /// The lock file could not be opened or locked.
+    Io { path: PathBuf, error: std::io::Error },
+}
+
+impl fmt::Display for LockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LockError::HeldByOther { path, pid: Some(pid) } => write!(
+                f,
+                "another mcec instance (pid {pid}) is already running from this directory (it holds {})",
+                path.display()
+            ),
+            LockError::HeldByOther { path, pid: None } => write!(
+                f,
+                "another mcec instance is already running from this directory (it holds {})",
+                path.display()
+            ),
+            LockError::Io { path, error } => {
+                write!(f, "cannot take the instance lock {}: {error}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for LockError {}
+
+fn open_lock_file(path: &Path, create: bool) -> std::io::Result<File> {
+    let mut opts = OpenOptions::new();
+    opts.read(true).custom_flags(libc::O_NOFOLLOW);
+    if create {
+        opts.write(true).create(true).mode(0o600);
+    }
+    opts.open(path)
+}
+
+impl InstanceLock {
+    /// Takes the exclusive lock on `<dir>/.mcec.lock`, creating the file (mode 0600) if needed,
+    /// and records this process id in it for diagnostics. Never blocks.
+    pub fn acquire(dir: &Path) -> Result<InstanceLock, LockError> {
+        let path = dir.join(LOCK_FILE);
+        let io_err = |error| LockError::Io { path: path.clone(), error };
+        let mut file = open_lock_file(&path, true).map_err(io_err)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let pid = read_pid(&mut file);
+                return Err(LockError::HeldByOther { path, pid });
+            }
+            Err(TryLockError::Error(error)) => return Err(LockError::Io { path, error }),
+        }
+        // The pid is only a hint for error messages; failing to write it is harmless.
+        let _ = file
+            .set_len(0)
+            .and_then(|()| file.seek(SeekFrom::Start(0)))
+            .and_then(|_| writeln!(file, "{}", std::process::id()))
+            .and_then(|()| file.flush());
+        Ok(InstanceLock { file, path })
+    }
+
+    /// The lock file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Releases the lock now (dropping the value does the same).
+    pub fn release(self) {
+        let _ = self.file.unlock();
+    }
+}
+
+/// Whether `error` (from opening a lock file) shows that the path can never be locked by an
+/// instance: it is a symlink (refused by `O_NOFOLLOW`) or a directory.
+pub(crate) fn lock_file_is_unusable(error: &std::io::Error) -> bool {
+    error.raw_os_error() == Some(libc::ELOOP) || error.kind() == std::io::ErrorKind::IsADirectory
+}
+
+fn read_pid(file: &mut File) -> Option<u32> {
+    let mut text = String::new();
+    file.seek(SeekFrom::Start(0)).ok()?;
+    file.take(32).read_to_string(&mut text).ok()?;
+    text.trim().parse().ok()
+}
+
+/// Whether some instance holds the lock in `dir`. Probes by taking and releasing the lock, so
+/// an instance starting in that instant would see it held and refuse to start; callers use
+/// this for display and pre-checks only. A missing lock file means "not locked"; any other
+/// failure to probe counts as locked, so a doubtful session is never treated as stopped.
+pub fn is_locked(dir: &Path) -> bool {
+    let path = dir.join(LOCK_FILE);
+    let file = match open_lock_file(&path, false) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+        // No instance can hold a symlink or a directory: `acquire` refuses both.
+        Err(e) if lock_file_is_unusable(&e) => return false,
+        Err(_) => return true,
+    };
+    match file.try_lock() {
+        Ok(()) => {
+            let _ = file.unlock();
+            false
+        }
+        Err(TryLockError::WouldBlock) => true,
+        Err(TryLockError::Error(_)) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_acquire_conflicts_until_release() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert!(!is_locked(dir.path()));
+        let held = InstanceLock::acquire(dir.path()).expect("first lock");
+        assert!(is_locked(dir.path()));
+        match InstanceLock::acquire(dir.path()) {
+            Err(LockError::HeldByOther { pid, .. }) => assert_eq!(pid, Some(std::process::id())),
+            other => panic!("expected HeldByOther, got {other:?}"),
+        }
+        // A probe does not steal the lock.
+        assert!(is_locked(dir.path()));
+        held.release();
+        assert!(!is_locked(dir.path()));
+        let again = InstanceLock::acquire(dir.path()).expect("relock");
+        drop(again);
+        assert!(!is_locked(dir.path()));
+    }
+
+    #[test]
+    fn separate_open_in_same_process_conflicts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(LOCK_FILE);
+        let a = File::create(&path).expect("create");
+        a.try_lock().expect("lock a");
+        let b = File::open(&path).expect("open");
+        assert!(matches!(b.try_lock(), Err(TryLockError::WouldBlock)));
+        assert!(is_locked(dir.path()));
+    }
+
+    #[test]
+    fn symlinked_lock_file_is_not_followed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let outside = tempfile::tempdir().expect("tempdir");
+        let target = outside.path().join("victim");
+        std::fs::write(&target, b"keep").expect("write");
+        std::os::unix::fs::symlink(&target, dir.path().join(LOCK_FILE)).expect("symlink");
+        assert!(matches!(InstanceLock::acquire(dir.path()), Err(LockError::Io { .. })));
+        assert!(!is_locked(dir.path()), "nobody can hold a symlinked lock");
+        assert_eq!(std::fs::read(&target).expect("read"), b"keep");
+    }
+
+    #[test]
+    fn error_messages_name_the_lock() {
+        let e = LockError::HeldByOther { path: PathBuf::from("/s/.mcec.lock"), pid: Some(7) };
+        let text = e.to_string();
+        assert!(text.contains("pid 7") && text.contains("/s/.mcec.lock"), "{text}");
+    }
+}

@@ -1,0 +1,487 @@
+//! `provision-session`: make a disposable, agent-ready copy of mcec.
+//!
+//! A session is `<sessions root>/<id>/` (0700) holding a copy of the running executable
+//! (`mcec`, 0700), a co-located `mcec.settings` and `mcec.commands` (0600, each written to a
+//! temporary file and renamed into place) and the creation stamp. Because the copy runs from a
+//! non-installed location it reads that co-located config with no flags.
+//!
+//! Only the executable is copied: the Linux binary needs no sibling files, and copying nothing
+//! else guarantees the operator's `mcec.settings`, `mcec.commands` and `*.log` never leak into
+//! a session and the sessions root is never recursed into.
+//!
+//! Provisioning is all or nothing: the stamp is written first (so the directory is a session
+//! from its first instant and the guarded removal can take it back), and if any later step
+//! fails the directory is removed and the caller gets [`ProvisionError::Failed`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::fs::{DirBuilder, OpenOptions};
+use std::io::Write;
+use std::net::{Ipv4Addr, TcpListener};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use mcec_rules::{ErrorCode, ToolError};
+use serde::Serialize;
+
+use crate::id::SessionId;
+use crate::paths::{COMMANDS_FILE, EXE_NAME, SETTINGS_FILE};
+use crate::reaper::{REAP_AGE, reap};
+use crate::remove::{Removal, remove_session_dir};
+use crate::token::SessionToken;
+
+/// Most entries `commands` may hold.
+pub const MAX_COMMANDS: usize = 256;
+/// The one tool provisioning never enables.
+pub const NEVER_PROVISIONED: &str = "launch";
+/// The loopback address every session binds.
+pub const SESSION_BIND_ADDRESS: &str = "127.0.0.1";
+/// Used when the caller passes an empty operator hotkey.
+pub const DEFAULT_HOTKEY: &str = "Ctrl+Alt+Shift+S";
+
+/// What to provision.
+#[derive(Debug, Clone)]
+pub struct ProvisionRequest {
+    /// Normally [`crate::paths::XdgDirs::sessions_root`].
+    pub sessions_root: PathBuf,
+    /// The running executable, copied as the session's `mcec`.
+    pub source_exe: PathBuf,
+    /// Whether the copy starts its HTTP front door (`McpServerEnabled`).
+    pub mcp_server: bool,
+    /// Tools to enable; `None` means every tool except `launch`.
+    pub commands: Option<Vec<String>>,
+    /// The full tool surface of this build (provision-session/end-session included or not).
+    pub all_tool_names: Vec<String>,
+    /// The operator's own `EmergencyStopHotkey`, carried into the session.
+    pub operator_hotkey: String,
+}
+
+/// The handoff: everything the agent needs to run, reach and end its session.
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Handoff {
+    pub session_id: SessionId,
+    pub directory: PathBuf,
+    pub exe_path: PathBuf,
+    pub working_dir: PathBuf,
+    pub token: String,
+    /// A shell command line that starts the copy.
+    pub launch: String,
+    pub teardown: String,
+    pub mcp_server_enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bind_address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp_endpoint: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authorization: Option<String>,
+    /// Requested commands that were not enabled, and why.
+    pub warnings: Vec<String>,
+}
+
+impl fmt::Debug for Handoff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handoff")
+            .field("session_id", &self.session_id)
+            .field("directory", &self.directory)
+            .field("launch", &self.launch)
+            .field("mcp_server_enabled", &self.mcp_server_enabled)
+            .field("port", &self.port)
+            .field("token", &"<redacted>")
+            .field("warnings", &self.warnings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why provisioning refused or failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProvisionError {
+    /// The request itself is unacceptable (nothing was touched on disk).
+    BadArguments { field: &'static str, problem: String },
+    /// A step failed; the partial directory has been removed. The text names the step.
+    Failed(String),
+}
+
+impl ProvisionError {
+    /// The error an agent sees.
+    pub fn to_tool_error(&self) -> ToolError {
+        match self {
+            ProvisionError::BadArguments { field, problem } => ToolError::bad_argument(field, problem),
+            ProvisionError::Failed(cause) => ToolError::new(
+                ErrorCode::ProvisioningFailed,
+                format!("Provisioning failed and nothing was left behind: {cause}."),
+            ),
+        }
+    }
+}
+
+impl fmt::Display for ProvisionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProvisionError::BadArguments { field, problem } => write!(f, "`{field}`: {problem}"),
+            ProvisionError::Failed(cause) => write!(f, "provisioning failed: {cause}"),
+        }
+    }
+}
+
+impl std::error::Error for ProvisionError {}
+
+/// Which tools a session enables, and what the agent should hear about its request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandPlan {
+    /// Every known tool name and whether it is enabled.
+    pub enabled: BTreeMap<String, bool>,
+    pub warnings: Vec<String>,
+}
+
+fn shown(name: &str) -> String {
+    const MAX: usize = 64;
+    if name.chars().count() <= MAX {
+        format!("`{name}`")
+    } else {
+        format!("`{}…`", name.chars().take(MAX).collect::<String>())
+    }
+}
+
+/// Decides the `mcec.commands` table. More than [`MAX_COMMANDS`] entries is `bad-arguments`;
+/// everything else the agent asked for is honoured where possible and explained otherwise:
+/// an empty name, a repeated name, an unknown name and `launch` each add a warning (duplicates
+/// are harmless, so they are collapsed rather than refused).
+pub fn plan_commands(requested: Option<&[String]>, all: &[String]) -> Result<CommandPlan, ProvisionError> {
+    let known: BTreeSet<&str> = all.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
+    let mut warnings = Vec::new();
+    let wanted: BTreeSet<&str> = match requested {
+        None => known.iter().copied().filter(|n| *n != NEVER_PROVISIONED).collect(),
+        Some(list) => {
+            if list.len() > MAX_COMMANDS {
+                return Err(ProvisionError::BadArguments {
+                    field: "commands",
+                    problem: format!("has {} entries; at most {MAX_COMMANDS} are allowed", list.len()),
+                });
+            }
+            let mut seen = BTreeSet::new();
+            let mut wanted = BTreeSet::new();
+            for name in list {
+                let name = name.as_str();
+                if name.trim().is_empty() {
+                    warnings.push("an empty command name was ignored".to_string());
+                } else if !seen.insert(name) {
+                    warnings.push(format!("{} was listed more than once", shown(name)));
+                } else if name == NEVER_PROVISIONED {
+                    warnings.push(format!("{} is never enabled in a provisioned session", shown(name)));
+                } else if !known.contains(name) {
+                    warnings.push(format!("unknown command {} was ignored", shown(name)));
+                } else {
+                    wanted.insert(name);
+                }
+            }
+            if wanted.is_empty() {
+                warnings.push("no command is enabled in this session".to_string());
+            }
+            wanted
+        }
+    };
+    let enabled = known
+        .iter()
+        .map(|n| (n.to_string(), wanted.contains(n)))
+        .collect();
+    Ok(CommandPlan { enabled, warnings })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct SessionSettings<'a> {
+    agent_commands_enabled: bool,
+    act_as_server: bool,
+    mcp_server_enabled: bool,
+    mcp_bind_address: &'a str,
+    mcp_http_port: u16,
+    mcp_auth_token: &'a str,
+    allow_session_provisioning: bool,
+    emergency_stop_enabled: bool,
+    command_overlay_enabled: bool,
+    emergency_stop_hotkey: &'a str,
+}
+
+#[derive(Serialize)]
+struct CommandEntry {
+    #[serde(rename = "Enabled")]
+    enabled: bool,
+}
+
+/// A loopback port that was free a moment ago (bind port 0, read it, release it).
+pub fn free_loopback_port() -> std::io::Result<u16> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// Provisions a session now. See the module doc.
+pub fn provision(req: ProvisionRequest) -> Result<Handoff, ProvisionError> {
+    provision_at(req, SystemTime::now())
+}
+
+/// [`provision`] with the clock given (the creation stamp and the pre-provision reap use it).
+pub fn provision_at(req: ProvisionRequest, now: SystemTime) -> Result<Handoff, ProvisionError> {
+    let plan = plan_commands(req.commands.as_deref(), &req.all_tool_names)?;
+    let report = reap(&req.sessions_root, REAP_AGE, now);
+    tracing::debug!(removed = report.removed.len(), "pre-provision reap done");
+
+    let root = prepare_root(&req.sessions_root).map_err(ProvisionError::Failed)?;
+    let (id, dir) = create_session_dir(&root, now).map_err(ProvisionError::Failed)?;
+    match fill_session(&req, &plan, &id, &dir) {
+        Ok(handoff) => {
+            tracing::info!(
+                "AGENT-AUDIT: session-provisioned; session={id} dir={} mcpServer={} commands_enabled={}",
+                dir.display(),
+                req.mcp_server,
+                plan.enabled.values().filter(|e| **e).count()
+            );
+            Ok(handoff)
+        }
+        Err(cause) => {
+            match remove_session_dir(&root, &id) {
+                Ok(Removal::Removed | Removal::AlreadyGone) => {}
+                Err(e) => tracing::error!(session = %id, "could not remove a failed session: {e}"),
+            }
+            tracing::warn!("AGENT-AUDIT: provision-failed; session={id} cause={cause}");
+            Err(ProvisionError::Failed(cause))
+        }
+    }
+}
+
+/// Creates the sessions root (0700) if needed and returns its real path.
+fn prepare_root(root: &Path) -> Result<PathBuf, String> {
+    match std::fs::metadata(root) {
+        Ok(m) if !m.is_dir() => {
+            return Err(format!("the sessions root {} exists but is not a directory", root.display()));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(root)
+                .map_err(|e| format!("cannot create the sessions root {}: {e}", root.display()))?;
+        }
+        Err(e) => return Err(format!("cannot use the sessions root {}: {e}", root.display())),
+    }
+    root.canonicalize()
+        .map_err(|e| format!("cannot resolve the sessions root {}: {e}", root.display()))
+}
+
+/// Creates `<root>/<fresh id>` (0700) with its stamp. Nothing to clean up on error: a failed
+/// stamp leaves an empty directory, which is removed here.
+fn create_session_dir(root: &Path, now: SystemTime) -> Result<(SessionId, PathBuf), String> {
+    for _ in 0..8 {
+        let id = SessionId::generate().map_err(|e| format!("no OS randomness for the id: {e}"))?;
+        let dir = root.join(id.as_str());
+        match DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(format!(
+                    "cannot create a session directory in {}: {e}",
+                    root.display()
+                ));
+            }
+        }
+        if let Err(e) = crate::stamp::write_stamp(&dir, now) {
+            let _ = std::fs::remove_file(dir.join(crate::paths::STAMP_FILE));
+            let _ = std::fs::remove_dir(&dir);
+            return Err(format!("cannot write the creation stamp: {e}"));
+        }
+        return Ok((id, dir));
+    }
+    Err("could not find an unused session id".into())
+}
+
+fn fill_session(
+    req: &ProvisionRequest,
+    plan: &CommandPlan,
+    id: &SessionId,
+    dir: &Path,
+) -> Result<Handoff, String> {
+    let exe = dir.join(EXE_NAME);
+    copy_executable(&req.source_exe, &exe)?;
+
+    let port = free_loopback_port().map_err(|e| format!("no free loopback port: {e}"))?;
+    let token = SessionToken::generate().map_err(|e| format!("no OS randomness for the token: {e}"))?;
+    let hotkey = match req.operator_hotkey.trim() {
+        "" => DEFAULT_HOTKEY,
+        h => h,
+    };
+    let settings = SessionSettings {
+        agent_commands_enabled: true,
+        act_as_server: false,
+        mcp_server_enabled: req.mcp_server,
+        mcp_bind_address: SESSION_BIND_ADDRESS,
+        mcp_http_port: port,
+        mcp_auth_token: token.expose(),
+        allow_session_provisioning: false,
+        emergency_stop_enabled: true,
+        command_overlay_enabled: true,
+        emergency_stop_hotkey: hotkey,
+    };
+    let settings_text = format!(
+        "# Written by mcec for provisioned session {id}. Deleted with the session.\n{}",
+        toml::to_string(&settings).map_err(|e| format!("cannot encode the settings: {e}"))?
+    );
+    write_atomic(dir, SETTINGS_FILE, settings_text.as_bytes())?;
+
+    let commands: BTreeMap<&str, CommandEntry> = plan
+        .enabled
+        .iter()
+        .map(|(name, on)| (name.as_str(), CommandEntry { enabled: *on }))
+        .collect();
+    let commands_text = format!(
+        "# Written by mcec for provisioned session {id}. `launch` is never enabled here.\n{}",
+        toml::to_string(&commands).map_err(|e| format!("cannot encode the commands: {e}"))?
+    );
+    write_atomic(dir, COMMANDS_FILE, commands_text.as_bytes())?;
+    sync_dir(dir)?;
+
+    let exe_text = shell_quote(&exe.to_string_lossy());
+    let launch = if req.mcp_server { exe_text } else { format!("{exe_text} mcp") };
+    let http = req.mcp_server;
+    Ok(Handoff {
+        session_id: *id,
+        directory: dir.to_path_buf(),
+        exe_path: exe,
+        working_dir: dir.to_path_buf(),
+        launch,
+        teardown: format!(
+            "When done, stop the session's mcec process, then call end-session with \
+             {{\"sessionId\": \"{id}\", \"token\": <the token above>}}; its directory is deleted."
+        ),
+        mcp_server_enabled: http,
+        bind_address: http.then(|| SESSION_BIND_ADDRESS.to_string()),
+        port: http.then_some(port),
+        mcp_endpoint: http.then(|| format!("http://{SESSION_BIND_ADDRESS}:{port}/mcp")),
+        authorization: http.then(|| format!("Bearer {}", token.expose())),
+        token: token.expose().to_string(),
+        warnings: plan.warnings.clone(),
+    })
+}
+
+fn copy_executable(source: &Path, dest: &Path) -> Result<(), String> {
+    let meta = std::fs::metadata(source)
+        .map_err(|e| format!("cannot read the running executable {}: {e}", source.display()))?;
+    if !meta.is_file() {
+        return Err(format!("the running executable {} is not a regular file", source.display()));
+    }
+    std::fs::copy(source, dest)
+        .map_err(|e| format!("cannot copy the executable {}: {e}", source.display()))?;
+    std::fs::set_permissions(dest, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| format!("cannot set the copy's permissions: {e}"))?;
+    Ok(())
+}
+
+/// Writes `dir/name` via a temporary file (0600) in the same directory and a rename, so a
+/// reader sees either no file or the whole file.
+fn write_atomic(dir: &Path, name: &str, contents: &[u8]) -> Result<(), String> {
+    let mut suffix = [0u8; 6];
+    getrandom::fill(&mut suffix).map_err(|e| format!("no OS randomness: {e}"))?;
+    let tmp = dir.join(format!(".{name}.tmp-{}", hex::encode(suffix)));
+    let result = (|| -> std::io::Result<()> {
+        let mut file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+        file.write_all(contents)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, dir.join(name))
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write {name}: {e}")
+    })
+}
+
+fn sync_dir(dir: &Path) -> Result<(), String> {
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| format!("cannot flush the session directory: {e}"))
+}
+
+/// Quotes `s` for a POSIX shell when it holds anything beyond a safe set.
+fn shell_quote(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn default_plan_enables_all_but_launch() {
+        let plan = plan_commands(None, &names(&["click", "launch", "screenshot"])).expect("plan");
+        assert_eq!(plan.enabled.get("click"), Some(&true));
+        assert_eq!(plan.enabled.get("screenshot"), Some(&true));
+        assert_eq!(plan.enabled.get("launch"), Some(&false));
+        assert!(plan.warnings.is_empty());
+    }
+
+    #[test]
+    fn requested_plan_warns_about_everything_it_drops() {
+        let all = names(&["click", "launch", "screenshot", "type"]);
+        let req = names(&["click", "click", "", "launch", "bogus", "type"]);
+        let plan = plan_commands(Some(&req), &all).expect("plan");
+        assert_eq!(plan.enabled.get("click"), Some(&true));
+        assert_eq!(plan.enabled.get("type"), Some(&true));
+        assert_eq!(plan.enabled.get("screenshot"), Some(&false));
+        assert_eq!(plan.enabled.get("launch"), Some(&false));
+        assert!(!plan.enabled.contains_key("bogus"));
+        let w = plan.warnings.join("\n");
+        assert!(w.contains("`click` was listed more than once"), "{w}");
+        assert!(w.contains("empty command name"), "{w}");
+        assert!(w.contains("`launch` is never enabled"), "{w}");
+        assert!(w.contains("unknown command `bogus`"), "{w}");
+        assert_eq!(plan.warnings.len(), 4);
+    }
+
+    #[test]
+    fn too_many_commands_is_bad_arguments() {
+        let all = names(&["click"]);
+        let ok = vec!["click".to_string(); MAX_COMMANDS];
+        assert!(plan_commands(Some(&ok), &all).is_ok());
+        let many = vec!["click".to_string(); 10_000];
+        let e = plan_commands(Some(&many), &all).expect_err("refused");
+        assert_eq!(e.to_tool_error().code, ErrorCode::BadArguments);
+        assert!(e.to_string().contains("10000"));
+    }
+
+    #[test]
+    fn empty_request_warns_that_nothing_is_enabled() {
+        let plan = plan_commands(Some(&[]), &names(&["click"])).expect("plan");
+        assert_eq!(plan.enabled.get("click"), Some(&false));
+        assert_eq!(plan.warnings, vec!["no command is enabled in this session"]);
+    }
+
+    #[test]
+    fn long_names_are_truncated_in_warnings() {
+        let long = "x".repeat(5000);
+        let plan = plan_commands(Some(&[long]), &names(&["click"])).expect("plan");
+        assert!(plan.warnings[0].len() < 200);
+    }
+
+    #[test]
+    fn shell_quoting() {
+        assert_eq!(shell_quote("/home/op/.local/state/mcec/sessions/0a/mcec"), "/home/op/.local/state/mcec/sessions/0a/mcec");
+        assert_eq!(shell_quote("/home/o p/mcec"), "'/home/o p/mcec'");
+        assert_eq!(shell_quote("/it's"), r"'/it'\''s'");
+    }
+
+    #[test]
+    fn free_port_is_nonzero() {
+        assert_ne!(free_loopback_port().expect("port"), 0);
+    }
+}

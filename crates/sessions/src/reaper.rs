@@ -1,0 +1,153 @@
+//! The reaper: the belt-and-braces clean-up of sessions nobody ended.
+//!
+//! It runs on every launch of `mcec`/`mcec mcp` and before every provision, and removes each
+//! session directory whose creation stamp is older than the limit (12 h), unless its instance
+//! holds the lock. Anything in the sessions root that is not a session directory is left alone
+//! and named in the report. It never panics and never returns an error: every failure becomes
+//! a line in [`ReapReport::errors`]. Removal goes through [`crate::remove_session_dir`].
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+use crate::id::SessionId;
+use crate::paths::session_id_of_dir;
+use crate::remove::{ROOT_LOCK_FILE, Removal, RemoveError, remove_session_dir};
+use crate::stamp::read_created;
+
+/// Sessions older than this are reaped.
+pub const REAP_AGE: Duration = Duration::from_secs(12 * 60 * 60);
+
+/// What one reaper pass did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReapReport {
+    /// Stale sessions removed.
+    pub removed: Vec<SessionId>,
+    /// Stale sessions kept because their instance holds the lock.
+    pub skipped_running: Vec<SessionId>,
+    /// Names of entries in the root that are not session directories.
+    pub skipped_not_session: Vec<String>,
+    /// Failures, one sentence each.
+    pub errors: Vec<String>,
+}
+
+/// Removes sessions in `sessions_root` created more than `max_age` before `now`.
+pub fn reap(sessions_root: &Path, max_age: Duration, now: SystemTime) -> ReapReport {
+    let mut report = ReapReport::default();
+    match std::fs::read_dir(sessions_root) {
+        Ok(entries) => {
+            for entry in entries {
+                match entry {
+                    Ok(entry) => reap_entry(sessions_root, &entry.path(), max_age, now, &mut report),
+                    Err(e) => report.errors.push(format!("cannot read an entry: {e}")),
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => report
+            .errors
+            .push(format!("cannot read the sessions root {}: {e}", sessions_root.display())),
+    }
+    report.removed.sort();
+    report.skipped_running.sort();
+    report.skipped_not_session.sort();
+    tracing::info!(
+        "AGENT-AUDIT: reap-summary; removed={} skipped_running={} skipped_not_session={} errors={}",
+        report.removed.len(),
+        report.skipped_running.len(),
+        report.skipped_not_session.len(),
+        report.errors.len()
+    );
+    for e in &report.errors {
+        tracing::warn!("reaper: {e}");
+    }
+    report
+}
+
+fn reap_entry(root: &Path, path: &Path, max_age: Duration, now: SystemTime, report: &mut ReapReport) {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if name == ROOT_LOCK_FILE {
+        return;
+    }
+    let Some(id) = session_id_of_dir(path) else {
+        report.skipped_not_session.push(name);
+        return;
+    };
+    let Some(created) = read_created(path) else {
+        report.errors.push(format!("session {id}: cannot read its creation stamp"));
+        return;
+    };
+    // A stamp in the future (clock change) counts as age zero: never reaped early.
+    let age = now.duration_since(created).unwrap_or(Duration::ZERO);
+    if age <= max_age {
+        return;
+    }
+    match remove_session_dir(root, &id) {
+        Ok(Removal::Removed) => {
+            tracing::info!(
+                "AGENT-AUDIT: session-reaped; session={id} age_secs={}",
+                age.as_secs()
+            );
+            report.removed.push(id);
+        }
+        Ok(Removal::AlreadyGone) => {}
+        Err(RemoveError::Running(id)) => report.skipped_running.push(id),
+        Err(RemoveError::NotASession(_)) => report.skipped_not_session.push(name),
+        Err(e) => report.errors.push(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lock::InstanceLock;
+    use crate::stamp::write_stamp;
+    use std::time::UNIX_EPOCH;
+
+    fn session(root: &Path, id: &str, created: SystemTime) -> std::path::PathBuf {
+        let dir = root.join(id);
+        std::fs::create_dir(&dir).expect("mkdir");
+        write_stamp(&dir, created).expect("stamp");
+        dir
+    }
+
+    #[test]
+    fn reaps_only_stale_stopped_sessions() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let now = UNIX_EPOCH + Duration::from_secs(2_000_000_000);
+        let old = now - REAP_AGE - Duration::from_secs(60);
+        let stale = session(root.path(), "00000000000a", old);
+        let fresh = session(root.path(), "00000000000b", now - Duration::from_secs(60));
+        let running = session(root.path(), "00000000000c", old);
+        let future = session(root.path(), "00000000000d", now + Duration::from_secs(3600));
+        std::fs::create_dir(root.path().join("not-a-session")).expect("mkdir");
+        std::fs::create_dir(root.path().join("00000000000e")).expect("mkdir (no stamp)");
+        std::fs::write(root.path().join("stray-file"), b"").expect("file");
+        let held = InstanceLock::acquire(&running).expect("lock");
+
+        let report = reap(root.path(), REAP_AGE, now);
+        assert_eq!(report.removed, vec![SessionId::parse("00000000000a").expect("id")]);
+        assert_eq!(report.skipped_running, vec![SessionId::parse("00000000000c").expect("id")]);
+        assert_eq!(report.skipped_not_session, vec!["00000000000e", "not-a-session", "stray-file"]);
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        assert!(!stale.exists());
+        assert!(fresh.exists() && running.exists() && future.exists());
+
+        drop(held);
+        let again = reap(root.path(), REAP_AGE, now);
+        assert_eq!(again.removed, vec![SessionId::parse("00000000000c").expect("id")]);
+    }
+
+    #[test]
+    fn missing_root_is_quiet_and_file_root_is_an_error() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let none = reap(&tmp.path().join("missing"), REAP_AGE, SystemTime::now());
+        assert_eq!(none, ReapReport::default());
+        let file = tmp.path().join("file");
+        std::fs::write(&file, b"").expect("write");
+        let r = reap(&file, REAP_AGE, SystemTime::now());
+        assert_eq!(r.errors.len(), 1);
+    }
+}
