@@ -3,7 +3,11 @@
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "mcec", version, about = "Computer-use MCP server for the Linux desktop that keeps the operator in control")]
+#[command(
+    name = "mcec",
+    version,
+    about = "Computer-use MCP server for the Linux desktop that keeps the operator in control"
+)]
 pub struct Cli {
     /// Same as `mcec mcp` (for clients that expect a flag).
     #[arg(long = "mcp", global = false)]

@@ -51,7 +51,12 @@ fn read<T: Default>(
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return T::default(),
         Err(e) => {
-            error.get_or_insert(SettingsError { file: shown, line: None, key: None, problem: format!("cannot read it ({e})") });
+            error.get_or_insert(SettingsError {
+                file: shown,
+                line: None,
+                key: None,
+                problem: format!("cannot read it ({e})"),
+            });
             return T::default();
         }
     };

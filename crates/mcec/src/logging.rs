@@ -11,7 +11,8 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-const DEFAULT_FILTER: &str = "info,rmcp=warn,winit=warn,eframe=warn,egui_glow=warn,hyper=warn,tower_http=warn";
+const DEFAULT_FILTER: &str =
+    "info,rmcp=warn,winit=warn,eframe=warn,egui_glow=warn,hyper=warn,tower_http=warn";
 
 /// Install the global subscriber. Returns a warning when the log file could not be opened.
 pub fn init(log_file: Option<&Path>) -> Option<String> {
@@ -27,8 +28,9 @@ pub fn init(log_file: Option<&Path>) -> Option<String> {
         None => (None, None),
     };
     // A `File` is unbuffered: each event is one write(2), so a crash loses no line.
-    let file_layer = file
-        .map(|f| tracing_subscriber::fmt::layer().with_writer(Mutex::new(f)).with_ansi(false).with_target(false));
+    let file_layer = file.map(|f| {
+        tracing_subscriber::fmt::layer().with_writer(Mutex::new(f)).with_ansi(false).with_target(false)
+    });
     let _ = tracing_subscriber::registry().with(filter).with(stderr).with(file_layer).try_init();
     warning
 }

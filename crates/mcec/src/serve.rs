@@ -5,14 +5,17 @@
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 use mcec_mcp::http::HttpConfig;
+use mcec_mcp::tools::{SessionServices, ToolServices};
 use mcec_mcp::{Agent, AgentConfig, audit::audit};
 use mcec_rules::StopFlag;
 use mcec_rules::gates::DesktopGate;
 use mcec_sessions::lock::InstanceLock;
 use mcec_sessions::paths::McecPaths;
+use mcec_sessions::reaper::REAP_AGE;
 
 use crate::config::{self, Loaded};
 use crate::logging;
@@ -35,7 +38,8 @@ pub fn run(mode: Mode) -> ExitCode {
 }
 
 fn start(mode: Mode) -> Result<()> {
-    let paths = McecPaths::for_current_process().context("cannot work out where this copy keeps its files")?;
+    let paths =
+        McecPaths::for_current_process().context("cannot work out where this copy keeps its files")?;
     if let Some(warning) = logging::init(Some(&paths.log_file())) {
         tracing::warn!("{warning}");
     }
@@ -61,11 +65,15 @@ fn start(mode: Mode) -> Result<()> {
         })?),
         None => None,
     };
+    // Every launch collects sessions that aged out; running ones hold their lock and are kept.
+    mcec_sessions::reaper::reap(&paths.sessions_root, REAP_AGE, SystemTime::now());
     let agent = Arc::new(build_agent(&paths, &loaded));
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     match mode {
         Mode::Stdio => runtime.block_on(async {
-            mcec_mcp::stdio::serve_stdio(agent).await.context("the MCP client did not complete initialization")
+            mcec_mcp::stdio::serve_stdio(agent)
+                .await
+                .context("the MCP client did not complete initialization")
         }),
         Mode::Host => runtime.block_on(host(agent, &loaded)),
     }
@@ -90,7 +98,16 @@ fn build_agent(paths: &McecPaths, loaded: &Loaded) -> Agent {
         commands: loaded.commands.clone(),
         desktop_gate: DesktopGate::NoDesktop { detail: "mcec was built without a desktop backend".into() },
     };
-    Agent::new(config, Default::default())
+    let sessions = SessionServices {
+        sessions_root: paths.sessions_root.clone(),
+        source_exe: paths.exe.clone(),
+        // A provisioned copy can never provision: the agent must not widen its own rights.
+        allow_provisioning: loaded.error.is_none()
+            && loaded.settings.allow_session_provisioning
+            && paths.session.is_none(),
+        operator_hotkey: loaded.settings.emergency_stop_hotkey.clone(),
+    };
+    Agent::new(config, ToolServices { sessions: Some(sessions) })
 }
 
 /// 12 lowercase hex characters from the OS random source.
@@ -121,10 +138,13 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
         );
     }
     let addr = SocketAddr::new(ip, settings.mcp_http_port);
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr} (McpHttpPort {}): is the port taken?", settings.mcp_http_port))?;
-    tracing::info!("MCP over HTTP on http://{addr}/mcp (bearer token {})", if token.is_some() { "required" } else { "not set" });
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
+        format!("cannot listen on {addr} (McpHttpPort {}): is the port taken?", settings.mcp_http_port)
+    })?;
+    tracing::info!(
+        "MCP over HTTP on http://{addr}/mcp (bearer token {})",
+        if token.is_some() { "required" } else { "not set" }
+    );
     let config = HttpConfig { port: settings.mcp_http_port, token };
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;

@@ -5,10 +5,10 @@
 use std::sync::{Mutex, PoisonError, RwLock};
 use std::time::SystemTime;
 
+use mcec_rules::StopFlag;
 use mcec_rules::gates::{CallState, DesktopGate};
 use mcec_rules::record::SessionRecord;
 use mcec_rules::settings::Commands;
-use mcec_rules::StopFlag;
 
 /// Told about each admitted call, e.g. to narrate it on the operator's overlay.
 pub trait CallObserver: Send + Sync {

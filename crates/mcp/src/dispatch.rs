@@ -32,7 +32,10 @@ impl Answer {
         let ok = self.ok();
         let mut content = Vec::with_capacity(2);
         if let Some(png) = self.png {
-            content.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(png), "image/png"));
+            content.push(ContentBlock::image(
+                base64::engine::general_purpose::STANDARD.encode(png),
+                "image/png",
+            ));
         }
         content.push(ContentBlock::text(self.envelope.to_string()));
         if ok { CallToolResult::success(content) } else { CallToolResult::error(content) }
@@ -57,7 +60,10 @@ pub fn call(agent: &Agent, name: &str, args: Option<Map<String, Value>>) -> Answ
         Err(Failure { error, refused_before_run }) => {
             agent.with_record(|r| r.count_refusal(error.code));
             let action = if refused_before_run { "refused" } else { "call" };
-            audit(action, &format!("tool={shown} ok=false code={} ms={ms:.1} detail={}", error.code, error.detail));
+            audit(
+                action,
+                &format!("tool={shown} ok=false code={} ms={ms:.1} detail={}", error.code, error.detail),
+            );
             Answer { envelope: envelope::failure(&agent.session_id, &error), png: None }
         }
     }

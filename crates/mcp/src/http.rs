@@ -92,9 +92,7 @@ async fn gate(
     let prior = state.in_flight.fetch_add(1, Ordering::SeqCst);
     let _in_flight = InFlight(&state.in_flight);
     match http_gate::decide(&head, &config, prior) {
-        Decision::Admit => {
-            next.run(request).await
-        }
+        Decision::Admit => next.run(request).await,
         Decision::Reject { status, reason } => {
             audit(
                 "http-rejected",
@@ -109,7 +107,9 @@ async fn gate(
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN);
             let mut response = (status, format!("{reason}\n")).into_response();
             if status == StatusCode::UNAUTHORIZED {
-                response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
             }
             if status == StatusCode::METHOD_NOT_ALLOWED {
                 response.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST"));

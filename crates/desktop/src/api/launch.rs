@@ -30,6 +30,9 @@ pub struct LaunchResult {
     pub waited_ms: u64,
 }
 
+/// Where the reaper thread puts the child's exit status.
+type ExitSlot = Arc<Mutex<Option<ExitStatus>>>;
+
 /// Start `program` with `args` in `dir` on `display`, detached from our stdio. A thread
 /// reaps it, recording its exit status.
 fn spawn(
@@ -37,7 +40,7 @@ fn spawn(
     args: &[String],
     dir: Option<&Path>,
     display: &str,
-) -> Result<(u32, Arc<Mutex<Option<ExitStatus>>>), std::io::Error> {
+) -> Result<(u32, ExitSlot), std::io::Error> {
     let mut cmd = Command::new(program);
     cmd.args(args).env("DISPLAY", display).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
     if let Some(d) = dir {

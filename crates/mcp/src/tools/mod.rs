@@ -3,7 +3,10 @@
 //! Dispatch owns the order (gates, parse, desktop gate, run); this module owns only the
 //! "what" of each tool.
 
+mod sessions;
 mod status;
+
+pub use sessions::SessionServices;
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -43,7 +46,9 @@ pub trait Invocation: Send + 'static {
 /// Services the tools call into. Filled in by the binary; `None` where a service is not
 /// part of this process (e.g. no desktop backend).
 #[derive(Default)]
-pub struct ToolServices {}
+pub struct ToolServices {
+    pub sessions: Option<SessionServices>,
+}
 
 type Parser = fn(Option<Map<String, Value>>) -> Result<Box<dyn Invocation>, ToolError>;
 
@@ -66,7 +71,12 @@ fn bind<T: DeserializeOwned + JsonSchema + Invocation>() -> Binding {
 }
 
 static BINDINGS: LazyLock<HashMap<&'static str, Binding>> = LazyLock::new(|| {
-    HashMap::from([(mcec_rules::catalog::SESSION_STATUS, bind::<status::SessionStatus>())])
+    use mcec_rules::catalog::{END_SESSION, PROVISION_SESSION, SESSION_STATUS};
+    HashMap::from([
+        (SESSION_STATUS, bind::<status::SessionStatus>()),
+        (PROVISION_SESSION, bind::<sessions::ProvisionSession>()),
+        (END_SESSION, bind::<sessions::EndSession>()),
+    ])
 });
 
 /// The binding for a catalogue tool, if this build has one.

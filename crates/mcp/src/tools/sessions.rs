@@ -1,0 +1,97 @@
+//! `provision-session` and `end-session`: thin bindings over `mcec-sessions`. Their own
+//! gates live here: provisioning needs the operator's opt-in in *this* copy; teardown is
+//! never behind it (teardown must always be possible) but needs the session's token.
+
+use std::path::PathBuf;
+
+use mcec_rules::{ErrorCode, ToolError, catalog};
+use mcec_sessions::provision::{ProvisionRequest, provision};
+use mcec_sessions::teardown::end_session;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{Invocation, ToolOutput};
+use crate::agent::Agent;
+
+/// What provisioning needs from the running copy.
+#[derive(Debug, Clone)]
+pub struct SessionServices {
+    pub sessions_root: PathBuf,
+    /// The running executable, copied into each session.
+    pub source_exe: PathBuf,
+    /// `AllowSessionProvisioning` of this copy (always false inside a provisioned copy).
+    pub allow_provisioning: bool,
+    /// The operator's `EmergencyStopHotkey`, carried into each session.
+    pub operator_hotkey: String,
+}
+
+/// Create a disposable copy of mcec for this agent.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ProvisionSession {
+    /// Start the copy's HTTP front door (default true); false for a stdio-only copy.
+    mcp_server: Option<bool>,
+    /// Tools to enable in the copy (default: every tool except `launch`, which is never provisioned).
+    commands: Option<Vec<String>>,
+}
+
+/// Delete a provisioned session (stop its process first).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EndSession {
+    /// The `sessionId` from the handoff: 12 lowercase hex characters.
+    session_id: String,
+    /// The `token` from the handoff.
+    token: String,
+}
+
+fn services(agent: &Agent) -> Result<&SessionServices, ToolError> {
+    agent.tools.sessions.as_ref().ok_or_else(|| {
+        ToolError::new(ErrorCode::Unavailable, "Session provisioning is not available in this process.")
+    })
+}
+
+impl Invocation for ProvisionSession {
+    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+        let services = services(agent)?;
+        if !services.allow_provisioning {
+            return Err(ToolError::new(
+                ErrorCode::ProvisioningNotAuthorized,
+                "The operator has not allowed agents to provision sessions on this machine \
+                 (AllowSessionProvisioning is off). Ask the operator to opt in; do not retry until then.",
+            ));
+        }
+        let request = ProvisionRequest {
+            sessions_root: services.sessions_root.clone(),
+            source_exe: services.source_exe.clone(),
+            mcp_server: self.mcp_server.unwrap_or(true),
+            commands: self.commands,
+            all_tool_names: catalog::TOOLS.iter().map(|t| t.name.to_string()).collect(),
+            operator_hotkey: services.operator_hotkey.clone(),
+        };
+        let handoff = provision(request).map_err(|e| e.to_tool_error())?;
+        let warnings = handoff.warnings.clone();
+        crate::audit::audit(
+            "session-provisioned",
+            &format!("id={} mcpServer={}", handoff.session_id.as_str(), handoff.mcp_server_enabled),
+        );
+        let result = serde_json::to_value(&handoff)
+            .map_err(|e| ToolError::new(ErrorCode::Internal, format!("cannot encode the handoff: {e}")))?;
+        Ok(ToolOutput { result, png: None, warnings })
+    }
+}
+
+impl Invocation for EndSession {
+    fn summary(&self) -> String {
+        format!("end-session {}", mcec_rules::gates::printable(&self.session_id))
+    }
+
+    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+        let services = services(agent)?;
+        let outcome = end_session(&services.sessions_root, &self.session_id, &self.token)
+            .map_err(|e| e.to_tool_error())?;
+        let result = serde_json::to_value(&outcome)
+            .map_err(|e| ToolError::new(ErrorCode::Internal, format!("cannot encode the outcome: {e}")))?;
+        Ok(ToolOutput::json(result))
+    }
+}
