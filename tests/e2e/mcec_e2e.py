@@ -423,6 +423,28 @@ def envelope_of(call_result: dict) -> tuple[dict, bool]:
 # --------------------------------------------------------------------------- SDK
 
 
+@contextlib.contextmanager
+def unwrap_groups() -> Iterator[None]:
+    """The SDK's task groups wrap a test's own AssertionError in nested exception groups;
+    re-raise the single underlying exception so failures read plainly."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves = []
+
+        def collect(e: BaseException) -> None:
+            if isinstance(e, BaseExceptionGroup):
+                for inner in e.exceptions:
+                    collect(inner)
+            else:
+                leaves.append(e)
+
+        collect(group)
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
+
+
 @contextlib.asynccontextmanager
 async def sdk_stdio(copy: Copy, env_extra: dict[str, str] | None = None) -> AsyncIterator[Any]:
     """An initialized official-SDK ClientSession over `mcec mcp` on this copy.
@@ -432,7 +454,7 @@ async def sdk_stdio(copy: Copy, env_extra: dict[str, str] | None = None) -> Asyn
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=str(copy.exe), args=["mcp"], env=copy.env(**(env_extra or {})), cwd=str(copy.root))
-    with open(copy.stderr_file("sdk-stderr"), "w") as errlog:
+    with open(copy.stderr_file("sdk-stderr"), "w") as errlog, unwrap_groups():
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
@@ -446,11 +468,12 @@ async def sdk_http(url: str, headers: dict[str, str] | None = None) -> AsyncIter
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    async with httpx2.AsyncClient(headers=headers or {}, timeout=HANG_GUARD_S) as client:
-        async with streamable_http_client(url, http_client=client) as (read, write):
-            async with ClientSession(read, write) as session:
-                init = await session.initialize()
-                yield session, init
+    with unwrap_groups():
+        async with httpx2.AsyncClient(headers=headers or {}, timeout=HANG_GUARD_S) as client, streamable_http_client(
+            url, http_client=client
+        ) as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            yield session, init
 
 
 def sdk_envelope(result: Any) -> dict:

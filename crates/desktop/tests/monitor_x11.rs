@@ -250,3 +250,73 @@ fn stopping_the_monitor_ends_it_promptly() {
     r.h.physical_key(&["ctrl+alt+shift+s"]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.latch.wait_for_trip_timeout(Duration::from_millis(500)), None);
 }
+
+/// Presses the chord through the XTEST keyboard of the master named `master`, via XTEST
+/// from a client whose client pointer is that master.
+fn chord_via_master(display: &str, master: &str) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let (conn, screen) = RustConnection::connect(Some(display)).map_err(|x| e(&x))?;
+    let root = conn.setup().roots[screen].root;
+    conn.xinput_xi_query_version(2, 2).map_err(|x| e(&x))?.reply().map_err(|x| e(&x))?;
+    let devices = conn.xinput_xi_query_device(0u16).map_err(|x| e(&x))?.reply().map_err(|x| e(&x))?;
+    let pointer = devices
+        .infos
+        .iter()
+        .find(|d| String::from_utf8_lossy(&d.name) == format!("{master} pointer"))
+        .map(|d| d.deviceid)
+        .ok_or("no new master pointer")?;
+    conn.xinput_xi_set_client_pointer(0u32, pointer).map_err(|x| e(&x))?.check().map_err(|x| e(&x))?;
+    let setup = conn.setup();
+    let (min, max) = (setup.min_keycode, setup.max_keycode);
+    let map = conn.get_keyboard_mapping(min, max - min + 1).map_err(|x| e(&x))?.reply().map_err(|x| e(&x))?;
+    let per = usize::from(map.keysyms_per_keycode);
+    let code = |sym: u32| -> Result<u8, String> {
+        let i = map.keysyms.chunks(per).position(|c| c.first() == Some(&sym)).ok_or("unmapped")?;
+        Ok(min + u8::try_from(i).map_err(|x| e(&x))?)
+    };
+    use xkeysym::key as k;
+    let keys = [code(k::Control_L)?, code(k::Alt_L)?, code(k::Shift_L)?, code(k::s)?];
+    for c in keys {
+        conn.xtest_fake_input(2, c, 0, root, 0, 0, 0).map_err(|x| e(&x))?;
+    }
+    for c in keys.iter().rev() {
+        conn.xtest_fake_input(3, *c, 0, root, 0, 0, 0).map_err(|x| e(&x))?;
+    }
+    conn.get_input_focus().map_err(|x| e(&x))?.reply().map_err(|x| e(&x))?;
+    Ok(())
+}
+
+#[test]
+fn hierarchy_changes_refresh_the_table_and_report_removed_devices() {
+    let _g = serial();
+    let r = rig();
+    let run =
+        |args: &[&str]| monitor_support::run_on(&r.h.inner, "xinput", args).unwrap_or_else(|e| panic!("{e}"));
+    let s_source = |seen: &[MonitorEvent]| {
+        seen.iter().find_map(|e| match e {
+            MonitorEvent::Input(c)
+                if !c.physical && c.down && matches!(c.input, Input::Key { key, .. } if key == s_key()) =>
+            {
+                Some(c.source_device)
+            }
+            _ => None,
+        })
+    };
+    r.h.injected_key(&["s"]).unwrap_or_else(|e| panic!("{e}"));
+    let core_xtest = s_source(&barrier(&r));
+    assert!(core_xtest.is_some(), "an ordinary injected key is seen as injected");
+
+    run(&["create-master", "agent"]);
+    chord_via_master(&r.h.inner, "agent").unwrap_or_else(|e| panic!("{e}"));
+    let new_xtest = s_source(&barrier(&r));
+    assert!(new_xtest.is_some(), "the chord through the new master's XTEST keyboard was seen as injected");
+    assert_ne!(new_xtest, core_xtest, "it came through the new XTEST device");
+    assert!(!r.latch.is_stopped());
+
+    run(&["remove-master", "agent pointer"]);
+    until(&r.events, "a removed device", |e| matches!(e, MonitorEvent::DeviceRemoved { .. }));
+
+    // The operator's keyboard still works after the hierarchy changes.
+    r.h.physical_key(&["ctrl+alt+shift+s"]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.latch.wait_for_trip_timeout(WAIT).is_some(), "the physical chord still latches");
+}

@@ -8,6 +8,7 @@
 mod cli;
 mod config;
 mod logging;
+mod operator;
 mod serve;
 
 use std::process::ExitCode;

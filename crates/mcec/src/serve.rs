@@ -11,14 +11,14 @@ use anyhow::{Context, Result, bail};
 use mcec_mcp::http::HttpConfig;
 use mcec_mcp::tools::{SessionServices, ToolServices};
 use mcec_mcp::{Agent, AgentConfig, audit::audit};
-use mcec_rules::StopFlag;
-use mcec_rules::gates::DesktopGate;
+use mcec_operator::Surfaces;
 use mcec_sessions::lock::InstanceLock;
 use mcec_sessions::paths::McecPaths;
 use mcec_sessions::reaper::REAP_AGE;
 
 use crate::config::{self, Loaded};
 use crate::logging;
+use crate::operator::{OperatorSide, Plan};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -67,7 +67,25 @@ fn start(mode: Mode) -> Result<()> {
     };
     // Every launch collects sessions that aged out; running ones hold their lock and are kept.
     mcec_sessions::reaper::reap(&paths.sessions_root, REAP_AGE, SystemTime::now());
-    let agent = Arc::new(build_agent(&paths, &loaded));
+    let settings = &loaded.settings;
+    let agent_surface = loaded.agent_commands_enabled() || paths.installed;
+    let plan = Plan {
+        artifacts_dir: paths.artifacts_dir.clone(),
+        arm_stop: settings.emergency_stop_enabled
+            && match mode {
+                Mode::Stdio => true,
+                Mode::Host => settings.mcp_server_enabled || settings.agent_commands_enabled,
+            },
+        hotkey_spec: &settings.emergency_stop_hotkey,
+        surfaces: Surfaces {
+            overlay: settings.command_overlay_enabled && agent_surface,
+            prompt: mode == Mode::Stdio,
+            host_window: mode == Mode::Host,
+        },
+    };
+    let side = OperatorSide::bring_up(plan);
+    let agent = Arc::new(build_agent(&paths, &loaded, &side));
+    side.run(agent.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     match mode {
         Mode::Stdio => runtime.block_on(async {
@@ -89,14 +107,14 @@ fn report_config(loaded: &Loaded) {
     }
 }
 
-fn build_agent(paths: &McecPaths, loaded: &Loaded) -> Agent {
+fn build_agent(paths: &McecPaths, loaded: &Loaded, side: &OperatorSide) -> Agent {
     let config = AgentConfig {
         session_id: new_session_id(),
-        stop: StopFlag::new(),
+        stop: side.stop_flag(),
         installed_copy: paths.installed,
         agent_commands_enabled: loaded.agent_commands_enabled(),
         commands: loaded.commands.clone(),
-        desktop_gate: DesktopGate::NoDesktop { detail: "mcec was built without a desktop backend".into() },
+        desktop_gate: side.gate.clone(),
     };
     let sessions = SessionServices {
         sessions_root: paths.sessions_root.clone(),
@@ -107,7 +125,11 @@ fn build_agent(paths: &McecPaths, loaded: &Loaded) -> Agent {
             && paths.session.is_none(),
         operator_hotkey: loaded.settings.emergency_stop_hotkey.clone(),
     };
-    Agent::new(config, ToolServices { sessions: Some(sessions) })
+    let agent = Agent::new(config, ToolServices { sessions: Some(sessions), desktop: side.desktop.clone() });
+    match side.observer() {
+        Some(observer) => agent.with_observer(observer),
+        None => agent,
+    }
 }
 
 /// 12 lowercase hex characters from the OS random source.

@@ -11,6 +11,7 @@ x11rb::atom_manager! {
         _NET_WM_STATE_MAXIMIZED_VERT,
         _NET_WM_STATE_MAXIMIZED_HORZ,
         _NET_SUPPORTING_WM_CHECK,
+        _NET_FRAME_EXTENTS,
         UTF8_STRING,
         WM_STATE,
         WM_CHANGE_STATE,

@@ -43,6 +43,7 @@ struct Pending<'c> {
     pid: PropCookie<'c>,
     state: PropCookie<'c>,
     wm_state: PropCookie<'c>,
+    extents: PropCookie<'c>,
     attrs: Cookie<'c, Conn, GetWindowAttributesReply>,
     geom: Cookie<'c, Conn, GetGeometryReply>,
     origin: Cookie<'c, Conn, TranslateCoordinatesReply>,
@@ -77,6 +78,7 @@ impl X11Desktop {
             pid: self.prop(id, a._NET_WM_PID, AtomEnum::CARDINAL)?,
             state: self.prop(id, a._NET_WM_STATE, AtomEnum::ATOM)?,
             wm_state: self.prop(id, a.WM_STATE, a.WM_STATE)?,
+            extents: self.prop(id, a._NET_FRAME_EXTENTS, AtomEnum::CARDINAL)?,
             attrs: self.conn.get_window_attributes(id).map_err(conn_err)?,
             geom: self.conn.get_geometry(id).map_err(conn_err)?,
             origin: self.conn.translate_coordinates(id, self.root, 0, 0).map_err(conn_err)?,
@@ -92,6 +94,7 @@ impl X11Desktop {
         let pid = p.pid.reply().map_err(|e| window_err(id, e))?;
         let state = p.state.reply().map_err(|e| window_err(id, e))?;
         let wm_state = p.wm_state.reply().map_err(|e| window_err(id, e))?;
+        let extents = p.extents.reply().map_err(|e| window_err(id, e))?;
         let attrs = p.attrs.reply().map_err(|e| window_err(id, e))?;
         let geom = p.geom.reply().map_err(|e| window_err(id, e))?;
         let origin = p.origin.reply().map_err(|e| window_err(id, e))?;
@@ -115,11 +118,14 @@ impl X11Desktop {
             instance,
             pid,
             process: pid.and_then(process_name),
-            bounds: Rect::new(
-                i32::from(origin.dst_x),
-                i32::from(origin.dst_y),
-                u32::from(geom.width),
-                u32::from(geom.height),
+            bounds: outer_bounds(
+                Rect::new(
+                    i32::from(origin.dst_x),
+                    i32::from(origin.dst_y),
+                    u32::from(geom.width),
+                    u32::from(geom.height),
+                ),
+                frame_extents(&extents),
             ),
             foreground: foreground == Some(id),
             minimized: hidden || iconic || minimized_by_us,
@@ -284,6 +290,28 @@ fn unreachable_op() {
     tracing::error!("move/resize reached the EWMH/no-WM branch");
 }
 
+/// `_NET_FRAME_EXTENTS` as (left, right, top, bottom); zeros without a window manager.
+fn frame_extents(reply: &GetPropertyReply) -> [u32; 4] {
+    let mut out = [0u32; 4];
+    if let Some(values) = reply.value32() {
+        for (slot, v) in out.iter_mut().zip(values) {
+            *slot = v.min(1024);
+        }
+    }
+    out
+}
+
+/// The client rectangle grown by the frame the window manager drew around it: what the
+/// user sees, what a window capture shows, and what window-relative points refer to.
+fn outer_bounds(client: Rect, [left, right, top, bottom]: [u32; 4]) -> Rect {
+    Rect::new(
+        client.x - left as i32,
+        client.y - top as i32,
+        client.width + left + right,
+        client.height + top + bottom,
+    )
+}
+
 fn rect_aux(r: Rect) -> ConfigureWindowAux {
     ConfigureWindowAux::new().x(r.x).y(r.y).width(r.width).height(r.height)
 }
@@ -348,7 +376,15 @@ impl WindowManager for X11Desktop {
         match op {
             WindowOp::Move(p) => self.configure(win, &ConfigureWindowAux::new().x(p.x).y(p.y))?,
             WindowOp::Resize { width, height } => {
-                self.configure(win, &ConfigureWindowAux::new().width(width).height(height))?
+                let extents = self
+                    .prop(win, self.atoms._NET_FRAME_EXTENTS, AtomEnum::CARDINAL)?
+                    .reply()
+                    .map_err(|e| window_err(win, e))?;
+                let [l, r, t, b] = frame_extents(&extents);
+                let aux = ConfigureWindowAux::new()
+                    .width(width.saturating_sub(l + r).max(1))
+                    .height(height.saturating_sub(t + b).max(1));
+                self.configure(win, &aux)?
             }
             other if self.wm_present() => self.op_with_wm(win, other)?,
             other => self.op_without_wm(win, other)?,

@@ -44,6 +44,7 @@ fn give_back(n: u32) {
 /// A private X server.
 pub struct Xvfb {
     child: Option<Child>,
+    wm: Option<Child>,
     number: u32,
     pub display: String,
 }
@@ -60,7 +61,7 @@ impl Xvfb {
                 .stderr(Stdio::null())
                 .spawn()
                 .expect("Xvfb must be installed");
-            let mut x = Xvfb { child: Some(child), number, display };
+            let mut x = Xvfb { child: Some(child), wm: None, number, display };
             if x.wait_ready() {
                 return x;
             }
@@ -72,6 +73,26 @@ impl Xvfb {
             std::mem::forget(x);
         }
         panic!("could not start Xvfb on any display in :40..:48");
+    }
+
+    /// Start Xvfb with openbox managing it, and wait until openbox has taken over.
+    pub fn start_with_wm() -> Xvfb {
+        let mut x = Xvfb::start();
+        let wm = Command::new("openbox")
+            .arg("--sm-disable")
+            .env("DISPLAY", &x.display)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("openbox must be installed");
+        x.wm = Some(wm);
+        let conn = x.raw();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while !wm_running(&conn) {
+            assert!(Instant::now() < deadline, "openbox did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        x
     }
 
     fn wait_ready(&mut self) -> bool {
@@ -108,12 +129,33 @@ impl Xvfb {
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
+        if let Some(mut c) = self.wm.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
             let _ = c.wait();
         }
         give_back(self.number);
     }
+}
+
+fn wm_running(conn: &x11rb::rust_connection::RustConnection) -> bool {
+    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
+    let root = conn.setup().roots[0].root;
+    let atom = conn
+        .intern_atom(false, b"_NET_SUPPORTING_WM_CHECK")
+        .unwrap()
+        .reply()
+        .unwrap()
+        .atom;
+    let reply = conn
+        .get_property(false, root, atom, AtomEnum::WINDOW, 0, 1)
+        .unwrap()
+        .reply()
+        .unwrap();
+    reply.value32().and_then(|mut v| v.next()).is_some()
 }
 
 /// The test window, with its event lines.

@@ -215,3 +215,83 @@ fn record_oneshot_start_stop() {
     assert!(stopped.frames.unwrap() >= 1);
     assert_eq!(stopped.file, started.file);
 }
+
+#[test]
+fn emergency_release_lets_go_of_buttons_and_modifiers_pressed_elsewhere() {
+    use mcec_desktop::keys::{Key, Modifier};
+    use mcec_desktop::seams::Injector;
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tools = x.tools(dir.path());
+    // Another injector presses, so the tools' backend has no record of it.
+    let other = x.backend();
+    other.pointer_move(Point::new(20, 20)).unwrap();
+    other.button(MouseButton::Left, true).unwrap();
+    other.key(Key::Modifier(Modifier::Ctrl), true).unwrap();
+    other.key(Key::Modifier(Modifier::Shift), true).unwrap();
+    other.settle().unwrap();
+    let raw = x.raw();
+    assert_ne!(buttons_down(&raw), 0);
+    assert_eq!(modifiers_down(&raw).len(), 2);
+    tools.emergency_release().unwrap();
+    assert_eq!(buttons_down(&raw), 0);
+    assert!(modifiers_down(&raw).is_empty());
+}
+
+#[test]
+fn focus_with_a_click_and_a_recording_ended_by_the_stop() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tools = x.tools(dir.path());
+    let stop = StopFlag::new();
+    let win = TestWin::open(&x.display, &["--class", "Focus", "--x", "200", "--y", "50"]);
+    let req = FocusRequest { click_at: Some(Point::new(7, 9)), ..focus("focus") };
+    let res = tools.focus(&req, &stop).unwrap();
+    assert_eq!(res.clicked, Some(Point::new(207, 59)));
+    assert!(res.window.foreground);
+    assert_eq!(win.wait_for(|l| l.starts_with("press")).unwrap(), "press 1 7 9 0");
+    let outside = FocusRequest { click_at: Some(Point::new(-1, 9)), ..focus("focus") };
+    assert!(tools.focus(&outside, &stop).unwrap_err().detail.starts_with("`clickAt`"));
+
+    let rec = RecordRequest {
+        action: RecordAction::Start,
+        region: Some(mcec_desktop::requests::Region { x: 0, y: 0, width: 64, height: 48 }),
+        fps: Some(10),
+        duration_ms: None,
+        max_width: None,
+        file: Some("rec/stopped.gif".into()),
+        window: None,
+        process: None,
+        class_name: None,
+        pid: None,
+        handle: None,
+        foreground: None,
+    };
+    tools.record(&rec, &stop).unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    stop.set();
+    std::thread::sleep(Duration::from_millis(150));
+    stop.clear();
+    let done = tools.record(&RecordRequest { action: RecordAction::Stop, ..rec }, &stop).unwrap();
+    assert_eq!(done.ended, Some("emergency-stop"));
+    assert!(dir.path().join("rec/stopped.gif").is_file());
+}
+
+#[test]
+fn a_window_gone_mid_call_is_window_closed() {
+    use mcec_desktop::seams::{WindowManager, WindowOp};
+    let x = Xvfb::start();
+    let backend = x.backend();
+    let mut win = TestWin::open(&x.display, &["--class", "Ghost"]);
+    let id = u64::from(win.id);
+    assert_eq!(backend.window_info(id).unwrap().class_name, "Ghost");
+    win.kill();
+    // The server notices the client's death asynchronously: wait for the window to vanish.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while backend.window_info(id).is_ok() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(backend.window_info(id).unwrap_err().code, ErrorCode::WindowClosed);
+    let err = backend.window_op(id, WindowOp::Move(Point::new(1, 1))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::WindowClosed);
+}

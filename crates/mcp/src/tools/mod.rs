@@ -3,6 +3,7 @@
 //! Dispatch owns the order (gates, parse, desktop gate, run); this module owns only the
 //! "what" of each tool.
 
+mod desktop;
 mod sessions;
 mod status;
 
@@ -48,6 +49,8 @@ pub trait Invocation: Send + 'static {
 #[derive(Default)]
 pub struct ToolServices {
     pub sessions: Option<SessionServices>,
+    /// The desktop backend, when a display was reachable at start.
+    pub desktop: Option<std::sync::Arc<mcec_desktop::DesktopTools>>,
 }
 
 type Parser = fn(Option<Map<String, Value>>) -> Result<Box<dyn Invocation>, ToolError>;
@@ -71,11 +74,23 @@ fn bind<T: DeserializeOwned + JsonSchema + Invocation>() -> Binding {
 }
 
 static BINDINGS: LazyLock<HashMap<&'static str, Binding>> = LazyLock::new(|| {
+    use mcec_desktop::requests;
     use mcec_rules::catalog::{END_SESSION, PROVISION_SESSION, SESSION_STATUS};
     HashMap::from([
         (SESSION_STATUS, bind::<status::SessionStatus>()),
         (PROVISION_SESSION, bind::<sessions::ProvisionSession>()),
         (END_SESSION, bind::<sessions::EndSession>()),
+        ("displays", bind::<requests::DisplaysRequest>()),
+        ("windows", bind::<requests::WindowsRequest>()),
+        ("capture", bind::<requests::CaptureRequest>()),
+        ("click", bind::<requests::ClickRequest>()),
+        ("drag", bind::<requests::DragRequest>()),
+        ("type", bind::<requests::TypeRequest>()),
+        ("key", bind::<requests::KeyRequest>()),
+        ("window", bind::<requests::WindowRequest>()),
+        ("focus", bind::<requests::FocusRequest>()),
+        ("launch", bind::<requests::LaunchRequest>()),
+        ("record", bind::<requests::RecordRequest>()),
     ])
 });
 

@@ -6,6 +6,11 @@
 //! whatever grab another client holds, and the focused application still gets the key: the
 //! chord is watched, never grabbed. The thread exits cleanly when the display goes away and
 //! reports it, and it never panics on a server error.
+//!
+//! What it cannot see, plainly: input injected below X (a uinput device, a kernel-level
+//! injector) looks physical to X; remote operators (VNC, RDP, software KVMs) type through
+//! XTEST and so can neither press nor re-arm the stop. Without RECORD on the server, the
+//! forged XI1 form cannot be detected and the status says the stop is best effort.
 
 pub mod devices;
 pub mod keys;
@@ -61,7 +66,6 @@ fn setup<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> MonitorError
 /// What the monitor thread owns.
 struct Session {
     conn: Arc<RustConnection>,
-    root: u32,
     xtest_atom: u32,
     devices: DeviceTable,
     keys: KeyTable,
@@ -141,7 +145,6 @@ impl ProvenanceMonitor for X11Monitor {
         let conn = Arc::new(conn);
         let session = Session {
             conn: Arc::clone(&conn),
-            root,
             xtest_atom,
             devices,
             keys,
@@ -151,20 +154,26 @@ impl ProvenanceMonitor for X11Monitor {
             stopping: Arc::clone(&stopping),
         };
         status.set(MonitorStatus::Running(coverage));
-        let thread = std::thread::Builder::new()
+        let thread = match std::thread::Builder::new()
             .name("mcec-input-monitor".into())
             .spawn(move || session.run())
-            .map_err(|e| MonitorError::Thread(e.to_string()))?;
+        {
+            Ok(t) => t,
+            Err(e) => {
+                if let Some(t) = record.and_then(record::RecordWatch::stop) {
+                    let _ = t.join();
+                }
+                return Err(MonitorError::Thread(e.to_string()));
+            }
+        };
         let stop_flag = Arc::clone(&stopping);
         let stopper = Box::new(move || {
             stop_flag.store(true, Ordering::SeqCst);
             let msg = ClientMessageEvent::new(32, wake, 0u32, [0u32; 5]);
             let _ = conn.send_event(false, wake, EventMask::NO_EVENT, msg);
             let _ = conn.flush();
-            if let Some(w) = record {
-                if let Some(t) = w.stop() {
-                    let _ = t.join();
-                }
+            if let Some(t) = record.and_then(record::RecordWatch::stop) {
+                let _ = t.join();
             }
         });
         Ok(MonitorHandle::new(status, stats, stopping, stopper, vec![thread]))
@@ -214,7 +223,6 @@ impl Session {
                 }
                 _ => {}
             }
-            let _ = self.root;
         }
     }
 

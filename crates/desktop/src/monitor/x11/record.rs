@@ -324,7 +324,7 @@ mod tests {
     fn names_xi1_events() {
         assert_eq!(xi1_event_name(70, 69), "DeviceKeyPress");
         assert_eq!(xi1_event_name(72, 69), "DeviceButtonPress");
-        assert_eq!(xi1_event_name(200, 69), "extension event type 200");
+        assert_eq!(xi1_event_name(100, 69), "extension event type 100");
     }
 
     #[test]

@@ -1,0 +1,63 @@
+//! The desktop tools: each typed request from `mcec-desktop` bound to its method on
+//! [`DesktopTools`]. The request types carry the schemas; the tool layer there carries the
+//! policy (selectors, caps, input lock, stop-flag checks); this file only connects them.
+
+use std::sync::Arc;
+
+use mcec_desktop::DesktopTools;
+use mcec_desktop::requests::{
+    CaptureRequest, ClickRequest, DisplaysRequest, DragRequest, FocusRequest, KeyRequest, LaunchRequest,
+    RecordRequest, TypeRequest, WindowRequest, WindowsRequest,
+};
+use mcec_rules::{ErrorCode, ToolError};
+use serde::Serialize;
+
+use super::{Invocation, ToolOutput};
+use crate::agent::Agent;
+
+fn desktop(agent: &Agent) -> Result<&Arc<DesktopTools>, ToolError> {
+    agent.tools.desktop.as_ref().ok_or_else(|| {
+        ToolError::new(ErrorCode::NoDesktop, "No X display is connected to this mcec process.")
+    })
+}
+
+fn json(result: impl Serialize) -> Result<ToolOutput, ToolError> {
+    serde_json::to_value(result)
+        .map(ToolOutput::json)
+        .map_err(|e| ToolError::new(ErrorCode::Internal, format!("cannot encode the result: {e}")))
+}
+
+/// Binds a request type to a `DesktopTools` call: `bind!(Request, |desktop, request, stop| call)`.
+macro_rules! bind {
+    ($request:ty, |$d:ident, $r:ident, $stop:ident| $call:expr) => {
+        impl Invocation for $request {
+            fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+                let $d = desktop(agent)?;
+                let $r = &*self;
+                let $stop = &agent.stop;
+                json($call?)
+            }
+        }
+    };
+}
+
+bind!(DisplaysRequest, |d, r, _stop| d.displays(r));
+bind!(WindowsRequest, |d, r, stop| d.windows(r, stop));
+bind!(ClickRequest, |d, r, stop| d.click(r, stop));
+bind!(DragRequest, |d, r, stop| d.drag(r, stop));
+bind!(TypeRequest, |d, r, stop| d.type_text(r, stop));
+bind!(KeyRequest, |d, r, stop| d.key(r, stop));
+bind!(WindowRequest, |d, r, stop| d.window(r, stop));
+bind!(FocusRequest, |d, r, stop| d.focus(r, stop));
+bind!(LaunchRequest, |d, r, stop| d.launch(r, stop));
+bind!(RecordRequest, |d, r, stop| d.record(r, stop));
+
+impl Invocation for CaptureRequest {
+    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+        let mut capture = desktop(agent)?.capture(&self)?;
+        let png = std::mem::take(&mut capture.png);
+        let mut output = json(capture)?;
+        output.png = Some(png);
+        Ok(output)
+    }
+}
