@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import selectors
 import socket
 
 import pytest
 
 from mcec_e2e import (
+    HANG_GUARD_S,
     Host,
     audit_lines,
     host_settings,
@@ -181,8 +183,11 @@ def test_chunked_body_over_1mib_is_413(host: Host) -> None:
 
 
 def test_more_than_16_in_flight_get_503_and_the_server_recovers(host: Host) -> None:
-    """Hold 16 admitted requests open (headers sent, body withheld), then every further
-    request is 503 until they finish; afterwards the server serves normally."""
+    """Open 20 requests that send their head but hold the body, so the admitted ones stay
+    in flight: exactly 16 are admitted and 4 answered 503 (no queueing); while the 16 are
+    held every further request is 503; once their bodies arrive they are served, and so is
+    the next request."""
+    extra = 4
     body = ping_body(99)
     head = (
         f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\nAuthorization: Bearer {host.token}\r\n"
@@ -191,23 +196,30 @@ def test_more_than_16_in_flight_get_503_and_the_server_recovers(host: Host) -> N
     ).encode()
     held: list[socket.socket] = []
     try:
-        for _ in range(MAX_IN_FLIGHT):
+        for _ in range(MAX_IN_FLIGHT + extra):
             sock = socket.create_connection(("127.0.0.1", host.port))
             sock.sendall(head)
             held.append(sock)
-        # The held heads reach the gate in a moment; a probe admitted before that simply
-        # completes. Once all 16 are in flight, every probe is 503.
-        statuses = []
-        for _ in range(200):
-            statuses.append(raw_http(host.port, body=ping_body(), headers=host.auth_headers()).status)
-            if statuses[-1] == 503:
-                break
-        assert statuses[-1] == 503, statuses
-        assert set(statuses) <= {200, 503}, statuses
+        # Nothing else is in flight, so exactly `extra` of them are refused. Wait for those
+        # answers (and only those: the admitted ones wait for a body that never comes).
+        refused: list[socket.socket] = []
+        with selectors.DefaultSelector() as sel:
+            for sock in held:
+                sel.register(sock, selectors.EVENT_READ)
+            while len(refused) < extra:
+                ready = sel.select(timeout=HANG_GUARD_S)
+                assert ready, f"only {len(refused)} of {extra} over-limit requests were answered"
+                for key, _ in ready:
+                    status, _ = read_http_response(key.fileobj)
+                    assert status == 503, status
+                    sel.unregister(key.fileobj)
+                    refused.append(key.fileobj)
+        admitted = [sock for sock in held if sock not in refused]
+        assert len(admitted) == MAX_IN_FLIGHT
         assert raw_http(host.port, body=ping_body(), headers=host.auth_headers()).status == 503
-        for sock in held:
+        for sock in admitted:
             sock.sendall(body)
-        for sock in held:
+        for sock in admitted:
             status, answer = read_http_response(sock)
             assert status == 200, (status, answer)
             assert json.loads(answer)["id"] == 99
@@ -216,7 +228,7 @@ def test_more_than_16_in_flight_get_503_and_the_server_recovers(host: Host) -> N
             sock.close()
     assert raw_http(host.port, body=ping_body(), headers=host.auth_headers()).status == 200
     lines = [line for line in rejections(host) if "status=503" in line]
-    assert lines, rejections(host)
+    assert len(lines) == extra + 1, rejections(host)
 
 
 def test_many_concurrent_requests_are_answered_200_or_503(host: Host) -> None:

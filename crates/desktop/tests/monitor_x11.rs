@@ -320,3 +320,45 @@ fn hierarchy_changes_refresh_the_table_and_report_removed_devices() {
     r.h.physical_key(&["ctrl+alt+shift+s"]).unwrap_or_else(|e| panic!("{e}"));
     assert!(r.latch.wait_for_trip_timeout(WAIT).is_some(), "the physical chord still latches");
 }
+
+#[test]
+fn a_held_chord_with_server_autorepeat_latches_once() {
+    let _g = serial();
+    let r = rig();
+    // The session's own server repeats held keys, as a real X server does.
+    monitor_support::run_on(&r.h.inner, "xset", &["r", "on", "200", "30"]).unwrap_or_else(|e| panic!("{e}"));
+    monitor_support::run_on(&r.h.outer, "xdotool", &["keydown", "ctrl+alt+shift+s"])
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(Duration::from_millis(800));
+    monitor_support::run_on(&r.h.outer, "xdotool", &["keyup", "ctrl+alt+shift+s"])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let seen = barrier(&r);
+    assert_eq!(keydowns(&seen, s_key(), true), 1, "one physical S press");
+    assert_eq!(r.latch.wait_for_trip_timeout(WAIT).map(|n| n.kind), Some(TripKind::Engaged));
+    assert_eq!(r.latch.wait_for_trip_timeout(Duration::from_millis(1)), None, "no second trip from repeats");
+    assert_eq!(r.latch.current().map(|c| c.later_count), Some(0));
+}
+
+#[test]
+fn without_record_the_status_says_best_effort() {
+    let _g = serial();
+    let h = Harness::lone(&["-extension", "RECORD"]).unwrap_or_else(|e| panic!("harness: {e}"));
+    let sink = MonitorSink::new(Latch::new(StopFlag::new()), Hotkey::default(), LastPhysicalInput::new());
+    let handle =
+        X11Monitor::new(Some(&h.outer)).and_then(|m| m.start(sink)).unwrap_or_else(|e| panic!("{e}"));
+    match handle.status() {
+        MonitorStatus::Running(Coverage::BestEffort(why)) => assert!(why.contains("best effort"), "{why}"),
+        other => panic!("expected best effort, got {other:?}"),
+    }
+    assert!(handle.status().to_string().contains("best effort"));
+}
+
+#[test]
+fn no_server_is_a_clear_error() {
+    let sink = MonitorSink::new(Latch::new(StopFlag::new()), Hotkey::default(), LastPhysicalInput::new());
+    // :69 is in this suite's range and no test starts a server there.
+    match X11Monitor::new(Some(":69")).and_then(|m| m.start(sink)) {
+        Err(e @ mcec_desktop::monitor::MonitorError::NoDisplay(_)) => assert!(e.to_string().contains(":69")),
+        other => panic!("expected NoDisplay, got {other:?}"),
+    }
+}

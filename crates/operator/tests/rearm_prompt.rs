@@ -70,6 +70,10 @@ fn rearm_click_is_reported_and_dismissals_leave_stopped() {
     eprintln!("focus: {}", common::xdotool(&x.display, &["getwindowfocus"]));
     eprintln!("prompt: {prompt}");
     common::xdotool(&x.display, &["key", "Escape"]);
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    Shot::take(&x.display, "debug-after-esc.png");
+    eprintln!("focus after: {}", common::xdotool(&x.display, &["getwindowfocus"]));
+    eprintln!("lines: {:?}", demo.drain());
     demo.expect("event LeaveStopped");
     common::wait_until_gone(&x.display, PROMPT_TITLE);
 

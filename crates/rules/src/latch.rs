@@ -346,16 +346,10 @@ impl Latch {
         self.0.rearms.load(Ordering::SeqCst)
     }
 
-    /// Blocks until the next trip (the worker's loop).
-    pub fn wait_for_trip(&self) -> TripNotice {
-        let rx = lock(&self.0.wake_rx);
-        match rx.recv() {
-            Ok(n) => n,
-            // Unreachable: the sender lives in the same Arc as this receiver.
-            Err(_) => loop {
-                std::thread::park();
-            },
-        }
+    /// Blocks until the next trip (the worker's loop). `None` cannot happen while the latch
+    /// exists (the sender lives beside the receiver); it is there instead of a panic.
+    pub fn wait_for_trip(&self) -> Option<TripNotice> {
+        lock(&self.0.wake_rx).recv().ok()
     }
 
     /// As [`Latch::wait_for_trip`], giving up after `timeout` (so a worker can notice shutdown).

@@ -1,7 +1,10 @@
 //! Latency of the desktop tools against `$DISPLAY`, as percentiles. Not part of mcec.
 //!
 //! Run against a scratch server, since it clicks and types:
-//! `Xvfb :45 -screen 0 1280x800x24 & DISPLAY=:45 cargo run -p mcec-desktop --release --bin desktop-bench [iterations]`
+//! `Xvfb :45 -screen 0 1280x800x24 & DISPLAY=:45 cargo run -p mcec-desktop --release --bin desktop-bench [iterations] [--busy]`
+//!
+//! `--busy` first covers the screen with a window full of small coloured blocks, gradients
+//! and noise, so PNG encoding works about as hard as on a real desktop.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -55,8 +58,64 @@ fn capture_req(max_width: Option<u32>) -> CaptureRequest {
     }
 }
 
+/// Cover the screen with a busy, deterministic picture; returns the connection keeping the
+/// window alive.
+fn busy_screen() -> Result<x11rb::rust_connection::RustConnection, Box<dyn std::error::Error>> {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{
+        ChangeGCAux, ConnectionExt, CreateGCAux, CreateWindowAux, Rectangle, WindowClass,
+    };
+    let (conn, n) = x11rb::connect(None)?;
+    let screen = &conn.setup().roots[n];
+    let (w, h) = (screen.width_in_pixels, screen.height_in_pixels);
+    let win = conn.generate_id()?;
+    conn.create_window(
+        screen.root_depth,
+        win,
+        screen.root,
+        0,
+        0,
+        w,
+        h,
+        0,
+        WindowClass::INPUT_OUTPUT,
+        0,
+        &CreateWindowAux::new().override_redirect(1).background_pixel(0xf0f0f0),
+    )?;
+    conn.map_window(win)?;
+    let gc = conn.generate_id()?;
+    conn.create_gc(gc, win, &CreateGCAux::new())?;
+    let mut seed = 0x2545_f491_u32;
+    let mut rand = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    for y in (0..h).step_by(4) {
+        let c = u32::from(y) * 255 / u32::from(h);
+        conn.change_gc(gc, &ChangeGCAux::new().foreground(c << 16 | (255 - c) << 8 | 0x80))?;
+        conn.poly_fill_rectangle(win, gc, &[Rectangle { x: 0, y: y as i16, width: w / 3, height: 4 }])?;
+    }
+    for _ in 0..6000 {
+        let r = rand();
+        conn.change_gc(gc, &ChangeGCAux::new().foreground(rand() & 0xffffff))?;
+        let rect = Rectangle {
+            x: (r % u32::from(w)) as i16,
+            y: ((r >> 11) % u32::from(h)) as i16,
+            width: (2 + (r >> 3) % 14) as u16,
+            height: (2 + (r >> 7) % 6) as u16,
+        };
+        conn.poly_fill_rectangle(win, gc, &[rect])?;
+    }
+    conn.get_input_focus()?.reply()?;
+    Ok(conn)
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let n: usize = std::env::args().nth(1).map(|a| a.parse()).transpose()?.unwrap_or(50);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(50);
+    let _busy = if args.iter().any(|a| a == "--busy") { Some(busy_screen()?) } else { None };
     let stop = StopFlag::new();
     let started = Instant::now();
     let backend = Arc::new(X11Desktop::connect(None)?);

@@ -92,6 +92,13 @@ impl Xvfb {
             assert!(Instant::now() < deadline, "openbox did not start");
             std::thread::sleep(Duration::from_millis(20));
         }
+        // The check window comes early in openbox's start-up; it manages windows only later.
+        // Map a probe window and wait until openbox has reparented it.
+        // A map request sent while openbox is still starting can be dropped, so retry.
+        let probe_args = ["--title", "probe", "--width", "10", "--height", "10"];
+        while TestWin::try_open(&x.display, &probe_args, Duration::from_secs(2)).is_none() {
+            assert!(Instant::now() < deadline, "openbox does not manage windows");
+        }
         x
     }
 
@@ -174,6 +181,11 @@ impl TestWin {
     /// Open a window with `args` (see `mcec-testwin --help` in its source) and wait until it
     /// has drawn its pattern.
     pub fn open(display: &str, args: &[&str]) -> TestWin {
+        TestWin::try_open(display, args, Duration::from_secs(10)).expect("test window ready")
+    }
+
+    /// Like [`TestWin::open`], but `None` when the window is not drawn within `bound`.
+    pub fn try_open(display: &str, args: &[&str], bound: Duration) -> Option<TestWin> {
         let mut child = Command::new(testwin_path())
             .args(args)
             .env("DISPLAY", display)
@@ -192,14 +204,18 @@ impl TestWin {
             }
         });
         let mut w = TestWin { child, lines: rx, id: 0, pid };
-        let ready = w.wait_for(|l| l.starts_with("ready ")).expect("test window ready");
+        let ready = w.wait_bounded(|l| l.starts_with("ready "), bound)?;
         w.id = ready[6..].parse().expect("window id");
-        w
+        Some(w)
     }
 
     /// The next line satisfying `pred` (skipping others), or `None` after a generous bound.
     pub fn wait_for(&self, pred: impl Fn(&str) -> bool) -> Option<String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        self.wait_bounded(pred, Duration::from_secs(10))
+    }
+
+    fn wait_bounded(&self, pred: impl Fn(&str) -> bool, bound: Duration) -> Option<String> {
+        let deadline = Instant::now() + bound;
         loop {
             let left = deadline.checked_duration_since(Instant::now())?;
             match self.lines.recv_timeout(left) {
@@ -229,6 +245,19 @@ impl Drop for TestWin {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// The characters the window decoded from its key presses until `count` arrived.
+pub fn typed(win: &TestWin, count: usize) -> String {
+    let mut out = String::new();
+    while out.chars().count() < count {
+        let Some(line) = win.wait_for(|l| l.starts_with("key ")) else { break };
+        let hex = line.rsplit(' ').next().unwrap_or("-");
+        if let Some(c) = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Keycodes the server reports down (QueryKeymap) that are bound to a modifier.

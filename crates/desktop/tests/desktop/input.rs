@@ -10,7 +10,7 @@ use mcec_rules::{ErrorCode, StopFlag};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::ConnectionExt;
 
-use crate::common::{TestWin, Xvfb, buttons_down, modifiers_down};
+use crate::common::{TestWin, Xvfb, buttons_down, modifiers_down, typed};
 
 fn click(at: Point, class: Option<&str>, button: Option<MouseButton>, count: Option<u32>) -> ClickRequest {
     ClickRequest {
@@ -36,19 +36,6 @@ fn focus(class: &str) -> FocusRequest {
         handle: None,
         foreground: None,
     }
-}
-
-/// The characters the window decoded from its key presses until `count` arrived.
-fn typed(win: &TestWin, count: usize) -> String {
-    let mut out = String::new();
-    while out.chars().count() < count {
-        let Some(line) = win.wait_for(|l| l.starts_with("key ")) else { break };
-        let hex = line.rsplit(' ').next().unwrap_or("-");
-        if let Some(c) = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32) {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[test]

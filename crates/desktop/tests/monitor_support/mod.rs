@@ -3,8 +3,8 @@
 //! display reach the inner one through Xephyr's own keyboard, so the inner server sees them
 //! as physical; keys injected on the inner display come from its XTEST device.
 //!
-//! Display numbers come from this suite's range (:60-:69), a different pair per harness, and
-//! the servers are stopped by PID when the harness drops.
+//! Display numbers come from this suite's range (:60-:69): pairs from :60-:67, a different
+//! pair per harness, and :68 for a lone server; the servers are stopped by PID on drop.
 
 #![allow(dead_code, reason = "each test binary uses a different part of the harness")]
 
@@ -81,7 +81,7 @@ pub fn run_on(display: &str, program: &str, args: &[&str]) -> Result<String, Str
 
 impl Harness {
     pub fn start() -> Result<Harness, String> {
-        let pair = NEXT_PAIR.fetch_add(1, Ordering::SeqCst) % 5;
+        let pair = NEXT_PAIR.fetch_add(1, Ordering::SeqCst) % 4;
         let (o, i) = (60 + pair * 2, 61 + pair * 2);
         let (outer, inner) = (format!(":{o}"), format!(":{i}"));
         let mut h = Harness { outer, inner, outer_srv: None, inner_srv: None, xephyr_window: String::new() };
@@ -119,6 +119,30 @@ impl Harness {
         h.xephyr_window = w.lines().next().unwrap_or_default().trim().to_owned();
         run_on(&h.outer, "xdotool", &["windowfocus", "--sync", &h.xephyr_window])?;
         run_on(&h.outer, "xdotool", &["mousemove", "--window", &h.xephyr_window, "200", "200"])?;
+        Ok(h)
+    }
+
+    /// One plain Xvfb on :68 with extra server arguments (no inner session).
+    pub fn lone(extra: &[&str]) -> Result<Harness, String> {
+        let display = ":68".to_owned();
+        let mut h = Harness {
+            outer: display.clone(),
+            inner: display,
+            outer_srv: None,
+            inner_srv: None,
+            xephyr_window: String::new(),
+        };
+        let mut args = vec![h.outer.as_str(), "-screen", "0", "640x480x24", "-nolisten", "tcp", "-noreset"];
+        args.extend_from_slice(extra);
+        h.outer_srv = Some(
+            Command::new("Xvfb")
+                .args(&args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("Xvfb: {e}"))?,
+        );
+        wait_for_display(&h.outer)?;
         Ok(h)
     }
 

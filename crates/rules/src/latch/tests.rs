@@ -148,8 +148,11 @@ fn worker_is_woken_with_each_trip() {
     };
     latch.trip(chord());
     latch.trip(StopReason::Tampering("t".into()));
-    let got = worker.join().map(|(a, b)| (a.kind, b.kind, b.trip.reason));
-    assert_eq!(got.ok(), Some((TripKind::Engaged, TripKind::Retriggered, StopReason::Tampering("t".into()))));
+    let got = worker.join().ok().and_then(|(a, b)| {
+        let (a, b) = (a?, b?);
+        Some((a.kind, b.kind, b.trip.reason))
+    });
+    assert_eq!(got, Some((TripKind::Engaged, TripKind::Retriggered, StopReason::Tampering("t".into()))));
     assert_eq!(latch.wait_for_trip_timeout(Duration::from_millis(1)), None);
 }
 

@@ -18,7 +18,7 @@ pub mod record;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::Event;
@@ -173,7 +173,14 @@ impl ProvenanceMonitor for X11Monitor {
             let _ = conn.send_event(false, wake, EventMask::NO_EVENT, msg);
             let _ = conn.flush();
             if let Some(t) = record.and_then(record::RecordWatch::stop) {
-                let _ = t.join();
+                // Bounded: a wedged server must not hang the caller.
+                let deadline = Instant::now() + Duration::from_secs(2);
+                while !t.is_finished() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                if t.is_finished() {
+                    let _ = t.join();
+                }
             }
         });
         Ok(MonitorHandle::new(status, stats, stopping, stopper, vec![thread]))

@@ -135,14 +135,17 @@ pub fn start(
     let ext = |name: &'static str| {
         control.extension_information(name).map_err(|e| best_effort(format!("querying {name}: {e}")))
     };
+    if ext("RECORD")?.is_none() {
+        return Err(best_effort(
+            "the X server has no RECORD extension, so forged device input cannot be seen; stop is best effort"
+                .into(),
+        ));
+    }
     let Some(xtest) = ext("XTEST")? else {
-        // No XTEST: no client can synthesize input, so there is nothing to forge.
+        // RECORD without XTEST: no client can synthesize input, so there is nothing to forge.
         return Err(Coverage::Full);
     };
     let xi_first_event = ext("XInputExtension")?.map_or(0, |x| x.first_event);
-    if ext("RECORD")?.is_none() {
-        return Err(best_effort("the X server has no RECORD extension, so forged device input cannot be seen; stop is best effort".into()));
-    }
     let setup_err =
         |e: &dyn std::fmt::Display| best_effort(format!("RECORD setup failed: {e}; stop is best effort"));
     control.record_query_version(1, 13).map_err(|e| setup_err(&e))?.reply().map_err(|e| setup_err(&e))?;

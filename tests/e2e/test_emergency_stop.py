@@ -1,0 +1,175 @@
+"""The emergency stop, end to end: a real `mcec mcp` on the inner display of an Xvfb + Xephyr
+desk, driven by the official MCP Python SDK, with "physical" input sent through the outer
+display and injected input sent on the inner one."""
+
+from __future__ import annotations
+
+import json
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from mcec_e2e import REPO, Copy, manual_copy
+from xdesk import Desk, wait_until
+
+PROMPT_TITLE = "mcec: emergency stop"
+REARM_OFFSET = (41, 130)  # the prompt's `Re-arm` button, from the prompt window's top-left corner
+ARTIFACTS = REPO / "target" / "test-artifacts"
+CHORD = "ctrl+alt+shift+s"
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def desk():
+    with Desk() as d:
+        yield d
+
+
+@pytest.fixture
+def stop_copy(tmp_path: Path) -> Copy:
+    return manual_copy(
+        tmp_path / "c",
+        settings="AgentCommandsEnabled = true\n",
+        commands=("displays", "capture", "click", "drag", "key", "type", "send_command"),
+    )
+
+
+@asynccontextmanager
+async def agent(copy: Copy, desk: Desk):
+    params = StdioServerParameters(command=str(copy.exe), args=["mcp"], env=copy.env(DISPLAY=desk.inner))
+    errlog = copy.stderr_file().open("w")
+    try:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+    finally:
+        errlog.close()
+
+
+def is_red(rgb: tuple[int, int, int]) -> bool:
+    r, g, b = rgb
+    return r > 150 and g < 90 and b < 90
+
+
+def envelope(result) -> dict:
+    return json.loads(result.content[-1].text)
+
+
+async def code_of(session: ClientSession, tool: str, args: dict | None = None) -> str | None:
+    env = envelope(await session.call_tool(tool, args or {}))
+    return None if env["ok"] else env["error"]["code"]
+
+
+async def wait_for_code(session: ClientSession, want: str | None, tool: str = "displays") -> str | None:
+    """Poll one cheap call until it answers `want` (the stop lands on other threads)."""
+    got = "never asked"
+    for _ in range(100):
+        got = await code_of(session, tool)
+        if got == want:
+            break
+        await anyio.sleep(0.05)
+    return got
+
+
+async def test_physical_chord_latches_and_every_call_is_refused(stop_copy: Copy, desk: Desk) -> None:
+    async with agent(stop_copy, desk) as s:
+        assert await code_of(s, "displays") is None
+        desk.physical("key", CHORD)
+        assert await wait_for_code(s, "emergency-stopped") == "emergency-stopped"
+        for tool in ["click", "capture", "session-status", "send_command", "provision-session",
+                     "end-session", "no-such-tool"]:
+            result = await s.call_tool(tool, {})
+            env = envelope(result)
+            assert result.is_error and env["error"]["code"] == "emergency-stopped", tool
+            assert "do not retry" in env["error"]["detail"]
+        # The protocol itself still answers.
+        await s.send_ping()
+        assert any(t.name == "session-status" for t in (await s.list_tools()).tools)
+        shot = ARTIFACTS / "stopped-banner.png"
+        assert wait_until(lambda: is_red(desk.pixel(desk.screenshot(shot), 512, 10))), (
+            f"no red banner at the top: pixel {desk.pixel(shot, 512, 10)}"
+        )
+    log = stop_copy.log()
+    assert "AGENT-AUDIT: emergency-stop; engaged" in log
+    assert log.count("code=emergency-stopped") >= 7
+
+
+async def test_injected_chord_does_not_latch(stop_copy: Copy, desk: Desk) -> None:
+    async with agent(stop_copy, desk) as s:
+        for _ in range(20):
+            desk.injected("key", CHORD)
+        # A physical key press after the injected burst proves the monitor saw input by now.
+        desk.physical("key", "shift")
+        await anyio.sleep(0.3)
+        assert await code_of(s, "displays") is None
+        assert await code_of(s, "key", {"keys": CHORD}) is None  # the agent's own chord, too
+        await anyio.sleep(0.3)
+        assert await code_of(s, "displays") is None
+    assert "emergency-stop; engaged" not in stop_copy.log()
+
+
+async def test_held_modifier_is_released_by_the_stop(stop_copy: Copy, desk: Desk) -> None:
+    async with agent(stop_copy, desk) as s:
+        async with anyio.create_task_group() as tg:
+            held: dict = {}
+
+            async def hold_shift() -> None:
+                held["env"] = envelope(await s.call_tool("key", {"keys": "shift", "holdMs": 4000}))
+
+            tg.start_soon(hold_shift)
+            await anyio.sleep(0.5)
+            desk.physical("key", CHORD)
+        assert held["env"]["ok"] is False and held["env"]["error"]["code"] == "emergency-stopped"
+    for device in ("Virtual core XTEST keyboard", "Xephyr virtual keyboard"):
+        down = desk.keys_down(device)
+        assert down == [], f"keys still down on {device} after the stop: {down}"
+
+
+async def test_rearm_needs_physical_input_and_esc_leaves_it_stopped(stop_copy: Copy, desk: Desk) -> None:
+    async with agent(stop_copy, desk) as s:
+        desk.physical("key", CHORD)
+        assert await wait_for_code(s, "emergency-stopped") == "emergency-stopped"
+        assert wait_until(lambda: desk.visible_window(PROMPT_TITLE)), "the re-arm prompt did not open"
+        origin = desk.window_origin(PROMPT_TITLE)
+        assert origin is not None
+        rearm_button = [str(origin[0] + REARM_OFFSET[0]), str(origin[1] + REARM_OFFSET[1])]
+        shot = ARTIFACTS / "rearm-prompt.png"
+        assert wait_until(lambda: desk.pixel(desk.screenshot(shot), *map(int, rearm_button)) != (0, 0, 0)), (
+            "prompt not drawn"
+        )
+
+        # An injected click on Re-arm presses the button, and is refused.
+        desk.injected("mousemove", *rearm_button, "click", "1")
+        await anyio.sleep(0.5)
+        assert await code_of(s, "displays") == "emergency-stopped"
+        assert wait_until(lambda: "AGENT-AUDIT: rearm-refused" in stop_copy.log())
+
+        # Esc (physical) leaves it stopped and closes the prompt.
+        desk.physical("key", "Escape")
+        assert wait_until(lambda: not desk.visible_window(PROMPT_TITLE)), "Esc did not close the prompt"
+        assert await code_of(s, "displays") == "emergency-stopped"
+
+        # The chord again reopens the prompt.
+        desk.physical("key", CHORD)
+        assert wait_until(lambda: desk.visible_window(PROMPT_TITLE)), "a second chord did not reopen the prompt"
+
+        # A physical click on Re-arm re-arms.
+        origin = desk.window_origin(PROMPT_TITLE)
+        assert origin is not None
+        rearm_button = [str(origin[0] + REARM_OFFSET[0]), str(origin[1] + REARM_OFFSET[1])]
+        desk.physical("mousemove", *rearm_button, "click", "1")
+        assert await wait_for_code(s, None) is None
+        status = envelope(await s.call_tool("session-status", {}))["result"]
+        assert status["emergencyStopped"] is False
+        assert len(status["stops"]) == 1 and status["stops"][0]["rearmedAt"] is not None
+        assert status["refusals"]["emergency-stopped"] >= 1
+    log = stop_copy.log()
+    assert "rearm-prompt; dismissed; still stopped" in log
+    assert "re-armed by the operator (physical input)" in log
+

@@ -1,0 +1,143 @@
+"""A headless desk with a real "physical" keyboard and mouse, for end-to-end tests.
+
+The outer server (Xvfb) is the operator's desk; the inner server (Xephyr) runs as a window on
+it, and mcec talks to the inner one. Input injected with XTEST on the *outer* server reaches
+the Xephyr window and is replayed by Xephyr's own keyboard and mouse devices, so on the inner
+server it is physical. Input injected on the *inner* server comes from its XTEST devices, so it
+is injected. Both servers pick free display numbers themselves (`-displayfd`), so parallel
+runs never collide; both are killed by PID.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+INNER_SIZE = (1024, 768)
+
+
+def _start_server(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen(
+        [*argv, "-displayfd", str(write_fd)],
+        pass_fds=(write_fd,),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_fd)
+    with os.fdopen(read_fd) as pipe:
+        number = pipe.readline().strip()
+    if not number:
+        proc.kill()
+        raise RuntimeError(f"{argv[0]} did not report a display number")
+    display = f":{number}"
+    deadline = time.monotonic() + 10
+    while subprocess.run(["xdpyinfo", "-display", display], capture_output=True).returncode != 0:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise RuntimeError(f"{argv[0]} on {display} never answered")
+        time.sleep(0.05)
+    return proc, display
+
+
+class Desk:
+    """Outer Xvfb + inner Xephyr. Use as a context manager."""
+
+    def __init__(self) -> None:
+        for tool in ("Xvfb", "Xephyr", "xdotool", "xdpyinfo", "xset"):
+            if shutil.which(tool) is None:
+                raise RuntimeError(f"{tool} is missing; run scripts/test (it installs the X test packages)")
+        base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        self._outer, self.outer = _start_server(
+            ["Xvfb", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset"], base
+        )
+        subprocess.run(["xset", "-display", self.outer, "r", "off"], check=True)  # no host auto-repeat
+        w, h = INNER_SIZE
+        self._inner, self.inner = _start_server(
+            ["Xephyr", "-screen", f"{w}x{h}", "-ac", "-noreset", "-nolisten", "tcp", "-no-host-grab"],
+            {**base, "DISPLAY": self.outer},
+        )
+        window = self.physical("search", "--sync", "--class", "Xephyr", capture=True).split()[0]
+        self.physical("windowfocus", "--sync", window)
+        self.physical("windowmove", "--sync", window, "0", "0")
+
+    def __enter__(self) -> "Desk":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for proc in (self._inner, self._outer):
+            proc.kill()
+            proc.wait(timeout=10)
+
+    def _xdotool(self, display: str, args: tuple[str, ...], capture: bool) -> str:
+        done = subprocess.run(
+            ["xdotool", *args], env={"DISPLAY": display, "PATH": os.environ.get("PATH", "")},
+            capture_output=True, text=True, timeout=30,
+        )
+        if done.returncode != 0 and capture:
+            raise RuntimeError(f"xdotool {' '.join(args)} on {display}: {done.stderr.strip()}")
+        return done.stdout
+
+    def physical(self, *args: str, capture: bool = False) -> str:
+        """xdotool on the outer server: what the operator's own hands do, as the inner server sees it."""
+        return self._xdotool(self.outer, args, capture)
+
+    def injected(self, *args: str, capture: bool = False) -> str:
+        """xdotool on the inner server: software-injected input."""
+        return self._xdotool(self.inner, args, capture)
+
+    def visible_window(self, name: str) -> bool:
+        out = self._xdotool(self.inner, ("search", "--onlyvisible", "--name", name), capture=False)
+        return bool(out.strip())
+
+    def window_origin(self, name: str) -> tuple[int, int] | None:
+        """Top-left corner of the first visible inner window whose name matches."""
+        ids = self._xdotool(self.inner, ("search", "--onlyvisible", "--name", name), capture=False).split()
+        if not ids:
+            return None
+        out = self._xdotool(self.inner, ("getwindowgeometry", "--shell", ids[0]), capture=False)
+        fields = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+        return int(fields["X"]), int(fields["Y"])
+
+    def keys_down(self, device: str) -> list[int]:
+        """Keycodes a slave device of the inner server reports as down."""
+        out = subprocess.run(
+            ["xinput", "query-state", device],
+            env={"DISPLAY": self.inner, "PATH": os.environ.get("PATH", "")},
+            capture_output=True, text=True, check=True, timeout=30,
+        ).stdout
+        return [int(line.split("[")[1].split("]")[0]) for line in out.splitlines() if "=down" in line]
+
+    def screenshot(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["import", "-window", "root", str(path)],
+            env={"DISPLAY": self.inner, "PATH": os.environ.get("PATH", "")}, check=True, timeout=30,
+        )
+        return path
+
+    def pixel(self, path: Path, x: int, y: int) -> tuple[int, int, int]:
+        """The RGB of one pixel of a screenshot (via ImageMagick, no Python imaging needed)."""
+        out = subprocess.run(
+            ["convert", str(path), "-crop", f"1x1+{x}+{y}", "-depth", "8", "txt:-"],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        rgb = out.splitlines()[-1].split("(")[1].split(")")[0].split(",")[:3]
+        return tuple(int(float(v)) for v in rgb)  # type: ignore[return-value]
+
+
+def wait_until(predicate, timeout: float = 5.0, step: float = 0.05) -> bool:
+    """Poll `predicate` until it is true or `timeout` passes (a wait, never a timed assertion)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return bool(predicate())
