@@ -235,7 +235,7 @@ fn display_loss_is_reported_and_the_thread_ends() {
     }
     assert!(!handle.is_running(), "the monitor thread ended");
     assert!(matches!(handle.status(), MonitorStatus::DisplayLost(_)), "{:?}", handle.status());
-    handle.stop();
+    assert!(handle.stop());
     assert!(!r.latch.is_stopped(), "losing the display is not a stop");
 }
 
@@ -245,7 +245,7 @@ fn stopping_the_monitor_ends_it_promptly() {
     let mut r = rig();
     let handle = r.handle.take().unwrap_or_else(|| panic!("no handle"));
     assert!(handle.is_running());
-    handle.stop();
+    assert!(handle.stop(), "the monitor threads ended when asked");
     // After stop, a physical chord no longer reaches a (stopped) monitor.
     r.h.physical_key(&["ctrl+alt+shift+s"]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.latch.wait_for_trip_timeout(Duration::from_millis(500)), None);

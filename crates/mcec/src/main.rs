@@ -10,6 +10,7 @@ mod config;
 mod logging;
 mod operator;
 mod serve;
+mod sessions_cli;
 
 use std::process::ExitCode;
 
@@ -24,10 +25,8 @@ fn main() -> ExitCode {
         Some(Command::Mcp) => serve::run(serve::Mode::Stdio),
         None if cli.mcp_flag => serve::run(serve::Mode::Stdio),
         Some(Command::Run) | None => serve::run(serve::Mode::Host),
-        Some(Command::Provision(_)) | Some(Command::Sessions(_)) => {
-            eprintln!("mcec: session provisioning is not available in this build yet");
-            ExitCode::from(2)
-        }
+        Some(Command::Provision(args)) => sessions_cli::run(|| sessions_cli::provision_cmd(args)),
+        Some(Command::Sessions(command)) => sessions_cli::run(|| sessions_cli::sessions_cmd(command)),
     }
 }
 

@@ -8,15 +8,17 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, SystemTime};
 
 use mcec_desktop::monitor::x11::X11Monitor;
-use mcec_desktop::monitor::{LastPhysicalInput, MonitorHandle, MonitorSink, MonitorStatus, ProvenanceMonitor};
+use mcec_desktop::monitor::{
+    LastPhysicalInput, MonitorHandle, MonitorSink, MonitorStatus, ProvenanceMonitor,
+};
 use mcec_desktop::{DesktopConfig, DesktopTools};
 use mcec_mcp::audit::audit;
 use mcec_mcp::{Agent, CallObserver};
 use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
+use mcec_rules::StopFlag;
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, TripKind};
-use mcec_rules::StopFlag;
 
 /// What was brought up; the agent is built from it, then [`OperatorSide::run`] starts the
 /// threads that need the agent.
@@ -43,14 +45,26 @@ impl OperatorSide {
     pub fn bring_up(plan: Plan<'_>) -> OperatorSide {
         let latch = Latch::new(StopFlag::new());
         let ledger = LastPhysicalInput::new();
-        let desktop = match DesktopTools::connect_x11(None, DesktopConfig { artifact_dir: plan.artifacts_dir }) {
-            Ok(desktop) => Some(Arc::new(desktop)),
-            Err(e) => {
-                tracing::info!("no desktop: {}; the protocol serves and desktop tools answer no-desktop", e.detail);
-                let gate = DesktopGate::NoDesktop { detail: e.detail };
-                return OperatorSide { latch, desktop: None, gate, ui: None, ui_events: None, monitor: None, ledger };
-            }
-        };
+        let desktop =
+            match DesktopTools::connect_x11(None, DesktopConfig { artifact_dir: plan.artifacts_dir }) {
+                Ok(desktop) => Some(Arc::new(desktop)),
+                Err(e) => {
+                    tracing::info!(
+                        "no desktop: {}; the protocol serves and desktop tools answer no-desktop",
+                        e.detail
+                    );
+                    let gate = DesktopGate::NoDesktop { detail: e.detail };
+                    return OperatorSide {
+                        latch,
+                        desktop: None,
+                        gate,
+                        ui: None,
+                        ui_events: None,
+                        monitor: None,
+                        ledger,
+                    };
+                }
+            };
         let (monitor, gate) = if plan.arm_stop {
             arm(&latch, &ledger, plan.hotkey_spec)
         } else {
@@ -141,7 +155,9 @@ fn stop_worker(
                 display_lost = true;
                 tracing::error!("the display went away ({why}); desktop tools now answer no-desktop");
                 audit("display-lost", &why);
-                agent.set_desktop_gate(DesktopGate::NoDesktop { detail: format!("the X display went away: {why}") });
+                agent.set_desktop_gate(DesktopGate::NoDesktop {
+                    detail: format!("the X display went away: {why}"),
+                });
             }
             continue;
         };

@@ -70,10 +70,14 @@ fn rearm_click_is_reported_and_dismissals_leave_stopped() {
     eprintln!("focus: {}", common::xdotool(&x.display, &["getwindowfocus"]));
     eprintln!("prompt: {prompt}");
     common::xdotool(&x.display, &["key", "Escape"]);
-    std::thread::sleep(std::time::Duration::from_millis(1000));
+    std::thread::sleep(std::time::Duration::from_millis(3000));
+    eprintln!("lines after 3s: {:?}", demo.drain());
     Shot::take(&x.display, "debug-after-esc.png");
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    eprintln!("lines after shot: {:?}", demo.drain());
     eprintln!("focus after: {}", common::xdotool(&x.display, &["getwindowfocus"]));
-    eprintln!("lines: {:?}", demo.drain());
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    eprintln!("lines after focus: {:?}", demo.drain());
     demo.expect("event LeaveStopped");
     common::wait_until_gone(&x.display, PROMPT_TITLE);
 

@@ -21,7 +21,7 @@ const MAX_CLICKS: u32 = 3;
 const MAX_HOLD_MS: u64 = 10_000;
 const MAX_TEXT_CHARS: usize = 10_000;
 /// How long `window` and `focus` watch for the change to show.
-const CONFIRM_WAIT: Duration = Duration::from_millis(1_000);
+const CONFIRM_WAIT: Duration = Duration::from_millis(1_500);
 const CONFIRM_POLL: Duration = Duration::from_millis(5);
 
 #[derive(Debug, Clone, Serialize)]

@@ -138,6 +138,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     backend.set_shm_enabled(true);
     let png = tools.capture(&capture_req(None))?;
     println!("full-screen PNG: {}x{}, {} bytes", png.width, png.height, png.byte_size);
+    if let Some(path) = args.iter().find_map(|a| a.strip_prefix("--save=")) {
+        std::fs::write(path, &png.png)?;
+    }
 
     let click = ClickRequest {
         at: Point::new(5, 5),

@@ -17,7 +17,7 @@
 use std::time::{Duration, Instant};
 
 use mcec_desktop::monitor::x11::X11Monitor;
-use mcec_desktop::monitor::{LastPhysicalInput, MonitorSink, ProvenanceMonitor};
+use mcec_desktop::monitor::{LastPhysicalInput, MonitorEvent, MonitorSink, ProvenanceMonitor};
 use mcec_rules::StopFlag;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::Latch;
@@ -73,7 +73,8 @@ fn run() -> Result<(), String> {
 
     let latch = Latch::new(StopFlag::new());
     let ledger = LastPhysicalInput::new();
-    let sink = MonitorSink::new(latch.clone(), Hotkey::default(), ledger.clone());
+    let (tx, events) = std::sync::mpsc::sync_channel(1_000_000);
+    let sink = MonitorSink::new(latch.clone(), Hotkey::default(), ledger.clone()).with_events(tx);
     let handle =
         X11Monitor::new(Some(&inner)).and_then(|m| m.start(sink)).map_err(|e| format!("monitor: {e}"))?;
     println!("{}", handle.status());
@@ -137,7 +138,25 @@ fn run() -> Result<(), String> {
         st.total_nanos as f64 / st.events.max(1) as f64 / 1e3,
         st.max_nanos as f64 / 1e3
     );
-    handle.stop();
+    if !handle.stop() {
+        eprintln!("stop-bench: the monitor did not stop in time");
+    }
+    let mut tally: std::collections::BTreeMap<String, usize> = Default::default();
+    for ev in events.try_iter() {
+        let name = match ev {
+            MonitorEvent::Input(c) => format!(
+                "{:?} {} {}",
+                c.input,
+                if c.down { "down" } else { "up" },
+                if c.physical { "physical" } else { "injected" }
+            ),
+            other => format!("{other:?}"),
+        };
+        *tally.entry(name).or_default() += 1;
+    }
+    for (name, n) in tally {
+        println!("  {n:6}  {name}");
+    }
     Ok(())
 }
 

@@ -11,6 +11,10 @@
 //! plus a RECORD watch on XTEST) is the first; a Windows `LLKHF_INJECTED` hook or an evdev
 //! source would be others. Nothing here logs on the input thread: the latch wakes a worker,
 //! and observers read [`MonitorEvent`]s from a bounded channel that never blocks the sender.
+//!
+//! Privacy: the monitor sees every key the operator types. [`MonitorEvent::Input`] exists for
+//! tests and diagnostics; never log its key codes, and keep the observer channel off in
+//! production unless something needs it.
 
 mod ledger;
 mod sink;
@@ -193,33 +197,38 @@ impl MonitorHandle {
         self.threads.first().is_some_and(|t| !t.is_finished())
     }
 
-    /// Stops the monitor and waits (bounded) for its threads.
-    pub fn stop(mut self) {
-        self.shutdown();
+    /// Stops the monitor and waits (bounded, about 2 s) for its threads. True when they all
+    /// ended in time; a thread still stuck on a wedged server is left detached.
+    pub fn stop(mut self) -> bool {
+        self.shutdown()
     }
 
-    fn shutdown(&mut self) {
+    fn shutdown(&mut self) -> bool {
         self.stopping.store(true, Ordering::SeqCst);
         if let Some(stop) = self.stopper.take() {
             stop();
         }
         let deadline = Instant::now() + Duration::from_secs(2);
+        let mut all_ended = true;
         for t in self.threads.drain(..) {
             while !t.is_finished() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
             }
             if t.is_finished() {
                 let _ = t.join();
+            } else {
+                all_ended = false;
             }
         }
         if matches!(self.status.get(), MonitorStatus::Running(_) | MonitorStatus::Starting) {
             self.status.set(MonitorStatus::Stopped);
         }
+        all_ended
     }
 }
 
 impl Drop for MonitorHandle {
     fn drop(&mut self) {
-        self.shutdown();
+        let _ = self.shutdown();
     }
 }

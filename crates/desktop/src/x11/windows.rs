@@ -275,7 +275,11 @@ impl X11Desktop {
                     a._NET_WM_STATE,
                     [0, a._NET_WM_STATE_MAXIMIZED_VERT, a._NET_WM_STATE_MAXIMIZED_HORZ, 2, 0],
                 )?;
-                self.conn.map_window(id).map_err(conn_err)?;
+                // EWMH's way out of iconic state is activation. A bare MapWindow would race
+                // with a window manager still busy iconifying (and be a no-op meanwhile).
+                if self.window_info(u64::from(id))?.minimized {
+                    self.send_client_message(id, a._NET_ACTIVE_WINDOW, [2, 0, 0, 0, 0])?;
+                }
             }
             WindowOp::Foreground => self.send_client_message(id, a._NET_ACTIVE_WINDOW, [2, 0, 0, 0, 0])?,
             WindowOp::Move(_) | WindowOp::Resize { .. } => unreachable_op(),
