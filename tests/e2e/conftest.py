@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
-
-from mcec_e2e import BIN, Copy, Host, RawStdio, free_port, manual_copy, start_host
+from mcec_e2e import BIN, Copy, Host, RawStdio, free_port, host_settings, manual_copy, start_host
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -67,8 +66,6 @@ def host_factory(hosts: list[Host]) -> Callable[..., Host]:
 @pytest.fixture
 def host(tmp_path: Path, port: int, token: str, host_factory: Callable[..., Host]) -> Host:
     """A host with AgentCommandsEnabled, McpServerEnabled and a bearer token."""
-    from mcec_e2e import host_settings
-
     copy = manual_copy(tmp_path / "h", settings=host_settings(port, token))
     return host_factory(copy, port, token)
 
@@ -76,8 +73,6 @@ def host(tmp_path: Path, port: int, token: str, host_factory: Callable[..., Host
 @pytest.fixture
 def open_host(tmp_path: Path, port: int, host_factory: Callable[..., Host]) -> Host:
     """A host with AgentCommandsEnabled and McpServerEnabled, without a token."""
-    from mcec_e2e import host_settings
-
     copy = manual_copy(tmp_path / "h", settings=host_settings(port))
     return host_factory(copy, port)
 

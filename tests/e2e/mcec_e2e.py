@@ -235,7 +235,9 @@ def run_to_exit(copy: Copy, args: list[str], env_extra: dict[str, str] | None = 
         proc.wait(timeout=HANG_GUARD_S)
     except subprocess.TimeoutExpired:
         stop_process(proc)
-        raise AssertionError(f"mcec {' '.join(args)} did not exit:\n{stderr_path.read_text(errors='replace')}")
+        raise AssertionError(
+            f"mcec {' '.join(args)} did not exit:\n{stderr_path.read_text(errors='replace')}"
+        ) from None
     return proc.returncode, stderr_path.read_text(errors="replace")
 
 
@@ -279,6 +281,18 @@ def raw_http(
         return RawResponse(resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read())
     finally:
         conn.close()
+
+
+def eventually_served(port: int, headers: dict[str, str] | None = None) -> RawResponse:
+    """Ping until the server answers 200 (e.g. while it is still tidying up after clients
+    that hung up); gives up after HANG_GUARD_S and returns the last answer."""
+    body = json.dumps(rpc("ping", id="probe")).encode()
+    deadline = time.monotonic() + HANG_GUARD_S
+    while True:
+        resp = raw_http(port, body=body, headers=headers)
+        if resp.status == 200 or time.monotonic() > deadline:
+            return resp
+        time.sleep(0.05)
 
 
 def rpc(method: str, params: dict | None = None, id: int | str | None = 1) -> dict:
@@ -385,7 +399,7 @@ class RawStdio:
         return resp
 
     def call(self, name: str, arguments: dict | None = None, id: Any = 1) -> dict:
-        """tools/call; returns the envelope parsed from the last text block (plus isError)."""
+        """tools/call; returns the raw JSON-RPC response (see `envelope_of`)."""
         resp = self.request("tools/call", {"name": name, "arguments": arguments or {}}, id=id)
         return resp
 
@@ -400,7 +414,7 @@ class RawStdio:
             self.proc.wait(timeout=HANG_GUARD_S)
         except subprocess.TimeoutExpired:
             stop_process(self.proc, signal.SIGKILL)
-            raise AssertionError(f"mcec mcp did not exit after stdin closed; stderr:\n{self.stderr()}")
+            raise AssertionError(f"mcec mcp did not exit after stdin closed; stderr:\n{self.stderr()}") from None
         self._reader.join(timeout=HANG_GUARD_S)
         return self.proc.returncode
 
@@ -453,7 +467,9 @@ async def sdk_stdio(copy: Copy, env_extra: dict[str, str] | None = None) -> Asyn
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(command=str(copy.exe), args=["mcp"], env=copy.env(**(env_extra or {})), cwd=str(copy.root))
+    params = StdioServerParameters(
+        command=str(copy.exe), args=["mcp"], env=copy.env(**(env_extra or {})), cwd=str(copy.root)
+    )
     with open(copy.stderr_file("sdk-stderr"), "w") as errlog, unwrap_groups():
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
@@ -469,9 +485,11 @@ async def sdk_http(url: str, headers: dict[str, str] | None = None) -> AsyncIter
     from mcp.client.streamable_http import streamable_http_client
 
     with unwrap_groups():
-        async with httpx2.AsyncClient(headers=headers or {}, timeout=HANG_GUARD_S) as client, streamable_http_client(
-            url, http_client=client
-        ) as (read, write), ClientSession(read, write) as session:
+        async with (
+            httpx2.AsyncClient(headers=headers or {}, timeout=HANG_GUARD_S) as client,
+            streamable_http_client(url, http_client=client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             init = await session.initialize()
             yield session, init
 

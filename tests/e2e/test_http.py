@@ -10,7 +10,6 @@ import selectors
 import socket
 
 import pytest
-
 from mcec_e2e import (
     HANG_GUARD_S,
     Host,
@@ -259,14 +258,23 @@ def test_every_rejection_is_audited_with_method_path_host_origin_peer(host: Host
             f"127.0.0.1:{host.port}",
             "http://evil.example",
         ),
-        (dict(body=ping_body(), headers={"Authorization": "Bearer nope"}), 401, "POST", "/mcp", f"127.0.0.1:{host.port}", "-"),
+        (
+            dict(body=ping_body(), headers={"Authorization": "Bearer nope"}),
+            401,
+            "POST",
+            "/mcp",
+            f"127.0.0.1:{host.port}",
+            "-",
+        ),
+        # A declared size over the limit; the body itself is never sent.
+        (dict(headers={"Content-Length": str(2 * MIB)}), 413, "POST", "/mcp", f"127.0.0.1:{host.port}", "-"),
     ]
     for kwargs, status, *_ in cases:
         headers = {**auth, **kwargs.pop("headers", {})}
         assert raw_http(host.port, headers=headers, **kwargs).status == status
     lines = rejections(host)
     assert len(lines) == len(cases), lines
-    for line, (_, status, method, path, host_hdr, origin) in zip(lines, cases):
+    for line, (_, status, method, path, host_hdr, origin) in zip(lines, cases, strict=True):
         assert field(line, "status") == str(status), line
         assert field(line, "method") == method, line
         assert field(line, "path") == path, line

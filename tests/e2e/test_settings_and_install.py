@@ -10,7 +10,6 @@ import socket
 from pathlib import Path
 
 import pytest
-
 from mcec_e2e import (
     Copy,
     audit_lines,
@@ -53,9 +52,7 @@ async def test_broken_settings_fail_closed_and_are_not_rewritten(
             assert env["error"]["code"] == "agent-commands-disabled", (name, env)
         await session.send_ping()
     stderr = sdk_stderr(copy)
-    error_lines = [
-        ln for ln in stderr.splitlines() if str(copy.settings_path) in ln and f"line {line}" in ln
-    ]
+    error_lines = [ln for ln in stderr.splitlines() if str(copy.settings_path) in ln and f"line {line}" in ln]
     assert error_lines, stderr
     if key:
         assert any(key in ln for ln in error_lines), error_lines

@@ -9,13 +9,11 @@ import re
 import subprocess
 
 import pytest
-
 from mcec_e2e import (
     AUDIT,
-    Copy,
     INIT_PARAMS,
+    Copy,
     audit_lines,
-    iter_json_lines,
     manual_copy,
     rpc,
     sdk_envelope,
@@ -191,7 +189,7 @@ async def test_every_call_and_refusal_is_audited(agent_copy: Copy) -> None:
     for where, text in [("stderr", sdk_stderr(agent_copy)), ("mcec.log", agent_copy.log())]:
         tool_lines = [line for line in audit_lines(text) if "tool=" in line]
         assert len(tool_lines) == len(calls), (where, tool_lines)
-        for line, (name, _, marker) in zip(tool_lines, calls):
+        for line, (name, _, marker) in zip(tool_lines, calls, strict=True):
             assert f"tool={name}" in line and marker in line, (where, line)
 
 
@@ -219,10 +217,12 @@ def test_stdout_carries_only_json_rpc(agent_copy: Copy, raw_stdio) -> None:
     stderr = server.stderr()
     assert "panicked" not in stderr, stderr
     assert rc == 0, stderr
-    messages = list(iter_json_lines(server.stdout_lines))
-    assert messages, "no output at all"
-    for raw, msg in zip(server.stdout_lines, messages):
+    assert server.stdout_lines, "no output at all"
+    messages = []
+    for raw in server.stdout_lines:
+        msg = json.loads(raw)  # every line, blank ones included, must be one JSON-RPC message
         assert isinstance(msg, dict) and msg.get("jsonrpc") == "2.0", raw
+        messages.append(msg)
         assert "id" in msg or "method" in msg, raw
     assert all(AUDIT.encode() not in line for line in server.stdout_lines)
     answered = {m.get("id") for m in messages if "result" in m}
@@ -230,6 +230,19 @@ def test_stdout_carries_only_json_rpc(agent_copy: Copy, raw_stdio) -> None:
     for text in [stderr, agent_copy.log()]:
         assert any("tool=session-status" in line for line in audit_lines(text)), text
         assert any("tool=nope" in line for line in audit_lines(text)), text
+
+
+async def test_mcp_flag_is_an_alias_for_the_mcp_command(agent_copy: Copy) -> None:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=str(agent_copy.exe), args=["--mcp"], env=agent_copy.env())
+    with open(agent_copy.stderr_file("alias"), "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.server_info.name == "mcec"
+            env = sdk_envelope(await session.call_tool("session-status", {}))
+            assert env["ok"] is True, env
 
 
 def test_tool_results_over_raw_stdio_match_envelope_rules(agent_copy: Copy, raw_stdio) -> None:

@@ -73,13 +73,26 @@ class Desk:
 
     def close(self) -> None:
         for proc in (self._inner, self._outer):
-            proc.kill()
+            if proc.poll() is None:
+                proc.kill()
             proc.wait(timeout=10)
+
+    def kill_inner(self) -> None:
+        """The session's display goes away mid-session (the inner Xephyr is killed by PID)."""
+        self._inner.kill()
+        self._inner.wait(timeout=10)
+
+    def inner_env(self, **extra: str) -> dict[str, str]:
+        """A minimal environment for a tool run against the inner display."""
+        return {"DISPLAY": self.inner, "PATH": os.environ.get("PATH", ""), **extra}
 
     def _xdotool(self, display: str, args: tuple[str, ...], capture: bool) -> str:
         done = subprocess.run(
-            ["xdotool", *args], env={"DISPLAY": display, "PATH": os.environ.get("PATH", "")},
-            capture_output=True, text=True, timeout=30,
+            ["xdotool", *args],
+            env={"DISPLAY": display, "PATH": os.environ.get("PATH", "")},
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
         if done.returncode != 0 and capture:
             raise RuntimeError(f"xdotool {' '.join(args)} on {display}: {done.stderr.strip()}")
@@ -111,15 +124,36 @@ class Desk:
         out = subprocess.run(
             ["xinput", "query-state", device],
             env={"DISPLAY": self.inner, "PATH": os.environ.get("PATH", "")},
-            capture_output=True, text=True, check=True, timeout=30,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
         ).stdout
         return [int(line.split("[")[1].split("]")[0]) for line in out.splitlines() if "=down" in line]
+
+    def buttons_down(self, device: str) -> list[int]:
+        """Mouse buttons a device of the inner server reports as down (`xinput query-state`)."""
+        out = subprocess.run(
+            ["xinput", "query-state", device],
+            env=self.inner_env(),
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout
+        return [
+            int(line.split("[")[1].split("]")[0])
+            for line in out.splitlines()
+            if line.strip().startswith("button[") and "=down" in line
+        ]
 
     def screenshot(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(
             ["import", "-window", "root", str(path)],
-            env={"DISPLAY": self.inner, "PATH": os.environ.get("PATH", "")}, check=True, timeout=30,
+            env={"DISPLAY": self.inner, "PATH": os.environ.get("PATH", "")},
+            check=True,
+            timeout=30,
         )
         return path
 
@@ -127,7 +161,9 @@ class Desk:
         """The RGB of one pixel of a screenshot (via ImageMagick, no Python imaging needed)."""
         out = subprocess.run(
             ["convert", str(path), "-crop", f"1x1+{x}+{y}", "-depth", "8", "txt:-"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         rgb = out.splitlines()[-1].split("(")[1].split(")")[0].split(",")[:3]
         return tuple(int(float(v)) for v in rgb)  # type: ignore[return-value]

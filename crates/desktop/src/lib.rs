@@ -22,6 +22,6 @@ pub mod select;
 pub mod types;
 pub mod x11;
 
-pub use api::{DesktopConfig, DesktopTools};
+pub use api::{DesktopConfig, DesktopHandle, DesktopTools, ToolOutput, ToolRequest};
 pub use types::{DisplayInfo, DisplaysResult, MouseButton, Point, Rect, RgbImage, WindowInfo};
 pub use x11::X11Desktop;

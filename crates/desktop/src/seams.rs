@@ -12,7 +12,7 @@ use crate::types::{DisplayInfo, MouseButton, Point, Rect, RgbImage, WindowInfo};
 
 /// Monitors and pixels.
 pub trait Screens: Send + Sync {
-    /// The monitors, primary first where the platform says which one it is.
+    /// The monitors in the platform's order, the primary one marked.
     fn displays(&self) -> Result<Vec<DisplayInfo>, ToolError>;
 
     /// The pixels of `area`, which the caller has clipped to the desktop and checked against

@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use base64::Engine;
+use mcec_rules::catalog::ToolSpec;
 use mcec_rules::gates::{self, printable};
 use mcec_rules::{ErrorCode, ToolError, envelope};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -69,6 +70,21 @@ pub fn call(agent: &Agent, name: &str, args: Option<Map<String, Value>>) -> Answ
     }
 }
 
+/// One short line for the operator's overlay: the tool and its arguments for desktop tools;
+/// only the name for the others (their arguments can hold a session token).
+fn narrate(spec: &ToolSpec, args: Option<&Map<String, Value>>) -> String {
+    const MAX: usize = 72;
+    let Some(args) = args.filter(|a| spec.needs_desktop() && !a.is_empty()) else {
+        return spec.name.to_string();
+    };
+    let line = format!("{} {}", spec.name, Value::Object(args.clone()));
+    if line.chars().count() <= MAX {
+        line
+    } else {
+        format!("{}…", line.chars().take(MAX).collect::<String>())
+    }
+}
+
 struct Failure {
     error: ToolError,
     /// True when a gate refused; false when the tool ran and failed.
@@ -87,8 +103,9 @@ fn admit_and_run(agent: &Agent, name: &str, args: Option<Map<String, Value>>) ->
             format!("`{}` is not available in this build of mcec.", spec.name),
         ))
     })?;
+    let narration = narrate(spec, args.as_ref());
     let invocation = (binding.parse)(args).map_err(refused)?;
     gates::desktop_gate(spec, &agent.desktop_gate()).map_err(refused)?;
-    agent.observe(spec.name, &invocation.summary());
+    agent.observe(spec.name, &narration);
     invocation.run(agent).map_err(|error| Failure { error, refused_before_run: false })
 }

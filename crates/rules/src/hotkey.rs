@@ -18,7 +18,8 @@
 //! Exactly one main key: a letter `a`-`z`, a top-row digit `0`-`9` (one character), `F1`-`F24`
 //! (no leading zero), or `esc|escape`, `pause|break`, `space`, `enter|return`, `tab`,
 //! `del|delete`, `ins|insert`, `home`, `end`, `pageup`, `pagedown`, `scrolllock`,
-//! `printscreen`. A main key without modifiers (`Pause`) is allowed.
+//! `printscreen`. A main key without modifiers (`Pause`) is allowed; one that ordinary typing
+//! would press (`a`, `space`) is allowed too, with a warning from [`Hotkey::from_settings`].
 //!
 //! Rejected: raw key codes (a token of two or more digits such as `65`, or a `0x` hex
 //! number), a chord of modifiers only (a modifier cannot be the main key), a second main key,
@@ -386,10 +387,42 @@ impl Hotkey {
         }
     }
 
+    /// True for a chord without modifiers on a key used in ordinary typing or navigation:
+    /// valid, but the operator will trip it by accident.
+    pub fn trips_while_typing(&self) -> bool {
+        if self.mods != Modifiers::NONE {
+            return false;
+        }
+        match self.key.kind() {
+            MainKeyKind::Letter(_) | MainKeyKind::Digit(_) => true,
+            MainKeyKind::Function(_) => false,
+            MainKeyKind::Named(n) => match n {
+                NamedKey::Pause | NamedKey::ScrollLock | NamedKey::PrintScreen => false,
+                NamedKey::Esc
+                | NamedKey::Space
+                | NamedKey::Enter
+                | NamedKey::Tab
+                | NamedKey::Delete
+                | NamedKey::Insert
+                | NamedKey::Home
+                | NamedKey::End
+                | NamedKey::PageUp
+                | NamedKey::PageDown => true,
+            },
+        }
+    }
+
     /// The settings path: an invalid spec arms the default chord, with a warning line for
-    /// the log that names the bad spec, the reason and the chord actually armed.
+    /// the log that names the bad spec, the reason and the chord actually armed. A valid
+    /// chord that ordinary typing would trip is armed as given, with a warning.
     pub fn from_settings(spec: &str) -> (Hotkey, Option<String>) {
         match Hotkey::parse(spec) {
+            Ok(h) if h.trips_while_typing() => (
+                h,
+                Some(format!(
+                    "EmergencyStopHotkey `{h}` has no modifier; ordinary typing will trigger the stop"
+                )),
+            ),
             Ok(h) => (h, None),
             Err(e) => {
                 let d = Hotkey::default();
@@ -525,6 +558,17 @@ mod tests {
             assert_eq!(h, Hotkey::default());
             let w = w.unwrap_or_default();
             assert!(w.contains("Ctrl+Alt+Shift+S") && w.contains("invalid"), "{bad:?}: {w}");
+        }
+    }
+
+    #[test]
+    fn bare_typing_keys_are_armed_with_a_warning() {
+        for (spec, warns) in
+            [("a", true), ("space", true), ("7", true), ("Pause", false), ("F12", false), ("ctrl+a", false)]
+        {
+            let (h, w) = Hotkey::from_settings(spec);
+            assert_eq!(Ok(h), Hotkey::parse(spec), "{spec}");
+            assert_eq!(w.is_some(), warns, "{spec}: {w:?}");
         }
     }
 

@@ -31,14 +31,12 @@ impl fmt::Display for IdError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IdError::Empty => write!(f, "is empty; expected {SESSION_ID_LEN} lowercase hex characters"),
-            IdError::WrongLength(n) => write!(
-                f,
-                "has {n} characters; expected exactly {SESSION_ID_LEN} lowercase hex characters"
-            ),
-            IdError::BadCharacter => write!(
-                f,
-                "may hold only the characters 0-9 and a-f ({SESSION_ID_LEN} of them)"
-            ),
+            IdError::WrongLength(n) => {
+                write!(f, "has {n} characters; expected exactly {SESSION_ID_LEN} lowercase hex characters")
+            }
+            IdError::BadCharacter => {
+                write!(f, "may hold only the characters 0-9 and a-f ({SESSION_ID_LEN} of them)")
+            }
         }
     }
 }

@@ -78,11 +78,7 @@ pub fn dir_is_writable(dir: &Path) -> bool {
     if getrandom::fill(&mut suffix).is_err() {
         return false;
     }
-    let probe = dir.join(format!(
-        ".mcec-write-probe-{}-{}",
-        std::process::id(),
-        hex::encode(suffix)
-    ));
+    let probe = dir.join(format!(".mcec-write-probe-{}-{}", std::process::id(), hex::encode(suffix)));
     match OpenOptions::new().write(true).create_new(true).open(&probe) {
         Ok(file) => {
             drop(file);

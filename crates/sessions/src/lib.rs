@@ -40,6 +40,6 @@ pub use lock::{InstanceLock, LockError, is_locked};
 pub use paths::{McecPaths, XdgDirs, is_session_dir};
 pub use provision::{Handoff, ProvisionError, ProvisionRequest, provision};
 pub use reaper::{REAP_AGE, ReapReport, reap};
-pub use remove::{RemoveAllReport, RemoveError, Removal, remove_all_sessions, remove_session_dir};
+pub use remove::{Removal, RemoveAllReport, RemoveError, remove_all_sessions, remove_session_dir};
 pub use teardown::{EndOutcome, TeardownError, end_session};
 pub use token::SessionToken;

@@ -45,9 +45,7 @@ pub fn list_sessions_at(sessions_root: &Path, now: SystemTime) -> Vec<SessionSum
             let age = created.map_or(Duration::ZERO, |c| now.duration_since(c).unwrap_or_default());
             Some(SessionSummary {
                 id,
-                created: created
-                    .and_then(|c| c.duration_since(UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_secs()),
+                created: created.and_then(|c| c.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs()),
                 age_secs: age.as_secs(),
                 size_bytes: tree_size(&dir),
                 running: is_locked(&dir),

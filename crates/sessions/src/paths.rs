@@ -62,9 +62,7 @@ impl std::error::Error for PathsError {}
 
 /// The current user's home directory, if one is known and absolute.
 pub fn home_dir() -> Option<PathBuf> {
-    directories::BaseDirs::new()
-        .map(|b| b.home_dir().to_path_buf())
-        .filter(|h| h.is_absolute())
+    directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf()).filter(|h| h.is_absolute())
 }
 
 impl XdgDirs {
@@ -76,9 +74,7 @@ impl XdgDirs {
         xdg_state_home: Option<OsString>,
     ) -> XdgDirs {
         let pick = |var: Option<OsString>, default: &str| {
-            var.map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .unwrap_or_else(|| home.join(default))
+            var.map(PathBuf::from).filter(|p| p.is_absolute()).unwrap_or_else(|| home.join(default))
         };
         XdgDirs {
             home: home.to_path_buf(),
@@ -90,11 +86,7 @@ impl XdgDirs {
     /// From the process environment.
     pub fn from_env() -> Result<XdgDirs, PathsError> {
         let home = home_dir().ok_or(PathsError::NoHome)?;
-        Ok(XdgDirs::from_vars(
-            &home,
-            std::env::var_os("XDG_CONFIG_HOME"),
-            std::env::var_os("XDG_STATE_HOME"),
-        ))
+        Ok(XdgDirs::from_vars(&home, std::env::var_os("XDG_CONFIG_HOME"), std::env::var_os("XDG_STATE_HOME")))
     }
 
     /// `$XDG_STATE_HOME/mcec/sessions`.
@@ -128,11 +120,7 @@ impl McecPaths {
     /// Pure resolution.
     pub fn resolve(exe: &Path, installed: bool, xdg: &XdgDirs) -> McecPaths {
         let exe_dir = exe.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
-        let config_dir = if installed {
-            xdg.config_home.join("mcec")
-        } else {
-            exe_dir.clone()
-        };
+        let config_dir = if installed { xdg.config_home.join("mcec") } else { exe_dir.clone() };
         let session = if installed { None } else { session_id_of_dir(&exe_dir) };
         let artifacts_dir = match session {
             Some(_) => exe_dir.join(SESSION_ARTIFACTS_DIR),
@@ -209,11 +197,7 @@ mod tests {
         assert_eq!(d.config_home, PathBuf::from("/home/op/.config"));
         assert_eq!(d.state_home, PathBuf::from("/home/op/.local/state"));
         assert_eq!(d.sessions_root(), PathBuf::from("/home/op/.local/state/mcec/sessions"));
-        let o = XdgDirs::from_vars(
-            Path::new("/home/op"),
-            Some("/cfg".into()),
-            Some("relative/state".into()),
-        );
+        let o = XdgDirs::from_vars(Path::new("/home/op"), Some("/cfg".into()), Some("relative/state".into()));
         assert_eq!(o.config_home, PathBuf::from("/cfg"));
         assert_eq!(o.state_home, PathBuf::from("/home/op/.local/state"));
         let e = XdgDirs::from_vars(Path::new("/h"), Some("".into()), Some("/st".into()));

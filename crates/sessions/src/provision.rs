@@ -184,10 +184,7 @@ pub fn plan_commands(requested: Option<&[String]>, all: &[String]) -> Result<Com
             wanted
         }
     };
-    let enabled = known
-        .iter()
-        .map(|n| (n.to_string(), wanted.contains(n)))
-        .collect();
+    let enabled = known.iter().map(|n| (n.to_string(), wanted.contains(n))).collect();
     Ok(CommandPlan { enabled, warnings })
 }
 
@@ -268,8 +265,7 @@ fn prepare_root(root: &Path) -> Result<PathBuf, String> {
         }
         Err(e) => return Err(format!("cannot use the sessions root {}: {e}", root.display())),
     }
-    root.canonicalize()
-        .map_err(|e| format!("cannot resolve the sessions root {}: {e}", root.display()))
+    root.canonicalize().map_err(|e| format!("cannot resolve the sessions root {}: {e}", root.display()))
 }
 
 /// Creates `<root>/<fresh id>` (0700) with its stamp. Nothing to clean up on error: a failed
@@ -282,10 +278,7 @@ fn create_session_dir(root: &Path, now: SystemTime) -> Result<(SessionId, PathBu
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => {
-                return Err(format!(
-                    "cannot create a session directory in {}: {e}",
-                    root.display()
-                ));
+                return Err(format!("cannot create a session directory in {}: {e}", root.display()));
             }
         }
         if let Err(e) = crate::stamp::write_stamp(&dir, now) {
@@ -331,11 +324,8 @@ fn fill_session(
     );
     write_atomic(dir, SETTINGS_FILE, settings_text.as_bytes())?;
 
-    let commands: BTreeMap<&str, CommandEntry> = plan
-        .enabled
-        .iter()
-        .map(|(name, on)| (name.as_str(), CommandEntry { enabled: *on }))
-        .collect();
+    let commands: BTreeMap<&str, CommandEntry> =
+        plan.enabled.iter().map(|(name, on)| (name.as_str(), CommandEntry { enabled: *on })).collect();
     let commands_text = format!(
         "# Written by mcec for provisioned session {id}. `launch` is never enabled here.\n{}",
         toml::to_string(&commands).map_err(|e| format!("cannot encode the commands: {e}"))?
@@ -475,7 +465,10 @@ mod tests {
 
     #[test]
     fn shell_quoting() {
-        assert_eq!(shell_quote("/home/op/.local/state/mcec/sessions/0a/mcec"), "/home/op/.local/state/mcec/sessions/0a/mcec");
+        assert_eq!(
+            shell_quote("/home/op/.local/state/mcec/sessions/0a/mcec"),
+            "/home/op/.local/state/mcec/sessions/0a/mcec"
+        );
         assert_eq!(shell_quote("/home/o p/mcec"), "'/home/o p/mcec'");
         assert_eq!(shell_quote("/it's"), r"'/it'\''s'");
     }

@@ -46,9 +46,9 @@ pub fn reap(sessions_root: &Path, max_age: Duration, now: SystemTime) -> ReapRep
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => report
-            .errors
-            .push(format!("cannot read the sessions root {}: {e}", sessions_root.display())),
+        Err(e) => {
+            report.errors.push(format!("cannot read the sessions root {}: {e}", sessions_root.display()))
+        }
     }
     report.removed.sort();
     report.skipped_running.sort();
@@ -86,10 +86,7 @@ fn reap_entry(root: &Path, path: &Path, max_age: Duration, now: SystemTime, repo
     }
     match remove_session_dir(root, &id) {
         Ok(Removal::Removed) => {
-            tracing::info!(
-                "AGENT-AUDIT: session-reaped; session={id} age_secs={}",
-                age.as_secs()
-            );
+            tracing::info!("AGENT-AUDIT: session-reaped; session={id} age_secs={}", age.as_secs());
             report.removed.push(id);
         }
         Ok(Removal::AlreadyGone) => {}

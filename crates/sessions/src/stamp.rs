@@ -13,11 +13,7 @@ use crate::paths::STAMP_FILE;
 /// Creates the stamp (mode 0600; fails if one exists) holding `created`.
 pub fn write_stamp(dir: &Path, created: SystemTime) -> std::io::Result<()> {
     let secs = created.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(dir.join(STAMP_FILE))?;
+    let mut file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(dir.join(STAMP_FILE))?;
     writeln!(file, "{secs}")?;
     file.sync_all()
 }
@@ -26,11 +22,7 @@ pub fn write_stamp(dir: &Path, created: SystemTime) -> std::io::Result<()> {
 /// does not parse, the stamp file's modification time. `None` when there is no readable stamp.
 pub fn read_created(dir: &Path) -> Option<SystemTime> {
     let path = dir.join(STAMP_FILE);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .ok()?;
+    let mut file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(&path).ok()?;
     parse_stamp(&mut file).or_else(|| file.metadata().and_then(|m| m.modified()).ok())
 }
 

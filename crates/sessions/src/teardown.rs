@@ -100,10 +100,8 @@ impl std::error::Error for TeardownError {}
 
 /// Ends session `id` in `sessions_root` if `token` is its token (see the module doc).
 pub fn end_session(sessions_root: &Path, id: &str, token: &str) -> Result<EndOutcome, TeardownError> {
-    let id = SessionId::parse(id).map_err(|e| TeardownError::BadArguments {
-        field: "sessionId",
-        problem: e.to_string(),
-    })?;
+    let id = SessionId::parse(id)
+        .map_err(|e| TeardownError::BadArguments { field: "sessionId", problem: e.to_string() })?;
     if token.trim().is_empty() {
         return Err(TeardownError::BadArguments {
             field: "token",
@@ -208,7 +206,10 @@ mod tests {
         let out = end_session(root.path(), "0123456789ab", "tok").expect("gone");
         assert!(out.removed && out.already_gone);
         let json = serde_json::to_value(&out).expect("json");
-        assert_eq!(json, serde_json::json!({"sessionId": "0123456789ab", "removed": true, "alreadyGone": true}));
+        assert_eq!(
+            json,
+            serde_json::json!({"sessionId": "0123456789ab", "removed": true, "alreadyGone": true})
+        );
         let missing_root = root.path().join("missing");
         assert!(end_session(&missing_root, "0123456789ab", "tok").expect("gone").already_gone);
     }

@@ -11,8 +11,8 @@ use mcec_rules::ErrorCode;
 use mcec_sessions::paths::{LOCK_FILE, STAMP_FILE};
 use mcec_sessions::remove::ROOT_LOCK_FILE;
 use mcec_sessions::{
-    Handoff, McecPaths, ProvisionError, ProvisionRequest, REAP_AGE, TeardownError, XdgDirs,
-    end_session, is_locked, list_sessions, provision, reap,
+    Handoff, McecPaths, ProvisionError, ProvisionRequest, REAP_AGE, TeardownError, XdgDirs, end_session,
+    is_locked, list_sessions, provision, reap,
 };
 
 const TOOLS: &[&str] = &["click", "end-session", "launch", "provision-session", "screenshot", "type"];
@@ -85,6 +85,7 @@ fn hold_lock_in_child(dir: &Path) -> Child {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+    kill_child(child);
     panic!("the child never took the lock");
 }
 
@@ -141,8 +142,21 @@ fn http_session_has_the_contract_layout_and_config() {
 
     assert!(h.token.len() >= 32 && h.token.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
     let json = serde_json::to_value(&h).expect("json");
-    for key in ["sessionId", "directory", "exePath", "workingDir", "token", "launch", "teardown",
-        "mcpServerEnabled", "bindAddress", "port", "mcpEndpoint", "authorization", "warnings"] {
+    for key in [
+        "sessionId",
+        "directory",
+        "exePath",
+        "workingDir",
+        "token",
+        "launch",
+        "teardown",
+        "mcpServerEnabled",
+        "bindAddress",
+        "port",
+        "mcpEndpoint",
+        "authorization",
+        "warnings",
+    ] {
         assert!(json.get(key).is_some(), "handoff lacks {key}: {json}");
     }
     assert_eq!(json["mcpEndpoint"], format!("http://127.0.0.1:{port}/mcp"));
@@ -304,8 +318,8 @@ fn concurrent_provisions_and_teardowns_do_not_collide() {
             std::thread::spawn(move || -> Result<Handoff, String> {
                 barrier.wait();
                 let h = provision(request(&env, i % 2 == 0, None)).map_err(|e| e.to_string())?;
-                let out = end_session(&env.root, h.session_id.as_str(), &h.token)
-                    .map_err(|e| e.to_string())?;
+                let out =
+                    end_session(&env.root, h.session_id.as_str(), &h.token).map_err(|e| e.to_string())?;
                 if out.already_gone {
                     return Err(format!("{} was already gone", h.session_id));
                 }
@@ -328,7 +342,7 @@ fn concurrent_deletes_of_one_session_give_one_removal() {
     for _ in 0..5 {
         let h = Arc::new(provision(request(&env, false, None)).expect("provision"));
         let barrier = Arc::new(Barrier::new(4));
-        let results: Vec<_> = (0..4)
+        let threads: Vec<_> = (0..4)
             .map(|_| {
                 let (env, h, barrier) = (Arc::clone(&env), Arc::clone(&h), Arc::clone(&barrier));
                 std::thread::spawn(move || {
@@ -336,8 +350,9 @@ fn concurrent_deletes_of_one_session_give_one_removal() {
                     end_session(&env.root, h.session_id.as_str(), &h.token)
                 })
             })
-            .map(|t| t.join().expect("thread").expect("no error"))
             .collect();
+        let results: Vec<_> =
+            threads.into_iter().map(|t| t.join().expect("thread").expect("no error")).collect();
         assert_eq!(results.iter().filter(|r| !r.already_gone).count(), 1, "{results:?}");
         assert!(!h.directory.exists());
     }
@@ -377,4 +392,15 @@ fn oversized_command_list_is_refused_before_touching_disk() {
     let e = provision(request(&env, true, Some(many))).expect_err("refused");
     assert_eq!(e.to_tool_error().code, ErrorCode::BadArguments);
     assert!(!env.root.exists());
+}
+
+#[test]
+fn sessions_root_that_cannot_be_created_is_a_clear_error() {
+    // /proc refuses new directories even for root, so this runs the same everywhere.
+    let env = env();
+    let mut req = request(&env, true, None);
+    req.sessions_root = PathBuf::from("/proc/self/mcec-test/sessions");
+    let e = provision(req).expect_err("refused");
+    assert_eq!(e.to_tool_error().code, ErrorCode::ProvisioningFailed);
+    assert!(e.to_string().contains("cannot create the sessions root"), "{e}");
 }

@@ -238,6 +238,12 @@ impl DesktopTools {
                     for m in &chord.modifiers {
                         b.key(Key::Modifier(*m), true)?;
                         pressed.push(Key::Modifier(*m));
+                        if stop.is_set() {
+                            return Err(stopped_after(format!(
+                                "Pressed {i} of {} chords; the keys held were released.",
+                                chords.len()
+                            )));
+                        }
                     }
                     b.key(chord.key, true)?;
                     pressed.push(chord.key);

@@ -8,6 +8,8 @@
 
 mod act;
 mod artifacts;
+mod dispatch;
+mod handle;
 mod launch;
 mod observe;
 mod record;
@@ -25,6 +27,8 @@ use crate::types::{Point, Rect, WindowInfo};
 use crate::x11::X11Desktop;
 
 pub use act::{ClickResult, DragResult, FocusResult, KeyResult, TypeResult, WindowActionResult};
+pub use dispatch::{ToolOutput, ToolRequest, ToolSpec, is_desktop_tool, parse_args, tool_specs};
+pub use handle::DesktopHandle;
 pub use launch::LaunchResult;
 pub use observe::{CaptureResult, WindowsResult};
 pub use record::RecordResult;
@@ -164,4 +168,20 @@ pub fn to_json<T: Serialize>(value: &T) -> serde_json::Value {
         tracing::error!("serialising a tool result: {e}");
         serde_json::Value::Null
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shareable<T: Send + Sync>() {}
+
+    #[test]
+    fn tools_can_be_shared_across_threads() {
+        shareable::<DesktopTools>();
+        shareable::<X11Desktop>();
+        let err = stopped_after("Typed 3 of 5 characters.");
+        assert_eq!(err.code, ErrorCode::EmergencyStopped);
+        assert!(err.detail.ends_with("Typed 3 of 5 characters."));
+    }
 }

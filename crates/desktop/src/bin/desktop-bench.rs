@@ -132,8 +132,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let tag = if backend.shm_enabled() { "shm" } else { "GetImage" };
         let area = Rect::new(0, 0, screen.width, screen.height);
         percentiles(&format!("raw pixels full screen ({tag})"), time(n, || backend.capture(area)));
-        percentiles(&format!("capture full screen PNG ({tag})"), time(n, || tools.capture(&capture_req(None))));
-        percentiles(&format!("capture maxWidth 640 ({tag})"), time(n, || tools.capture(&capture_req(Some(640)))));
+        percentiles(
+            &format!("capture full screen PNG ({tag})"),
+            time(n, || tools.capture(&capture_req(None))),
+        );
+        percentiles(
+            &format!("capture maxWidth 640 ({tag})"),
+            time(n, || tools.capture(&capture_req(Some(640)))),
+        );
     }
     backend.set_shm_enabled(true);
     let png = tools.capture(&capture_req(None))?;

@@ -22,7 +22,7 @@ use super::lock;
 use crate::keys::{Key, Modifier, NamedKey};
 
 /// How long a temporary keycode stays mapped after its last use.
-pub(crate) const RESTORE_AFTER: Duration = Duration::from_millis(300);
+pub(crate) const RESTORE_AFTER: Duration = Duration::from_millis(1_000);
 
 /// A spare keycode currently mapped to `keysym` by us.
 #[derive(Debug, Clone, Copy)]

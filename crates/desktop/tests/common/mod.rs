@@ -151,17 +151,8 @@ impl Drop for Xvfb {
 fn wm_running(conn: &x11rb::rust_connection::RustConnection) -> bool {
     use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
     let root = conn.setup().roots[0].root;
-    let atom = conn
-        .intern_atom(false, b"_NET_SUPPORTING_WM_CHECK")
-        .unwrap()
-        .reply()
-        .unwrap()
-        .atom;
-    let reply = conn
-        .get_property(false, root, atom, AtomEnum::WINDOW, 0, 1)
-        .unwrap()
-        .reply()
-        .unwrap();
+    let atom = conn.intern_atom(false, b"_NET_SUPPORTING_WM_CHECK").unwrap().reply().unwrap().atom;
+    let reply = conn.get_property(false, root, atom, AtomEnum::WINDOW, 0, 1).unwrap().reply().unwrap();
     reply.value32().and_then(|mut v| v.next()).is_some()
 }
 

@@ -282,3 +282,40 @@ fn a_window_gone_mid_call_is_window_closed() {
     let err = backend.window_op(id, WindowOp::Move(Point::new(1, 1))).unwrap_err();
     assert_eq!(err.code, ErrorCode::WindowClosed);
 }
+
+#[test]
+fn text_typed_into_a_real_xterm_reaches_its_program() {
+    let x = Xvfb::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tools = x.tools(dir.path());
+    let stop = StopFlag::new();
+    let out = dir.path().join("typed.txt");
+    let mut xterm = std::process::Command::new("xterm")
+        .args(["-u8", "-class", "McecXterm", "-e", "sh", "-c"])
+        .arg(format!("cat > '{}'", out.display()))
+        .env("DISPLAY", &x.display)
+        .env("LC_ALL", "C.UTF-8")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("xterm must be installed");
+    let wait = mcec_desktop::requests::WindowsRequest {
+        class_name: Some("McecXterm".into()),
+        condition: Some(mcec_desktop::requests::WaitCondition::Appears),
+        timeout_ms: Some(30_000),
+        ..Default::default()
+    };
+    tools.windows(&wait, &stop).unwrap();
+    tools.focus(&focus("McecXterm"), &stop).unwrap();
+    let text = "héllo ✓ Ω Zürich\n";
+    tools.type_text(&TypeRequest { text: text.into() }, &stop).unwrap();
+    tools.key(&KeyRequest { keys: "ctrl+d".into(), hold_ms: None }, &stop).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while xterm.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = xterm.kill();
+    let _ = xterm.wait();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+    assert!(modifiers_down(&x.raw()).is_empty());
+}

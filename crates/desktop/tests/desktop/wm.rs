@@ -3,11 +3,10 @@
 
 use std::time::Duration;
 
-use mcec_desktop::requests::{
-    CaptureRequest, ClickRequest, FocusRequest, TypeRequest, WindowAction, WindowRequest,
-    WindowsRequest,
-};
 use mcec_desktop::Point;
+use mcec_desktop::requests::{
+    CaptureRequest, ClickRequest, FocusRequest, TypeRequest, WindowAction, WindowRequest, WindowsRequest,
+};
 use mcec_rules::StopFlag;
 
 use crate::common::{TestWin, Xvfb, typed};

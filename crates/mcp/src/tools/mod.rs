@@ -37,10 +37,6 @@ impl ToolOutput {
 
 /// A tool call whose arguments parsed; running it may block (X11 round trips, files).
 pub trait Invocation: Send + 'static {
-    /// A short, token-free description for the audit line and the overlay narration.
-    fn summary(&self) -> String {
-        String::new()
-    }
     fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError>;
 }
 

@@ -82,10 +82,6 @@ impl Invocation for ProvisionSession {
 }
 
 impl Invocation for EndSession {
-    fn summary(&self) -> String {
-        format!("end-session {}", mcec_rules::gates::printable(&self.session_id))
-    }
-
     fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
         let services = services(agent)?;
         let outcome = end_session(&services.sessions_root, &self.session_id, &self.token)
