@@ -513,3 +513,59 @@ def iter_json_lines(lines: list[bytes]) -> Iterator[Any]:
     for line in lines:
         if line.strip():
             yield json.loads(line)
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+def session_copy(parent: Copy, handoff: dict) -> Copy:
+    """The provisioned copy described by a `provision-session` handoff, run with the same
+    HOME/XDG environment as the copy that provisioned it (its files live beside its exe)."""
+    directory = Path(handoff["directory"])
+    return Copy(root=parent.root, exe=Path(handoff["exePath"]), config_dir=directory, extra_env=dict(parent.extra_env))
+
+
+def run_cli(
+    copy: Copy, args: list[str], env_extra: dict[str, str] | None = None, preexec_fn: Any = None
+) -> tuple[int, str, str]:
+    """Run an mcec command that exits by itself; returns (exit code, stdout, stderr)."""
+    try:
+        done = subprocess.run(
+            [str(copy.exe), *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=copy.env(**(env_extra or {})),
+            cwd=copy.root,
+            timeout=HANG_GUARD_S * 4,
+            preexec_fn=preexec_fn,
+        )
+    except subprocess.TimeoutExpired as e:
+        raise AssertionError(f"mcec {' '.join(args)} did not exit:\n{e.stderr!r}") from None
+    return done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
+
+
+def sessions_root(copy: Copy) -> Path:
+    """$XDG_STATE_HOME/mcec/sessions as this copy's environment names it."""
+    return Path(copy.env()["XDG_STATE_HOME"]) / "mcec" / "sessions"
+
+
+STAMP_FILE = ".mcec-session"
+
+
+def backdate(session_dir: Path, seconds: int) -> None:
+    """Rewrite a session's creation stamp so the session looks `seconds` old."""
+    (session_dir / STAMP_FILE).write_text(f"{int(time.time()) - seconds}\n")
+
+
+def wait_for_port(proc: subprocess.Popen, port: int, what: str = "mcec") -> None:
+    """Poll until `port` accepts connections; raises if `proc` exits first or it hangs."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode} before listening on {port}")
+        with contextlib.suppress(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not listen on {port}")
+        time.sleep(0.005)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcec_e2e import REPO, Copy, manual_copy
+from mcec_e2e import REPO, Copy, manual_copy, unwrap_groups
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from xdesk import Desk, wait_until
@@ -68,10 +68,11 @@ async def agent(copy: Copy, desk: Desk):
     )
     errlog = copy.stderr_file().open("w")
     try:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                yield session
+        with unwrap_groups():
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    yield session
     finally:
         errlog.close()
 
@@ -347,6 +348,8 @@ async def test_slow_drag_is_stopped_mid_way_and_the_button_is_up(
                 desk.physical("key", CHORD)
         env = dragged["env"]
         assert not env["ok"], f"the drag was not stopped: {env}"
+        if env["error"]["code"] == "bad-arguments" and "durationMs" in env["error"]["detail"]:
+            pytest.fail(f"`drag` has no `durationMs` yet (crates/desktop/src/requests/act.rs): {env['error']['detail']}")
         assert env["error"]["code"] == "emergency-stopped", env
         assert re.search(r"after \d+ of \d+ points", env["error"]["detail"]), env[
             "error"

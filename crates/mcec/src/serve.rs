@@ -44,6 +44,9 @@ fn start(mode: Mode) -> Result<()> {
         tracing::warn!("{warning}");
     }
     let loaded = config::load(&paths.settings_file(), &paths.commands_file());
+    if let Some(token) = loaded.settings.auth_token() {
+        logging::never_log(token);
+    }
     report_config(&loaded);
     tracing::info!(
         "mcec {} starting ({mode:?}); config dir {}; installed copy: {}",

@@ -2,24 +2,26 @@
 //!
 //! One `middleware::from_fn` layer on the whole router gathers the request head, asks the
 //! pure [`mcec_rules::http_gate::decide`], audits and answers any rejection before the
-//! body is read. rmcp's service reads the body itself, so a streaming limit caps chunked
-//! bodies too. rmcp's own Host check is turned off: our gate is the one authority.
+//! body is read. Only then is the body read, under a 1 MiB limit that also holds for
+//! chunked bodies, and handed to rmcp complete. rmcp's own Host check is turned off: our
+//! gate is the one authority.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use mcec_rules::gates::printable;
 use mcec_rules::http_gate::{self, Decision, GateConfig, MAX_BODY_BYTES, RequestHead};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
-use tower_http::limit::RequestBodyLimitLayer;
 
 use crate::agent::Agent;
 use crate::audit::audit;
@@ -66,7 +68,6 @@ pub async fn serve_http(
     let state = Arc::new(GateState { config, in_flight: AtomicUsize::new(0) });
     let app = Router::new()
         .nest_service("/mcp", mcp)
-        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES as usize))
         .layer(middleware::from_fn_with_state(state, gate));
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
@@ -91,32 +92,38 @@ async fn gate(
     let config = GateConfig { port: state.config.port, token: state.config.token.as_deref() };
     let prior = state.in_flight.fetch_add(1, Ordering::SeqCst);
     let _in_flight = InFlight(&state.in_flight);
-    match http_gate::decide(&head, &config, prior) {
-        Decision::Admit => next.run(request).await,
-        Decision::Reject { status, reason } => {
-            audit(
-                "http-rejected",
-                &format!(
-                    "status={status} reason={reason} method={} path={} host={} origin={} peer={peer}",
-                    printable(head.method),
-                    printable(head.path),
-                    head.host.map(printable).unwrap_or_else(|| "-".into()),
-                    head.origin.map(printable).unwrap_or_else(|| "-".into()),
-                ),
-            );
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN);
-            let mut response = (status, format!("{reason}\n")).into_response();
-            if status == StatusCode::UNAUTHORIZED {
-                response
-                    .headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
-            }
-            if status == StatusCode::METHOD_NOT_ALLOWED {
-                response.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST"));
-            }
-            response
-        }
+    let decision = http_gate::decide(&head, &config, prior);
+    let who = format!(
+        "method={} path={} host={} origin={} peer={peer}",
+        printable(head.method),
+        printable(head.path),
+        head.host.map(printable).unwrap_or_else(|| "-".into()),
+        head.origin.map(printable).unwrap_or_else(|| "-".into()),
+    );
+    if let Decision::Reject { status, reason } = decision {
+        return reject(status, reason, &who);
     }
+    // The head passed: now read the body, capped, whatever its framing (a chunked body
+    // declares no length), so rmcp only ever sees a complete body of at most 1 MiB.
+    let (parts, body) = request.into_parts();
+    match Limited::new(body, MAX_BODY_BYTES as usize).collect().await {
+        Ok(collected) => next.run(Request::from_parts(parts, Body::from(collected.to_bytes()))).await,
+        Err(e) if e.is::<LengthLimitError>() => reject(413, "request body over 1 MiB", &who),
+        Err(_) => reject(400, "the request body could not be read", &who),
+    }
+}
+
+fn reject(status: u16, reason: &str, who: &str) -> Response {
+    audit("http-rejected", &format!("status={status} reason={reason} {who}"));
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN);
+    let mut response = (status, format!("{reason}\n")).into_response();
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+    }
+    if status == StatusCode::METHOD_NOT_ALLOWED {
+        response.headers_mut().insert(header::ALLOW, header::HeaderValue::from_static("POST"));
+    }
+    response
 }
 
 /// A header's value; present-but-not-UTF-8 becomes `""`, which no check accepts.

@@ -62,8 +62,12 @@ async fn filter_input(
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                if serde_json::from_slice::<serde::de::IgnoredAny>(&line).is_err() {
-                    let why = if std::str::from_utf8(&line).is_err() { "not UTF-8" } else { "not JSON" };
+                // Skipping a value does not check the UTF-8 inside its strings: check it first.
+                let why = match std::str::from_utf8(&line) {
+                    Err(_) => Some("not UTF-8"),
+                    Ok(text) => serde_json::from_str::<serde::de::IgnoredAny>(text).err().map(|_| "not JSON"),
+                };
+                if let Some(why) = why {
                     tracing::warn!("stdin: answered a line that is {why} with a parse error");
                     let _ = errors.send(error_line(-32700, "Parse error")).await;
                     continue;
