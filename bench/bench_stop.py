@@ -5,17 +5,17 @@
     .venv/bin/python bench/bench_stop.py [--bin PATH] [--rounds 100]
 
 A real `mcec mcp` runs on the inner display of an Xvfb + Xephyr desk (tests/e2e/xdesk.py),
-driven by the official MCP Python SDK. In every round the agent first holds Shift (`key` with
-`holdMs`; `drag` has no duration to hold a button with), then the operator's chord
-Ctrl+Alt+Shift+S is sent as *physical* input: `xdotool` on the outer display, which
-Xephyr replays through its own keyboard. Rounds alternate between two measurements, so the
-polling of one does not slow the other:
+driven by the official MCP Python SDK. In every round the agent first holds the left button
+(a slow `drag` with `durationMs`) or, when `drag` does not take `durationMs`, Shift (`key`
+with `holdMs`); then the operator's chord Ctrl+Alt+Shift+S is sent as *physical* input:
+`xdotool` on the outer display, which Xephyr replays through its own keyboard. Rounds
+alternate between two measurements, so the polling of one does not slow the other:
 
   * refused  - t0 (just before `xdotool` is spawned) to the first `session-status` call that
                answers `emergency-stopped`; calls are sent back to back over one SDK session;
-  * released - t0 to the first `xinput query-state` of "Virtual core XTEST keyboard" that shows
-               no key down (the agent's Shift released by the stop); each poll is one
-               `xinput` process, so the resolution is one poll (a few ms);
+  * released - t0 to the first `xinput query-state` of the inner server's XTEST pointer (or
+               keyboard) that shows the held button (or key) up, released by the stop; each
+               poll is one `xinput` process, so the resolution is one poll (a few ms);
   * engaged  - t0 (wall clock) to the timestamp of the `emergency-stop; engaged` audit line in
                mcec.log (written by the stop worker after the latch woke it), every round.
 
@@ -36,6 +36,7 @@ import math
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -49,6 +50,7 @@ from mcec_e2e import manual_copy, sdk_stdio  # noqa: E402
 from xdesk import Desk, wait_until  # noqa: E402
 
 AGENT_KEYBOARD = "Virtual core XTEST keyboard"
+AGENT_POINTER = "Virtual core XTEST pointer"
 # As in tests/e2e/test_emergency_stop.py: the prompt's title and its Re-arm button.
 PROMPT_TITLE = "mcec: emergency stop"
 REARM_OFFSET = (41, 130)
@@ -84,16 +86,43 @@ async def code_of(session, tool: str, args: dict | None = None) -> str | None:
     return None if env["ok"] else env["error"]["code"]
 
 
-def agent_keys_down(desk: Desk) -> bool:
-    return bool(desk.keys_down(AGENT_KEYBOARD))
+@dataclass(frozen=True)
+class Hold:
+    """What the agent holds down when the chord comes: a call that keeps it down, and the
+    XTEST device of the inner server that shows it."""
+
+    what: str
+    tool: str
+    args: dict
+    device: str
+
+    def is_down(self, desk: Desk) -> bool:
+        if self.device == AGENT_POINTER:
+            return bool(desk.buttons_down(self.device))
+        return bool(desk.keys_down(self.device))
 
 
-def poll_released(desk: Desk) -> float:
-    """Poll until the agent's keyboard has nothing down; returns perf_counter() at that poll."""
+HOLD_BUTTON = Hold(
+    "left button (slow drag)",
+    "drag",
+    {"from": {"x": 100, "y": 100}, "to": {"x": 900, "y": 700}, "durationMs": 10000},
+    AGENT_POINTER,
+)
+HOLD_SHIFT = Hold("Shift (key holdMs)", "key", {"keys": "shift", "holdMs": 10000}, AGENT_KEYBOARD)
+
+
+async def pick_hold(session) -> Hold:
+    """The left button when `drag` takes `durationMs`, else a held Shift."""
+    probe = {"from": {"x": 10, "y": 10}, "to": {"x": 20, "y": 20}, "durationMs": 50}
+    return HOLD_BUTTON if await code_of(session, "drag", probe) is None else HOLD_SHIFT
+
+
+def poll_released(desk: Desk, hold: Hold) -> float:
+    """Poll until the held input is up; returns perf_counter() at that poll."""
     deadline = time.perf_counter() + mcec_e2e.HANG_GUARD_S
-    while agent_keys_down(desk):
+    while hold.is_down(desk):
         if time.perf_counter() > deadline:
-            raise RuntimeError("the held key was never released")
+            raise RuntimeError(f"the held {hold.what} was never released")
     return time.perf_counter()
 
 
@@ -121,17 +150,17 @@ async def rearm(session, desk: Desk) -> None:
     raise RuntimeError("re-arm did not succeed after 5 physical clicks")
 
 
-async def one_round(session, desk: Desk, copy, measure: str, out: dict[str, list[float]]) -> None:
+async def one_round(session, desk: Desk, copy, hold: Hold, measure: str, out: dict[str, list[float]]) -> None:
     held: dict = {}
 
-    async def hold() -> None:
-        held["code"] = await code_of(session, "key", {"keys": "shift", "holdMs": 10000})
+    async def agent_holds() -> None:
+        held["code"] = await code_of(session, hold.tool, hold.args)
 
     log_before = len(copy.log().splitlines())
     async with anyio.create_task_group() as tg:
-        tg.start_soon(hold)
-        if not await anyio.to_thread.run_sync(lambda: wait_until(lambda: agent_keys_down(desk), 10)):
-            raise RuntimeError("the agent's Shift never went down")
+        tg.start_soon(agent_holds)
+        if not await anyio.to_thread.run_sync(lambda: wait_until(lambda: hold.is_down(desk), 10)):
+            raise RuntimeError(f"the agent's {hold.what} never went down")
         desk.physical("keydown", "ctrl+alt+shift")
         wall0, t0 = time.time(), time.perf_counter()
         result: dict[str, float] = {}
@@ -145,11 +174,11 @@ async def one_round(session, desk: Desk, copy, measure: str, out: dict[str, list
                 pass
             out["refused"].append(time.perf_counter() - t0)
         else:
-            out["released"].append(await anyio.to_thread.run_sync(poll_released, desk) - t0)
+            out["released"].append(await anyio.to_thread.run_sync(poll_released, desk, hold) - t0)
     desk.physical("keyup", "s", "ctrl+alt+shift")
     out["xdotool"].append(result["xdotool"] - t0)
     if held.get("code") != "emergency-stopped":
-        raise RuntimeError(f"the held key answered {held.get('code')!r}, not emergency-stopped")
+        raise RuntimeError(f"the holding {hold.tool} answered {held.get('code')!r}, not emergency-stopped")
     if not wait_until(lambda: ENGAGED in "\n".join(copy.log().splitlines()[log_before:]), 10):
         raise RuntimeError("no engaged audit line")
     engaged = next(line for line in copy.log().splitlines()[log_before:] if ENGAGED in line)
@@ -159,17 +188,19 @@ async def one_round(session, desk: Desk, copy, measure: str, out: dict[str, list
 
 async def bench(rounds: int) -> None:
     with tempfile.TemporaryDirectory(prefix="mcec-bench-stop-") as tmp, Desk() as desk:
-        copy = manual_copy(Path(tmp) / "c", settings="AgentCommandsEnabled = true\n", commands=("key",))
+        copy = manual_copy(Path(tmp) / "c", settings="AgentCommandsEnabled = true\n", commands=("key", "drag"))
         out: dict[str, list[float]] = {"refused": [], "released": [], "engaged": [], "xdotool": []}
         async with sdk_stdio(copy, {"DISPLAY": desk.inner}) as (session, _init):
             if await code_of(session, "session-status") is not None:
                 raise RuntimeError("session-status fails before any stop")
+            hold = await pick_hold(session)
             for i in range(2 * rounds):
-                await one_round(session, desk, copy, "refused" if i % 2 == 0 else "released", out)
+                await one_round(session, desk, copy, hold, "refused" if i % 2 == 0 else "released", out)
         print(f"mcec: {mcec_e2e.BIN}; desk outer {desk.outer} inner {desk.inner}; {2 * rounds} presses")
+        print(f"the agent holds: {hold.what}")
         report("key -> engaged audit line (log)", out["engaged"])
         report("key -> first refused call (SDK)", out["refused"])
-        report("key -> held Shift up (xinput)", out["released"])
+        report("key -> held input up (xinput)", out["released"])
         report("xdotool keydown s run (included)", out["xdotool"])
 
 

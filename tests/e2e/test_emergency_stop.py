@@ -18,21 +18,17 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcec_e2e import REPO, Copy, manual_copy, unwrap_groups
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+
+from mcec_e2e import REPO, Copy, all_stderr, manual_copy, unwrap_groups
 from xdesk import Desk, wait_until
 
 PROMPT_TITLE = "mcec: emergency stop"
-REARM_OFFSET = (
-    41,
-    130,
-)  # the prompt's `Re-arm` button, from the prompt window's top-left corner
+REARM_OFFSET = (41, 130)  # the prompt's `Re-arm` button, from the prompt window's top-left corner
 ARTIFACTS = REPO / "target" / "test-artifacts"
 CHORD = "ctrl+alt+shift+s"
-FORGE = Path(
-    os.environ.get("MCEC_FORGE_BIN", str(REPO / "target" / "debug" / "mcec-forge"))
-)
+FORGE = Path(os.environ.get("MCEC_FORGE_BIN", str(REPO / "target" / "debug" / "mcec-forge")))
 POINTERS = ("Virtual core XTEST pointer", "Xephyr virtual mouse")
 
 pytestmark = pytest.mark.anyio
@@ -49,23 +45,13 @@ def stop_copy(tmp_path: Path) -> Copy:
     return manual_copy(
         tmp_path / "c",
         settings="AgentCommandsEnabled = true\n",
-        commands=(
-            "displays",
-            "capture",
-            "click",
-            "drag",
-            "key",
-            "type",
-            "send_command",
-        ),
+        commands=("displays", "capture", "click", "drag", "key", "type", "send_command"),
     )
 
 
 @asynccontextmanager
 async def agent(copy: Copy, desk: Desk):
-    params = StdioServerParameters(
-        command=str(copy.exe), args=["mcp"], env=copy.env(DISPLAY=desk.inner)
-    )
+    params = StdioServerParameters(command=str(copy.exe), args=["mcp"], env=copy.env(DISPLAY=desk.inner))
     errlog = copy.stderr_file().open("w")
     try:
         with unwrap_groups():
@@ -86,16 +72,12 @@ def envelope(result) -> dict:
     return json.loads(result.content[-1].text)
 
 
-async def code_of(
-    session: ClientSession, tool: str, args: dict | None = None
-) -> str | None:
+async def code_of(session: ClientSession, tool: str, args: dict | None = None) -> str | None:
     env = envelope(await session.call_tool(tool, args or {}))
     return None if env["ok"] else env["error"]["code"]
 
 
-async def wait_for_code(
-    session: ClientSession, want: str | None, tool: str = "displays"
-) -> str | None:
+async def wait_for_code(session: ClientSession, want: str | None, tool: str = "displays") -> str | None:
     """Poll one cheap call until it answers `want` (the stop lands on other threads)."""
     got = "never asked"
     for _ in range(100):
@@ -106,22 +88,13 @@ async def wait_for_code(
     return got
 
 
-async def test_physical_chord_latches_and_every_call_is_refused(
-    stop_copy: Copy, desk: Desk
-) -> None:
+async def test_physical_chord_latches_and_every_call_is_refused(stop_copy: Copy, desk: Desk) -> None:
     async with agent(stop_copy, desk) as s:
         assert await code_of(s, "displays") is None
         desk.physical("key", CHORD)
         assert await wait_for_code(s, "emergency-stopped") == "emergency-stopped"
-        for tool in [
-            "click",
-            "capture",
-            "session-status",
-            "send_command",
-            "provision-session",
-            "end-session",
-            "no-such-tool",
-        ]:
+        for tool in ["click", "capture", "session-status", "send_command", "provision-session",
+                     "end-session", "no-such-tool"]:
             result = await s.call_tool(tool, {})
             env = envelope(result)
             assert result.is_error and env["error"]["code"] == "emergency-stopped", tool
@@ -146,59 +119,41 @@ async def test_injected_chord_does_not_latch(stop_copy: Copy, desk: Desk) -> Non
         desk.physical("key", "shift")
         await anyio.sleep(0.3)
         assert await code_of(s, "displays") is None
-        assert (
-            await code_of(s, "key", {"keys": CHORD}) is None
-        )  # the agent's own chord, too
+        assert await code_of(s, "key", {"keys": CHORD}) is None  # the agent's own chord, too
         await anyio.sleep(0.3)
         assert await code_of(s, "displays") is None
     assert "emergency-stop; engaged" not in stop_copy.log()
 
 
-async def test_held_modifier_is_released_by_the_stop(
-    stop_copy: Copy, desk: Desk
-) -> None:
+async def test_held_modifier_is_released_by_the_stop(stop_copy: Copy, desk: Desk) -> None:
     async with agent(stop_copy, desk) as s:
         async with anyio.create_task_group() as tg:
             held: dict = {}
 
             async def hold_shift() -> None:
-                held["env"] = envelope(
-                    await s.call_tool("key", {"keys": "shift", "holdMs": 4000})
-                )
+                held["env"] = envelope(await s.call_tool("key", {"keys": "shift", "holdMs": 4000}))
 
             tg.start_soon(hold_shift)
             await anyio.sleep(0.5)
             desk.physical("key", CHORD)
-        assert (
-            held["env"]["ok"] is False
-            and held["env"]["error"]["code"] == "emergency-stopped"
-        )
+        assert held["env"]["ok"] is False and held["env"]["error"]["code"] == "emergency-stopped"
     for device in ("Virtual core XTEST keyboard", "Xephyr virtual keyboard"):
         down = desk.keys_down(device)
         assert down == [], f"keys still down on {device} after the stop: {down}"
 
 
-async def test_rearm_needs_physical_input_and_esc_leaves_it_stopped(
-    stop_copy: Copy, desk: Desk
-) -> None:
+async def test_rearm_needs_physical_input_and_esc_leaves_it_stopped(stop_copy: Copy, desk: Desk) -> None:
     async with agent(stop_copy, desk) as s:
         desk.physical("key", CHORD)
         assert await wait_for_code(s, "emergency-stopped") == "emergency-stopped"
-        assert wait_until(lambda: desk.visible_window(PROMPT_TITLE)), (
-            "the re-arm prompt did not open"
-        )
+        assert wait_until(lambda: desk.visible_window(PROMPT_TITLE)), "the re-arm prompt did not open"
         origin = desk.window_origin(PROMPT_TITLE)
         assert origin is not None
-        rearm_button = [
-            str(origin[0] + REARM_OFFSET[0]),
-            str(origin[1] + REARM_OFFSET[1]),
-        ]
+        rearm_button = [str(origin[0] + REARM_OFFSET[0]), str(origin[1] + REARM_OFFSET[1])]
         shot = ARTIFACTS / "rearm-prompt.png"
-        assert wait_until(
-            lambda: (
-                desk.pixel(desk.screenshot(shot), *map(int, rearm_button)) != (0, 0, 0)
-            )
-        ), "prompt not drawn"
+        assert wait_until(lambda: desk.pixel(desk.screenshot(shot), *map(int, rearm_button)) != (0, 0, 0)), (
+            "prompt not drawn"
+        )
 
         # An injected click on Re-arm presses the button, and is refused.
         desk.injected("mousemove", *rearm_button, "click", "1")
@@ -208,24 +163,17 @@ async def test_rearm_needs_physical_input_and_esc_leaves_it_stopped(
 
         # Esc (physical) leaves it stopped and closes the prompt.
         desk.physical("key", "Escape")
-        assert wait_until(lambda: not desk.visible_window(PROMPT_TITLE)), (
-            "Esc did not close the prompt"
-        )
+        assert wait_until(lambda: not desk.visible_window(PROMPT_TITLE)), "Esc did not close the prompt"
         assert await code_of(s, "displays") == "emergency-stopped"
 
         # The chord again reopens the prompt.
         desk.physical("key", CHORD)
-        assert wait_until(lambda: desk.visible_window(PROMPT_TITLE)), (
-            "a second chord did not reopen the prompt"
-        )
+        assert wait_until(lambda: desk.visible_window(PROMPT_TITLE)), "a second chord did not reopen the prompt"
 
         # A physical click on Re-arm re-arms.
         origin = desk.window_origin(PROMPT_TITLE)
         assert origin is not None
-        rearm_button = [
-            str(origin[0] + REARM_OFFSET[0]),
-            str(origin[1] + REARM_OFFSET[1]),
-        ]
+        rearm_button = [str(origin[0] + REARM_OFFSET[0]), str(origin[1] + REARM_OFFSET[1])]
         desk.physical("mousemove", *rearm_button, "click", "1")
         assert await wait_for_code(s, None) is None
         status = envelope(await s.call_tool("session-status", {}))["result"]
@@ -239,81 +187,58 @@ async def test_rearm_needs_physical_input_and_esc_leaves_it_stopped(
 
 def rearm_button_of(desk: Desk) -> list[str]:
     """Where the prompt's Re-arm button is now, as xdotool arguments."""
-    assert wait_until(lambda: desk.visible_window(PROMPT_TITLE)), (
-        "the re-arm prompt did not open"
-    )
+    assert wait_until(lambda: desk.visible_window(PROMPT_TITLE)), "the re-arm prompt did not open"
     origin = desk.window_origin(PROMPT_TITLE)
     assert origin is not None
     return [str(origin[0] + REARM_OFFSET[0]), str(origin[1] + REARM_OFFSET[1])]
 
 
 def audit_with(copy: Copy, *words: str) -> list[str]:
-    return [
-        line
-        for line in copy.log().splitlines()
-        if "AGENT-AUDIT:" in line and all(w in line for w in words)
-    ]
+    return [line for line in copy.log().splitlines() if "AGENT-AUDIT:" in line and all(w in line for w in words)]
 
 
-async def test_forged_xi1_chord_is_tampering_and_latches(
-    stop_copy: Copy, desk: Desk
-) -> None:
+async def test_forged_xi1_chord_is_tampering_and_latches(stop_copy: Copy, desk: Desk) -> None:
     if not FORGE.is_file():
-        pytest.fail(
-            f"{FORGE} is missing; build it with `cargo build -p mcec-desktop --bin mcec-forge`"
-        )
+        pytest.fail(f"{FORGE} is missing; build it with `cargo build -p mcec-desktop --bin mcec-forge`")
     async with agent(stop_copy, desk) as s:
         assert await code_of(s, "displays") is None
-        forged = await anyio.run_process(
-            [str(FORGE)], env=desk.inner_env(), check=False
-        )
+        forged = await anyio.run_process([str(FORGE)], env=desk.inner_env(), check=False)
         forged_at = time.monotonic()
         assert forged.returncode == 0, forged.stderr.decode(errors="replace")
         assert await wait_for_code(s, "emergency-stopped") == "emergency-stopped"
-        assert wait_until(
-            lambda: bool(audit_with(stop_copy, "emergency-stop", "tampering"))
-        ), f"no tampering audit line:\n{stop_copy.log()}"
+        # The chord detector may see the forged keys before the RECORD watch flags them (the
+        # stop then engages as a chord and the tampering lands as a re-trigger): either way a
+        # stop audit line names the tampering.
+        assert wait_until(lambda: bool(audit_with(stop_copy, "emergency-stop;", "tampering detected"))), (
+            f"no tampering audit line:\n{stop_copy.log()}"
+        )
         # A physical click on Re-arm inside the quiet period is refused, with the reason.
         button = rearm_button_of(desk)
-        assert wait_until(
-            lambda: (
-                desk.pixel(
-                    desk.screenshot(ARTIFACTS / "tamper-prompt.png"), *map(int, button)
-                )
-                != (0, 0, 0)
-            )
+        shot = ARTIFACTS / "tamper-prompt.png"
+        assert wait_until(lambda: desk.pixel(desk.screenshot(shot), *map(int, button)) != (0, 0, 0)), (
+            "prompt not drawn"
         )
         desk.physical("mousemove", *button, "click", "1")
-        assert wait_until(lambda: bool(audit_with(stop_copy, "rearm-refused"))), (
-            "the re-arm click was not decided"
-        )
-        assert time.monotonic() - forged_at < 10, (
-            "too slow to test the quiet period; the click came after it"
-        )
+        assert wait_until(lambda: bool(audit_with(stop_copy, "rearm-refused"))), "the re-arm click was not decided"
+        assert time.monotonic() - forged_at < 10, "the click came after the quiet period; nothing was tested"
         refused = audit_with(stop_copy, "rearm-refused")
         assert "tampering" in refused[0], refused
         assert await code_of(s, "displays") == "emergency-stopped"
     assert "re-armed by the operator" not in stop_copy.log()
 
 
-async def test_a_thousand_injected_chords_never_latch_and_calls_keep_answering(
-    stop_copy: Copy, desk: Desk
-) -> None:
+async def test_a_thousand_injected_chords_never_latch_and_calls_keep_answering(stop_copy: Copy, desk: Desk) -> None:
     answered: list[str | None] = []
     async with agent(stop_copy, desk) as s:
+        done = anyio.Event()
+
+        async def burst() -> None:
+            await anyio.to_thread.run_sync(lambda: desk.injected("key", "--delay", "0", *[CHORD] * 1000, capture=True))
+            done.set()
+
         async with anyio.create_task_group() as tg:
-            burst: dict = {}
-
-            def inject() -> None:
-                start = time.monotonic()
-                desk.injected("key", "--delay", "0", *[CHORD] * 1000, capture=True)
-                burst["s"] = time.monotonic() - start
-
-            async def run_burst() -> None:
-                await anyio.to_thread.run_sync(inject)
-
-            tg.start_soon(run_burst)
-            while "s" not in burst:
+            tg.start_soon(burst)
+            while not done.is_set():
                 answered.append(await code_of(s, "displays"))
                 await anyio.sleep(0.01)
         # A physical key after the burst: the monitor has read past every injected event.
@@ -324,91 +249,66 @@ async def test_a_thousand_injected_chords_never_latch_and_calls_keep_answering(
     assert "emergency-stop; engaged" not in stop_copy.log()
 
 
-async def test_slow_drag_is_stopped_mid_way_and_the_button_is_up(
-    stop_copy: Copy, desk: Desk
-) -> None:
+async def test_slow_drag_is_stopped_mid_way_and_the_button_is_up(stop_copy: Copy, desk: Desk) -> None:
     async with agent(stop_copy, desk) as s:
+        dragged: dict = {}
+
+        async def drag() -> None:
+            args = {"from": {"x": 100, "y": 100}, "to": {"x": 700, "y": 500}, "durationMs": 3000}
+            dragged["env"] = envelope(await s.call_tool("drag", args))
+
         async with anyio.create_task_group() as tg:
-            dragged: dict = {}
-
-            async def drag() -> None:
-                args = {
-                    "from": {"x": 100, "y": 100},
-                    "to": {"x": 700, "y": 500},
-                    "durationMs": 3000,
-                }
-                dragged["env"] = envelope(await s.call_tool("drag", args))
-
             tg.start_soon(drag)
             await anyio.sleep(1.0)
             if "env" not in dragged:
-                assert wait_until(
-                    lambda: 1 in desk.buttons_down("Virtual core XTEST pointer"), 1.0
-                ), "the drag is not holding the button"
+                assert wait_until(lambda: 1 in desk.buttons_down(POINTERS[0]), 1.0), "the drag holds no button"
                 desk.physical("key", CHORD)
         env = dragged["env"]
         assert not env["ok"], f"the drag was not stopped: {env}"
-        if env["error"]["code"] == "bad-arguments" and "durationMs" in env["error"]["detail"]:
-            pytest.fail(f"`drag` has no `durationMs` yet (crates/desktop/src/requests/act.rs): {env['error']['detail']}")
+        detail = env["error"]["detail"]
+        if env["error"]["code"] == "bad-arguments" and "durationMs" in detail:
+            pytest.fail(f"`drag` has no `durationMs` yet (crates/desktop/src/requests/act.rs): {detail}")
         assert env["error"]["code"] == "emergency-stopped", env
-        assert re.search(r"after \d+ of \d+ points", env["error"]["detail"]), env[
-            "error"
-        ]["detail"]
+        assert re.search(r"after \d+ of \d+ points", detail), detail
     for device in POINTERS:
         assert desk.buttons_down(device) == [], f"buttons still down on {device}"
 
 
-async def test_display_that_disappears_is_survived_and_logged(
-    stop_copy: Copy, desk: Desk
-) -> None:
+async def test_display_that_disappears_is_survived_and_logged(stop_copy: Copy, desk: Desk) -> None:
     async with agent(stop_copy, desk) as s:
         assert await code_of(s, "displays") is None
         desk.kill_inner()
         assert await wait_for_code(s, "no-desktop") == "no-desktop"
         assert await code_of(s, "click", {"at": {"x": 5, "y": 5}}) == "no-desktop"
-        # The stop worker notices the monitor's lost display on its own and says so.
+        # The stop worker notices the monitor's lost display by itself and says so.
         assert wait_until(lambda: "AGENT-AUDIT: display-lost" in stop_copy.log(), 10), stop_copy.log()
-        status = await s.call_tool("session-status", {})
-        assert envelope(status)["ok"], envelope(status)
+        assert envelope(await s.call_tool("session-status", {}))["ok"]
         assert await code_of(s, "displays") == "no-desktop"
         await s.send_ping()
-    log = stop_copy.log()
-    assert "panicked" not in log
+    # It ran until the client hung up. (The operator windows' thread may panic inside winit
+    # when its display dies; mcec catches that and logs "operator windows unavailable".)
+    assert "AGENT-AUDIT: stdio-closed" in stop_copy.log(), stop_copy.log() + all_stderr(stop_copy)
 
 
 @pytest.mark.parametrize("spec", ["Ctrl+Alt+Banana", "Ctrl+Shift"])
-async def test_garbage_hotkey_warns_and_arms_the_default(
-    tmp_path: Path, desk: Desk, spec: str
-) -> None:
-    copy = manual_copy(
-        tmp_path / "c",
-        settings=f'AgentCommandsEnabled = true\nEmergencyStopHotkey = "{spec}"\n',
-        commands=("displays",),
-    )
+async def test_garbage_hotkey_warns_and_arms_the_default(tmp_path: Path, desk: Desk, spec: str) -> None:
+    settings = f'AgentCommandsEnabled = true\nEmergencyStopHotkey = "{spec}"\n'
+    copy = manual_copy(tmp_path / "c", settings=settings, commands=("displays",))
     async with agent(copy, desk) as s:
         assert await code_of(s, "displays") is None
-        log = copy.log()
-        assert (
-            f"EmergencyStopHotkey `{spec}` is invalid" in log and "WARN" in log.upper()
-        ), log
-        assert "chord=Ctrl+Alt+Shift+S" in log, log
+        warned = [line for line in copy.log().splitlines() if " WARN " in line and f"`{spec}` is invalid" in line]
+        assert warned, copy.log()
+        assert "emergency-stop-armed; chord=Ctrl+Alt+Shift+S" in copy.log(), copy.log()
         desk.physical("key", CHORD)
         assert await wait_for_code(s, "emergency-stopped") == "emergency-stopped"
 
 
 @pytest.mark.parametrize(
-    ("spec", "code", "stdout"),
-    [("ctrl + alt+shift+s", 0, "Ctrl+Alt+Shift+S\n"), ("ctrl+shift", 2, "")],
+    ("spec", "code", "stdout"), [("ctrl + alt+shift+s", 0, "Ctrl+Alt+Shift+S\n"), ("ctrl+shift", 2, "")]
 )
 def test_hotkey_check(stop_copy: Copy, spec: str, code: int, stdout: str) -> None:
-    done = subprocess.run(
-        [str(stop_copy.exe), "hotkey", "check", spec],
-        env=stop_copy.env(),
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    argv = [str(stop_copy.exe), "hotkey", "check", spec]
+    done = subprocess.run(argv, env=stop_copy.env(), capture_output=True, text=True, timeout=30, check=False)
     assert (done.returncode, done.stdout) == (code, stdout), done.stderr
     if code:
-        assert "invalid hotkey" in done.stderr and done.stderr.strip(), done.stderr
+        assert "invalid hotkey" in done.stderr, done.stderr

@@ -9,7 +9,7 @@
 //!
 //! What this crate does not do: speak MCP or JSON-RPC, decide gates or read settings (the
 //! caller does), or decide who pressed a key for the emergency stop (the provenance
-//! monitor does). Only the `x11` module talks to the X server.
+//! monitor does). Only the `x11` and `monitor::x11` modules talk to the X server.
 
 pub mod api;
 pub mod geometry;
@@ -22,6 +22,6 @@ pub mod select;
 pub mod types;
 pub mod x11;
 
-pub use api::{DesktopConfig, DesktopHandle, DesktopTools, ToolOutput, ToolRequest};
+pub use api::{DesktopConfig, DesktopTools};
 pub use types::{DisplayInfo, DisplaysResult, MouseButton, Point, Rect, RgbImage, WindowInfo};
 pub use x11::X11Desktop;

@@ -43,7 +43,8 @@ pub(crate) fn focus_prompt_soon() {
 }
 
 type TagResult<T> = Result<T, Box<dyn std::error::Error>>;
-type Action = fn(&RustConnection, &Atoms, Window, Window) -> TagResult<()>;
+/// Returns whether the window is done with; `false` means try again shortly.
+type Action = fn(&RustConnection, &Atoms, Window, Window) -> TagResult<bool>;
 
 fn on_own_window_soon(thread_name: &str, title: &'static str, action: Action) {
     let spawned = thread::Builder::new()
@@ -59,7 +60,7 @@ fn on_own_window_soon(thread_name: &str, title: &'static str, action: Action) {
 }
 
 /// Wait (bounded) for this process's viewable window titled `title`, then run `action` on
-/// it. Returns whether such a window was found.
+/// it until it reports done. Returns whether that happened in time.
 fn on_own_window(title: &str, action: Action) -> TagResult<bool> {
     let (conn, screen) = x11rb::connect(None)?;
     let root = conn.setup().roots[screen].root;
@@ -68,11 +69,14 @@ fn on_own_window(title: &str, action: Action) -> TagResult<bool> {
     for _ in 0..ATTEMPTS {
         let mut found = Vec::new();
         find(&conn, &atoms, root, pid, title, SEARCH_DEPTH, &mut found)?;
-        if !found.is_empty() {
-            for window in found {
-                action(&conn, &atoms, root, window)?;
-            }
-            conn.flush()?;
+        let mut done = !found.is_empty();
+        for window in found {
+            // A window can be unmapped again between the search and the action (eframe
+            // shows new windows after their first frame); then the action fails: retry.
+            done &= action(&conn, &atoms, root, window).unwrap_or(false);
+        }
+        conn.flush()?;
+        if done {
             return Ok(true);
         }
         thread::sleep(PAUSE);
@@ -158,7 +162,7 @@ fn is_own(
     Ok(name.value == title.as_bytes())
 }
 
-fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<()> {
+fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<bool> {
     let class = format!("{OVERLAY_CLASS}\0{OVERLAY_CLASS}\0");
     conn.change_property8(
         PropMode::REPLACE,
@@ -184,10 +188,11 @@ fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> Ta
         EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
         event,
     )?;
-    Ok(())
+    Ok(true)
 }
 
-fn focus(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<()> {
+/// Ask for the focus, set it, and report whether the window holds it a moment later.
+fn focus(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<bool> {
     // Source 2: the request stands for a user action (the operator's own chord).
     let source = 2;
     let event = ClientMessageEvent::new(
@@ -202,6 +207,8 @@ fn focus(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> 
         EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
         event,
     )?;
-    conn.set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)?;
-    Ok(())
+    conn.set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)?
+        .check()?;
+    thread::sleep(PAUSE);
+    Ok(conn.get_input_focus()?.reply()?.focus == window)
 }

@@ -12,6 +12,7 @@
 
 pub mod catalog;
 pub mod chord;
+pub mod command_lang;
 pub mod envelope;
 pub mod error;
 pub mod gates;

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::catalog;
+use crate::command_lang::RawKind;
 
 /// The operator's settings, with the contract's defaults.
 #[derive(Clone, PartialEq, Eq)]
@@ -180,7 +181,8 @@ impl Commands {
     }
 }
 
-/// Parse the text of `mcec.commands`: `[name]` tables with `Enabled = true|false`.
+/// Parse the text of `mcec.commands`: `[name]` tables with `Enabled = true|false`, and for
+/// `send_command` one sub-table per raw command kind (`[send_command.chars]` and so on).
 pub fn parse_commands(text: &str, file: &str) -> Result<Parsed<Commands>, SettingsError> {
     let table = parse_table(text, file)?;
     let mut commands = Commands::default();
@@ -214,11 +216,45 @@ pub fn parse_commands(text: &str, file: &str) -> Result<Parsed<Commands>, Settin
                         ..at(&format!("{name}.Enabled"))
                     });
                 }
+                (sub, toml::Value::Table(inner)) if name == SEND_COMMAND && RawKind::from_name(sub).is_some() => {
+                    let kind = RawKind::from_name(sub).map_or_else(String::new, RawKind::setting);
+                    parse_raw_kind(inner, &kind, file, text, &mut commands, &mut warnings)?;
+                }
                 _ => warnings.push(format!("{file}: unknown key `{name}.{key}` ignored")),
             }
         }
     }
     Ok(Parsed { value: commands, warnings })
+}
+
+const SEND_COMMAND: &str = "send_command";
+
+/// `[send_command.<kind>]`: the `Enabled` of one raw command kind, stored as `send_command.<kind>`.
+fn parse_raw_kind(
+    body: &toml::Table,
+    kind: &str,
+    file: &str,
+    text: &str,
+    commands: &mut Commands,
+    warnings: &mut Vec<String>,
+) -> Result<(), SettingsError> {
+    for (key, v) in body {
+        match (key.as_str(), v) {
+            ("Enabled", toml::Value::Boolean(b)) => {
+                commands.enabled.insert(kind.to_string(), *b);
+            }
+            ("Enabled", other) => {
+                return Err(SettingsError {
+                    file: file.to_string(),
+                    line: line_of_table(text, kind),
+                    key: Some(format!("{kind}.Enabled")),
+                    problem: format!("expected true or false, found {}", other.type_str()),
+                });
+            }
+            _ => warnings.push(format!("{file}: unknown key `{kind}.{key}` ignored")),
+        }
+    }
+    Ok(())
 }
 
 fn parse_table(text: &str, file: &str) -> Result<toml::Table, SettingsError> {
@@ -351,6 +387,26 @@ ActAsServer = true
         assert_eq!(err.key.as_deref(), Some("click.Enabled"));
         assert_eq!(err.line, Some(1));
         assert!(parse_commands("click = true", "c").is_err());
+    }
+
+    #[test]
+    fn raw_command_kinds_have_their_own_switch() {
+        let text = "[send_command]\nEnabled = true\n[send_command.chars]\nEnabled = true\n\
+                    [send_command.mouse]\nEnabled = false\n[send_command.shell]\nEnabled = true\n";
+        let p = parse_commands(text, "c").unwrap();
+        assert!(p.value.is_enabled("send_command"));
+        assert!(p.value.is_enabled("send_command.chars"));
+        assert!(!p.value.is_enabled("send_command.mouse"));
+        assert!(!p.value.is_enabled("send_command.key"), "default off");
+        assert!(!p.value.is_enabled("send_command.shell"));
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert_eq!(parse_commands(&p.value.to_toml(), "c").unwrap().value, p.value);
+
+        let err = parse_commands("[send_command.key]\nEnabled = \"yes\"\n", "c").unwrap_err();
+        assert_eq!(err.key.as_deref(), Some("send_command.key.Enabled"));
+        assert_eq!(err.line, Some(1));
+        let only_kind = parse_commands("[send_command.pause]\nEnabled = true\n", "c").unwrap().value;
+        assert!(only_kind.is_enabled("send_command.pause") && !only_kind.is_enabled("send_command"));
     }
 
     #[test]

@@ -72,6 +72,16 @@ impl InstanceLock {
     /// Takes the exclusive lock on `<dir>/.mcec.lock`, creating the file (mode 0600) if needed,
     /// and records this process id in it for diagnostics. Never blocks.
     pub fn acquire(dir: &Path) -> Result<InstanceLock, LockError> {
+        Self::take(dir, true)
+    }
+
+    /// Takes the lock only to delete the directory: no pid is written. (Truncating the file
+    /// makes its close flush to disk, which was most of the reaper's time per session.)
+    pub(crate) fn acquire_for_removal(dir: &Path) -> Result<InstanceLock, LockError> {
+        Self::take(dir, false)
+    }
+
+    fn take(dir: &Path, record_pid: bool) -> Result<InstanceLock, LockError> {
         let path = dir.join(LOCK_FILE);
         let io_err = |error| LockError::Io { path: path.clone(), error };
         let mut file = open_lock_file(&path, true).map_err(io_err)?;
@@ -83,12 +93,14 @@ impl InstanceLock {
             }
             Err(TryLockError::Error(error)) => return Err(LockError::Io { path, error }),
         }
-        // The pid is only a hint for error messages; failing to write it is harmless.
-        let _ = file
-            .set_len(0)
-            .and_then(|()| file.seek(SeekFrom::Start(0)))
-            .and_then(|_| writeln!(file, "{}", std::process::id()))
-            .and_then(|()| file.flush());
+        if record_pid {
+            // The pid is only a hint for error messages; failing to write it is harmless.
+            let _ = file
+                .set_len(0)
+                .and_then(|()| file.seek(SeekFrom::Start(0)))
+                .and_then(|_| writeln!(file, "{}", std::process::id()))
+                .and_then(|()| file.flush());
+        }
         Ok(InstanceLock { file, path })
     }
 

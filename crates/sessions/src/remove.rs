@@ -136,7 +136,7 @@ impl DeletionGuard {
         if real != dir || !real.starts_with(&self.root) {
             return Err(RemoveError::Outside(*id));
         }
-        let _instance = match InstanceLock::acquire(&dir) {
+        let _instance = match InstanceLock::acquire_for_removal(&dir) {
             Ok(lock) => Some(lock),
             Err(LockError::HeldByOther { .. }) => return Err(RemoveError::Running(*id)),
             Err(LockError::Io { error, .. }) if lock_file_is_unusable(&error) => None,

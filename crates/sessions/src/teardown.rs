@@ -51,6 +51,8 @@ pub enum TeardownError {
     Running(SessionId),
     /// The file system failed (or the session resolved outside the root).
     Internal { id: SessionId, cause: String },
+    /// The sessions root itself is not a usable directory (e.g. a file sits there).
+    BadRoot(String),
 }
 
 impl TeardownError {
@@ -79,6 +81,13 @@ impl TeardownError {
                      with `mcec sessions rm {id}`, and the reaper retries later."
                 ),
             ),
+            TeardownError::BadRoot(cause) => ToolError::new(
+                ErrorCode::Internal,
+                format!(
+                    "No session could be ended: the sessions root is not a usable directory ({cause}). \
+                     Nothing was deleted; tell the operator."
+                ),
+            ),
         }
     }
 }
@@ -92,6 +101,7 @@ impl fmt::Display for TeardownError {
             }
             TeardownError::Running(id) => write!(f, "session {id} is running"),
             TeardownError::Internal { id, cause } => write!(f, "removing session {id}: {cause}"),
+            TeardownError::BadRoot(cause) => write!(f, "the sessions root is unusable: {cause}"),
         }
     }
 }
@@ -113,7 +123,10 @@ pub fn end_session(sessions_root: &Path, id: &str, token: &str) -> Result<EndOut
 
     // Held from the token check to the removal, so a concurrent delete of the same session
     // cannot make this call see a half-deleted directory.
-    let guard = match DeletionGuard::lock(sessions_root).map_err(|e| internal(e.to_string()))? {
+    let guard = match DeletionGuard::lock(sessions_root).map_err(|e| match e {
+        RemoveError::BadRoot(cause) => TeardownError::BadRoot(cause),
+        other => internal(other.to_string()),
+    })? {
         Some(g) => g,
         None => return Ok(gone),
     };

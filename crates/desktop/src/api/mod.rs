@@ -8,8 +8,6 @@
 
 mod act;
 mod artifacts;
-mod dispatch;
-mod handle;
 mod launch;
 mod observe;
 mod record;
@@ -18,7 +16,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
-use serde::Serialize;
 
 use crate::requests::WindowSelector;
 use crate::seams::Backend;
@@ -27,8 +24,6 @@ use crate::types::{Point, Rect, WindowInfo};
 use crate::x11::X11Desktop;
 
 pub use act::{ClickResult, DragResult, FocusResult, KeyResult, TypeResult, WindowActionResult};
-pub use dispatch::{ToolOutput, ToolRequest, ToolSpec, is_desktop_tool, parse_args, tool_specs};
-pub use handle::DesktopHandle;
 pub use launch::LaunchResult;
 pub use observe::{CaptureResult, WindowsResult};
 pub use record::RecordResult;
@@ -160,14 +155,6 @@ impl DesktopTools {
 pub(crate) fn stopped_after(progress: impl std::fmt::Display) -> ToolError {
     let base = ToolError::emergency_stopped();
     ToolError::new(base.code, format!("{} {progress}", base.detail))
-}
-
-/// Serialise a result for the envelope's `result` field.
-pub fn to_json<T: Serialize>(value: &T) -> serde_json::Value {
-    serde_json::to_value(value).unwrap_or_else(|e| {
-        tracing::error!("serialising a tool result: {e}");
-        serde_json::Value::Null
-    })
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use mcec_desktop::X11Desktop;
+use mcec_desktop::{DesktopTools, X11Desktop};
 use mcec_desktop::requests::{
     CaptureRequest, DisplaysRequest, LaunchRequest, Region, WaitCondition, WindowAction, WindowRequest,
     WindowsRequest,
@@ -48,27 +48,22 @@ fn no_desktop_names_the_display() {
 }
 
 #[test]
-fn a_lazy_handle_answers_no_desktop_then_connects() {
+fn connecting_answers_no_desktop_then_a_lost_server_does_too() {
     let dir = tempfile::tempdir().unwrap();
     let config = || mcec_desktop::DesktopConfig { artifact_dir: dir.path().to_path_buf() };
-    let req = mcec_desktop::ToolRequest::parse("displays", serde_json::json!({})).unwrap().unwrap();
-    let absent = mcec_desktop::DesktopHandle::new(Some(UNUSED_DISPLAY.into()), config());
-    let err = absent.run(&req, &StopFlag::new()).unwrap_err();
+    let err = DesktopTools::connect_x11(Some(UNUSED_DISPLAY), config()).err().expect("no server there");
     assert_eq!(err.code, ErrorCode::NoDesktop);
-    assert!(err.detail.contains(UNUSED_DISPLAY));
-    assert!(absent.connected().is_none());
+    assert!(err.detail.contains(UNUSED_DISPLAY), "{}", err.detail);
 
     let x = Xvfb::start();
-    let handle = mcec_desktop::DesktopHandle::new(Some(x.display.clone()), config());
-    let out = handle.run(&req, &StopFlag::new()).unwrap();
-    assert_eq!(out.result["virtualBounds"]["width"], 1280);
-    assert!(handle.connected().is_some());
+    let tools = DesktopTools::connect_x11(Some(&x.display), config()).unwrap();
+    let d = tools.displays(&DisplaysRequest {}).unwrap();
+    assert_eq!(d.virtual_bounds.width, 1280);
 
-    // The server goes away: the call says so and the next one tries to connect afresh.
+    // The server goes away: the call says so instead of hanging or panicking.
     drop(x);
-    let err = handle.run(&req, &StopFlag::new()).unwrap_err();
+    let err = tools.displays(&DisplaysRequest {}).unwrap_err();
     assert_eq!(err.code, ErrorCode::NoDesktop, "{}", err.detail);
-    assert!(handle.connected().is_none());
 }
 
 #[test]
@@ -132,15 +127,13 @@ fn displays_and_capture_match_the_pattern_with_and_without_shm() {
     assert_eq!(tools.capture(&region(0, 0, -1, 10)).unwrap_err().code, ErrorCode::BadArguments);
     assert_eq!(tools.capture(&region(5000, 5000, 10, 10)).unwrap_err().code, ErrorCode::NoTarget);
 
-    // Through the by-name dispatcher, as the MCP layer calls it.
-    let out = tools.call("capture", serde_json::json!({"maxWidth": 100}), &StopFlag::new()).unwrap();
-    let png_bytes = out.image_png.expect("an image");
-    assert_eq!(out.result["width"], 100);
-    assert_eq!(out.result["byteSize"], png_bytes.len());
-    assert_eq!(out.result["mimeType"], "image/png");
-    assert!(out.result.get("png").is_none());
-    let err = tools.call("capture", serde_json::json!({"region": {"x": 0}}), &StopFlag::new()).unwrap_err();
-    assert!(err.detail.starts_with("`region`") && err.detail.contains("missing field"), "{}", err.detail);
+    // The result as the envelope shows it: sizes and type, never the PNG bytes themselves.
+    let shot = tools.capture(&CaptureRequest { max_width: Some(100), ..capture_req() }).unwrap();
+    let result = serde_json::to_value(&shot).unwrap();
+    assert_eq!(result["width"], 100);
+    assert_eq!(result["byteSize"], shot.png.len());
+    assert_eq!(result["mimeType"], "image/png");
+    assert!(result.get("png").is_none());
 
     let both = CaptureRequest { class_name: Some("pattern".into()), ..region(0, 0, 10, 10) };
     assert_eq!(tools.capture(&both).unwrap_err().code, ErrorCode::BadArguments);
