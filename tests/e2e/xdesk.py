@@ -177,3 +177,55 @@ def wait_until(predicate, timeout: float = 5.0, step: float = 0.05) -> bool:
             return True
         time.sleep(step)
     return bool(predicate())
+
+
+class Screen:
+    """One plain Xvfb (1280x800x24) for desktop tests that need no "physical" input. Picks a
+    free display number itself (`-displayfd`) and is killed by PID. Use as a context manager."""
+
+    SIZE = (1280, 800)
+    KEYBOARD = "Virtual core XTEST keyboard"
+    POINTER = "Virtual core XTEST pointer"
+
+    def __init__(self) -> None:
+        for tool in ("Xvfb", "xdpyinfo", "xinput"):
+            if shutil.which(tool) is None:
+                raise RuntimeError(f"{tool} is missing; run scripts/test (it installs the X test packages)")
+        w, h = self.SIZE
+        self._proc, self.display = _start_server(
+            ["Xvfb", "-screen", "0", f"{w}x{h}x24", "-nolisten", "tcp", "-noreset"],
+            {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        )
+
+    def __enter__(self) -> "Screen":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait(timeout=10)
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {"DISPLAY": self.display, "PATH": os.environ.get("PATH", ""), **extra}
+
+    def _state(self, device: str) -> str:
+        return subprocess.run(
+            ["xinput", "query-state", device], env=self.env(), capture_output=True, text=True, check=True, timeout=30
+        ).stdout
+
+    def keys_down(self) -> list[int]:
+        """Keycodes the XTEST keyboard (where injected keys come from) reports as down."""
+        out = self._state(self.KEYBOARD)
+        return [int(line.split("[")[1].split("]")[0]) for line in out.splitlines() if "=down" in line]
+
+    def buttons_down(self) -> list[int]:
+        """Mouse buttons the XTEST pointer reports as down."""
+        out = self._state(self.POINTER)
+        return [
+            int(line.split("[")[1].split("]")[0])
+            for line in out.splitlines()
+            if line.strip().startswith("button[") and "=down" in line
+        ]

@@ -6,7 +6,7 @@
 //! refusal, or closes when the core re-arms.
 
 use std::sync::mpsc::Sender;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use eframe::egui::{
     self, Color32, Key, Modifiers, RichText, ViewportBuilder, ViewportId, X11WindowType,
@@ -24,6 +24,7 @@ pub const REARM_LABEL: &str = "Re-arm";
 pub const LEAVE_LABEL: &str = "Leave stopped";
 
 const PROMPT_SIZE: [f32; 2] = [460.0, 210.0];
+const KEEPALIVE: Duration = Duration::from_millis(250);
 
 pub(crate) fn viewport_id() -> ViewportId {
     ViewportId::from_hash_of("mcec-rearm-prompt")
@@ -63,6 +64,9 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         )
     });
     let mut choice = (enter || esc || close).then_some(Choice::Leave);
+    // Keep the prompt's event loop turning while it is up: under Xvfb a close request was
+    // seen to sit unprocessed until the next event, and a stuck prompt defeats its purpose.
+    ui.ctx().request_repaint_after(KEEPALIVE);
 
     let snap = state.snapshot();
     egui::CentralPanel::default_margins().show(ui, |ui| {

@@ -71,9 +71,19 @@ pub enum RawCommand {
     Chars(String),
     /// A chord spec for the key grammar; never blank.
     Key(String),
-    MouseMove { x: i32, y: i32 },
-    MouseClick { x: i32, y: i32, button: RawButton },
-    MouseDrag { from: (i32, i32), to: (i32, i32) },
+    MouseMove {
+        x: i32,
+        y: i32,
+    },
+    MouseClick {
+        x: i32,
+        y: i32,
+        button: RawButton,
+    },
+    MouseDrag {
+        from: (i32, i32),
+        to: (i32, i32),
+    },
     Pause(u64),
 }
 
@@ -210,9 +220,7 @@ fn chars_body(body: &str) -> Result<(String, Option<&str>), String> {
 
 fn plain_command(kind: RawKind, body: &str) -> Result<RawCommand, String> {
     match kind {
-        RawKind::Key if body.is_empty() => {
-            Err("key: needs a chord such as `ctrl+s` or `Return`".into())
-        }
+        RawKind::Key if body.is_empty() => Err("key: needs a chord such as `ctrl+s` or `Return`".into()),
         RawKind::Key => Ok(RawCommand::Key(body.to_string())),
         RawKind::Pause => {
             let ms: u64 = body.parse().map_err(|_| {
@@ -333,7 +341,10 @@ mod tests {
                 RawCommand::MouseClick { x: 3, y: 4, button: RawButton::Middle },
             ]
         );
-        assert_eq!(parse("mouse:drag 1 2 300 400"), vec![RawCommand::MouseDrag { from: (1, 2), to: (300, 400) }]);
+        assert_eq!(
+            parse("mouse:drag 1 2 300 400"),
+            vec![RawCommand::MouseDrag { from: (1, 2), to: (300, 400) }]
+        );
         assert_eq!(parse("key:ctrl+a Delete"), vec![RawCommand::Key("ctrl+a Delete".into())]);
         assert_eq!(parse("pause:5000"), vec![RawCommand::Pause(5000)]);
     }
@@ -398,7 +409,11 @@ mod tests {
         let only_tool = Commands::enabling(["send_command"]);
         let err = check_enabled(&cmds, &only_tool).unwrap_err();
         assert_eq!(err.code, ErrorCode::CommandDisabled);
-        assert!(err.detail.contains("`chars:`") && err.detail.contains("[send_command.chars]"), "{}", err.detail);
+        assert!(
+            err.detail.contains("`chars:`") && err.detail.contains("[send_command.chars]"),
+            "{}",
+            err.detail
+        );
         let some = Commands::enabling(["send_command", "send_command.chars", "send_command.pause"]);
         let err = check_enabled(&cmds, &some).unwrap_err();
         assert!(err.detail.contains("`mouse:`"), "{}", err.detail);

@@ -216,7 +216,9 @@ pub fn parse_commands(text: &str, file: &str) -> Result<Parsed<Commands>, Settin
                         ..at(&format!("{name}.Enabled"))
                     });
                 }
-                (sub, toml::Value::Table(inner)) if name == SEND_COMMAND && RawKind::from_name(sub).is_some() => {
+                (sub, toml::Value::Table(inner))
+                    if name == SEND_COMMAND && RawKind::from_name(sub).is_some() =>
+                {
                     let kind = RawKind::from_name(sub).map_or_else(String::new, RawKind::setting);
                     parse_raw_kind(inner, &kind, file, text, &mut commands, &mut warnings)?;
                 }

@@ -1,7 +1,9 @@
 //! The actuation tools: `click`, `drag`, `type`, `key`, `window` and `focus`.
 //!
 //! All input runs under the one input lock ([`DesktopTools::actuate`]); arguments are checked
-//! before anything is pressed; whatever a call pressed is released on every exit path.
+//! before anything is pressed; whatever a call pressed is released on every exit path. The
+//! checks and pressing helpers here (`check_text`, `click_at`, `walk_drag`, `press_chords`,
+//! `hold`) are also what `send_command` runs, so both paths share one implementation.
 
 use std::time::{Duration, Instant};
 
@@ -10,7 +12,7 @@ use serde::Serialize;
 
 use super::{DesktopTools, stopped_after};
 use crate::geometry::{MAX_DRAG_POINTS, densify};
-use crate::keys::{Key, parse_keys};
+use crate::keys::{Chord, Key, parse_keys};
 use crate::requests::{
     ClickRequest, DragRequest, FocusRequest, KeyRequest, TypeRequest, WindowAction, WindowRequest,
 };
@@ -20,6 +22,10 @@ use crate::types::{MouseButton, Point, WindowInfo};
 const MAX_CLICKS: u32 = 3;
 const MAX_HOLD_MS: u64 = 10_000;
 const MAX_TEXT_CHARS: usize = 10_000;
+/// The longest `drag` `durationMs`.
+const MAX_DRAG_MS: u64 = 10_000;
+/// How often a wait asks the stop flag.
+const STOP_POLL: Duration = Duration::from_millis(5);
 /// How long `window` and `focus` watch for the change to show.
 const CONFIRM_WAIT: Duration = Duration::from_millis(1_500);
 const CONFIRM_POLL: Duration = Duration::from_millis(5);
@@ -92,7 +98,7 @@ fn inside_window(w: &WindowInfo, at: Point, field: &str) -> Result<Point, ToolEr
     Ok(Point::new(w.bounds.x + at.x, w.bounds.y + at.y))
 }
 
-fn click_at(b: &dyn Backend, p: Point, button: MouseButton, count: u32) -> Result<(), ToolError> {
+pub(crate) fn click_at(b: &dyn Backend, p: Point, button: MouseButton, count: u32) -> Result<(), ToolError> {
     b.pointer_move(p)?;
     for _ in 0..count {
         b.button(button, true)?;
@@ -102,15 +108,120 @@ fn click_at(b: &dyn Backend, p: Point, button: MouseButton, count: u32) -> Resul
 }
 
 /// Sleep `ms`, waking early (with an error) when the stop flag is set.
-fn hold(ms: u64, stop: &StopFlag) -> Result<(), ToolError> {
+pub(crate) fn hold(ms: u64, stop: &StopFlag) -> Result<(), ToolError> {
     let end = Instant::now() + Duration::from_millis(ms);
     while let Some(left) = end.checked_duration_since(Instant::now()) {
         if stop.is_set() {
             return Err(ToolError::emergency_stopped());
         }
-        std::thread::sleep(left.min(Duration::from_millis(5)));
+        std::thread::sleep(left.min(STOP_POLL));
     }
     Ok(())
+}
+
+/// Check text for `type`: at most [`MAX_TEXT_CHARS`], no control character but newline and
+/// tab. Answers the character count; errors name `field`.
+pub(crate) fn check_text(text: &str, field: &str) -> Result<usize, ToolError> {
+    let chars = text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(ToolError::bad_argument(field, format!("is longer than {MAX_TEXT_CHARS} characters")));
+    }
+    if let Some((i, c)) = text.chars().enumerate().find(|(_, c)| c.is_control() && *c != '\n' && *c != '\t') {
+        return Err(ToolError::bad_argument(
+            field,
+            format!(
+                "holds control character U+{:04X} at position {i}; only newline and tab are typed (use `key` for other keys)",
+                u32::from(c)
+            ),
+        ));
+    }
+    Ok(chars)
+}
+
+/// Walk a densified drag with the left button down, point `i` due at `i/(n-1)` of
+/// `duration`. The stop flag is asked before every point (and while waiting for it); the
+/// button is released on every exit. Runs under the input lock.
+pub(crate) fn walk_drag(
+    b: &dyn Backend,
+    points: &[Point],
+    duration: Duration,
+    stop: &StopFlag,
+) -> Result<(), ToolError> {
+    let (Some(first), total) = (points.first(), points.len()) else {
+        return Ok(());
+    };
+    b.pointer_move(*first)?;
+    b.settle()?;
+    b.button(MouseButton::Left, true)?;
+    let started = Instant::now();
+    let steps = u32::try_from(total.saturating_sub(1).max(1)).unwrap_or(u32::MAX);
+    let walked = (|| {
+        for (i, p) in points.iter().enumerate().skip(1) {
+            let due = started + duration * u32::try_from(i).unwrap_or(u32::MAX) / steps;
+            loop {
+                if stop.is_set() {
+                    let last = points[i - 1];
+                    return Err(stopped_after(format!(
+                        "The drag was aborted after {i} of {total} points, at ({}, {}); the button is up.",
+                        last.x, last.y
+                    )));
+                }
+                match due.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => std::thread::sleep(left.min(STOP_POLL)),
+                    _ => break,
+                }
+            }
+            b.pointer_move(*p)?;
+            b.settle()?;
+        }
+        Ok(())
+    })();
+    let released = b.button(MouseButton::Left, false).and_then(|_| b.settle());
+    walked.and(released)
+}
+
+/// Press each chord (modifiers first), hold it `hold_ms`, release in reverse. Every key
+/// pressed is released on every exit; the stop flag is asked between presses. Runs under
+/// the input lock.
+pub(crate) fn press_chords(
+    b: &dyn Backend,
+    chords: &[Chord],
+    hold_ms: u64,
+    stop: &StopFlag,
+) -> Result<(), ToolError> {
+    for (i, chord) in chords.iter().enumerate() {
+        if stop.is_set() {
+            return Err(stopped_after(format!("Pressed {i} of {} chords.", chords.len())));
+        }
+        let mut pressed: Vec<Key> = Vec::new();
+        let result = (|| {
+            for m in &chord.modifiers {
+                b.key(Key::Modifier(*m), true)?;
+                pressed.push(Key::Modifier(*m));
+                if stop.is_set() {
+                    return Err(stopped_after(format!(
+                        "Pressed {i} of {} chords; the keys held were released.",
+                        chords.len()
+                    )));
+                }
+            }
+            b.key(chord.key, true)?;
+            pressed.push(chord.key);
+            if hold_ms > 0 {
+                b.settle()?;
+                hold(hold_ms, stop)?;
+            }
+            Ok(())
+        })();
+        let mut released = Ok(());
+        for k in pressed.iter().rev() {
+            if let Err(e) = b.key(*k, false) {
+                released = Err(e);
+            }
+        }
+        result.and(released)?;
+    }
+    b.settle()
 }
 
 impl DesktopTools {
@@ -152,71 +263,52 @@ impl DesktopTools {
         Ok(ClickResult { at, button, count })
     }
 
-    /// `drag`: left button down at `from`, through `path`, up at `to`. The button is released
-    /// on every exit; a stop aborts before the next point.
+    /// `drag`: left button down at `from`, through `path`, up at `to`, spread over `durationMs`.
+    /// The button is released on every exit; a stop aborts before the next point.
     pub fn drag(&self, req: &DragRequest, stop: &StopFlag) -> Result<DragResult, ToolError> {
-        let mut waypoints = vec![req.from];
-        waypoints.extend(req.path.iter().flatten().copied());
-        waypoints.push(req.to);
-        self.on_screen(req.from, "from")?;
-        self.on_screen(req.to, "to")?;
-        for (i, p) in req.path.iter().flatten().enumerate() {
-            self.on_screen(*p, &format!("path[{i}]"))?;
+        let duration_ms = req.duration_ms.unwrap_or(0);
+        if duration_ms > MAX_DRAG_MS {
+            return Err(ToolError::bad_argument("durationMs", format!("must be 0 to {MAX_DRAG_MS}")));
         }
-        let points = densify(&waypoints).map_err(|e| {
+        let path = req.path.as_deref().unwrap_or(&[]);
+        let points = self.drag_points(req.from, path, req.to, ["from", "path", "to"])?;
+        self.actuate(stop, |b| walk_drag(b, &points, Duration::from_millis(duration_ms), stop))?;
+        Ok(DragResult { from: req.from, to: req.to, points: points.len() })
+    }
+
+    /// The densified points of a drag, every waypoint checked to lie on a screen. `fields`
+    /// names `from`, `path` and `to` in errors.
+    pub(crate) fn drag_points(
+        &self,
+        from: Point,
+        path: &[Point],
+        to: Point,
+        fields: [&str; 3],
+    ) -> Result<Vec<Point>, ToolError> {
+        let [from_field, path_field, to_field] = fields;
+        self.on_screen(from, from_field)?;
+        self.on_screen(to, to_field)?;
+        for (i, p) in path.iter().enumerate() {
+            let field = if path_field == "path" { format!("path[{i}]") } else { path_field.to_string() };
+            self.on_screen(*p, &field)?;
+        }
+        let mut waypoints = vec![from];
+        waypoints.extend_from_slice(path);
+        waypoints.push(to);
+        densify(&waypoints).map_err(|e| {
             ToolError::bad_argument(
-                if req.path.is_some() { "path" } else { "to" },
+                if path.is_empty() { to_field } else { path_field },
                 format!(
                     "the drag needs {} points at 12 px steps; at most {MAX_DRAG_POINTS} are allowed",
                     e.needed
                 ),
             )
-        })?;
-        let total = points.len();
-        self.actuate(stop, |b| {
-            b.pointer_move(points[0])?;
-            b.settle()?;
-            b.button(MouseButton::Left, true)?;
-            let walked = (|| {
-                for (i, p) in points.iter().enumerate().skip(1) {
-                    if stop.is_set() {
-                        let last = points[i - 1];
-                        return Err(stopped_after(format!(
-                            "The drag was aborted after {i} of {total} points, at ({}, {}); the button is up.",
-                            last.x, last.y
-                        )));
-                    }
-                    b.pointer_move(*p)?;
-                    b.settle()?;
-                }
-                Ok(())
-            })();
-            let released = b.button(MouseButton::Left, false).and_then(|_| b.settle());
-            walked.and(released)
-        })?;
-        Ok(DragResult { from: req.from, to: req.to, points: total })
+        })
     }
 
     /// `type`.
     pub fn type_text(&self, req: &TypeRequest, stop: &StopFlag) -> Result<TypeResult, ToolError> {
-        let chars = req.text.chars().count();
-        if chars > MAX_TEXT_CHARS {
-            return Err(ToolError::bad_argument(
-                "text",
-                format!("is longer than {MAX_TEXT_CHARS} characters"),
-            ));
-        }
-        if let Some((i, c)) =
-            req.text.chars().enumerate().find(|(_, c)| c.is_control() && *c != '\n' && *c != '\t')
-        {
-            return Err(ToolError::bad_argument(
-                "text",
-                format!(
-                    "holds control character U+{:04X} at position {i}; only newline and tab are typed (use `key` for other keys)",
-                    u32::from(c)
-                ),
-            ));
-        }
+        let chars = check_text(&req.text, "text")?;
         self.actuate(stop, |b| b.type_text(&req.text, stop))?;
         Ok(TypeResult { characters: chars })
     }
@@ -228,41 +320,7 @@ impl DesktopTools {
         if hold_ms > MAX_HOLD_MS {
             return Err(ToolError::bad_argument("holdMs", format!("must be at most {MAX_HOLD_MS}")));
         }
-        self.actuate(stop, |b| {
-            for (i, chord) in chords.iter().enumerate() {
-                if stop.is_set() {
-                    return Err(stopped_after(format!("Pressed {i} of {} chords.", chords.len())));
-                }
-                let mut pressed: Vec<Key> = Vec::new();
-                let result = (|| {
-                    for m in &chord.modifiers {
-                        b.key(Key::Modifier(*m), true)?;
-                        pressed.push(Key::Modifier(*m));
-                        if stop.is_set() {
-                            return Err(stopped_after(format!(
-                                "Pressed {i} of {} chords; the keys held were released.",
-                                chords.len()
-                            )));
-                        }
-                    }
-                    b.key(chord.key, true)?;
-                    pressed.push(chord.key);
-                    if hold_ms > 0 {
-                        b.settle()?;
-                        hold(hold_ms, stop)?;
-                    }
-                    Ok(())
-                })();
-                let mut released = Ok(());
-                for k in pressed.iter().rev() {
-                    if let Err(e) = b.key(*k, false) {
-                        released = Err(e);
-                    }
-                }
-                result.and(released)?;
-            }
-            b.settle()
-        })?;
+        self.actuate(stop, |b| press_chords(b, &chords, hold_ms, stop))?;
         Ok(KeyResult { chords: chords.len() })
     }
 

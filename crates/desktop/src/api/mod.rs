@@ -10,6 +10,7 @@ mod act;
 mod artifacts;
 mod launch;
 mod observe;
+mod raw;
 mod record;
 
 use std::path::PathBuf;
@@ -26,6 +27,7 @@ use crate::x11::X11Desktop;
 pub use act::{ClickResult, DragResult, FocusResult, KeyResult, TypeResult, WindowActionResult};
 pub use launch::LaunchResult;
 pub use observe::{CaptureResult, WindowsResult};
+pub use raw::{MAX_PER_CALL, QUEUE_CAPACITY, SendCommandResult};
 pub use record::RecordResult;
 
 /// What the caller decides for the tool layer.
@@ -44,11 +46,19 @@ pub struct DesktopTools {
     /// Held for the whole of every actuation, so two calls never interleave their input.
     input_lock: Mutex<()>,
     recorder: record::Recorder,
+    /// The `send_command` queue: one per process, as there is one `DesktopTools`.
+    raw_queue: raw::RawQueue,
 }
 
 impl DesktopTools {
     pub fn new(backend: Arc<dyn Backend>, config: DesktopConfig) -> DesktopTools {
-        DesktopTools { backend, config, input_lock: Mutex::new(()), recorder: record::Recorder::default() }
+        DesktopTools {
+            backend,
+            config,
+            input_lock: Mutex::new(()),
+            recorder: record::Recorder::default(),
+            raw_queue: raw::RawQueue::default(),
+        }
     }
 
     /// Connect to an X display (`None`: `$DISPLAY`); `no-desktop` naming the display tried.

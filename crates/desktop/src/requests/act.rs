@@ -33,6 +33,10 @@ pub struct DragRequest {
     /// and at most 400 points.
     #[serde(default)]
     pub path: Option<Vec<Point>>,
+    /// Spread the points evenly over this many ms (0 to 10000; default 0, as fast as the
+    /// target window keeps up).
+    #[serde(default)]
+    pub duration_ms: Option<u64>,
 }
 
 /// `type`: type text into the focused window.

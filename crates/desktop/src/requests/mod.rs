@@ -7,6 +7,7 @@
 
 mod act;
 mod observe;
+mod raw;
 
 pub use act::{
     ClickRequest, DragRequest, FocusRequest, KeyRequest, LaunchRequest, TypeRequest, WindowAction,
@@ -15,6 +16,7 @@ pub use act::{
 pub use observe::{
     CaptureRequest, DisplaysRequest, RecordAction, RecordRequest, Region, WaitCondition, WindowsRequest,
 };
+pub use raw::{CommandLine, SendCommandRequest};
 
 /// The contract's window selector, as carried by any request that can target a window.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -118,6 +118,7 @@ fn drag_goes_from_start_to_end_and_leaves_the_button_up() {
         from: Point::new(120, 130),
         to: Point::new(400, 350),
         path: Some(vec![Point::new(300, 130)]),
+        duration_ms: None,
     };
     let res = tools.drag(&req, &StopFlag::new()).unwrap();
     assert!(res.points > 20);

@@ -2,11 +2,11 @@
 
 use std::time::Duration;
 
-use mcec_desktop::{DesktopTools, X11Desktop};
 use mcec_desktop::requests::{
     CaptureRequest, DisplaysRequest, LaunchRequest, Region, WaitCondition, WindowAction, WindowRequest,
     WindowsRequest,
 };
+use mcec_desktop::{DesktopTools, X11Desktop};
 use mcec_rules::{ErrorCode, StopFlag};
 
 use crate::common::{TestWin, UNUSED_DISPLAY, Xvfb, testwin_path};

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use mcec_desktop::keys::{Key, Modifier};
-use mcec_desktop::requests::{ClickRequest, DragRequest, KeyRequest, TypeRequest};
+use mcec_desktop::requests::{ClickRequest, DragRequest, KeyRequest, SendCommandRequest, TypeRequest};
 use mcec_desktop::{DesktopConfig, DesktopTools, MouseButton, Point};
 use mcec_rules::{ErrorCode, StopFlag};
 
@@ -17,7 +17,12 @@ fn tools() -> (Arc<Mock>, DesktopTools) {
 }
 
 fn drag(from: (i32, i32), to: (i32, i32)) -> DragRequest {
-    DragRequest { from: Point::new(from.0, from.1), to: Point::new(to.0, to.1), path: None }
+    DragRequest {
+        from: Point::new(from.0, from.1),
+        to: Point::new(to.0, to.1),
+        path: None,
+        duration_ms: None,
+    }
 }
 
 #[test]
@@ -130,4 +135,89 @@ fn key_holds_and_releases_in_reverse() {
             Call::Key(ret, false),
         ]
     );
+}
+
+fn line(text: &str) -> SendCommandRequest {
+    SendCommandRequest { command: text.parse().unwrap() }
+}
+
+#[test]
+fn send_command_runs_each_kind_in_order_with_the_typed_tools_rules() {
+    let (mock, tools) = tools();
+    let req =
+        line("chars:a\\;; key:ctrl+s; mouse:click 10 20 right; mouse:move 5 6; pause:1; mouse:drag 0 0 24 0");
+    assert_eq!(tools.send_command(&req, &StopFlag::new()).unwrap().ran, 6);
+    let ctrl = Key::Modifier(Modifier::Ctrl);
+    assert_eq!(
+        mock.calls(),
+        vec![
+            Call::Key(Key::Char('a'), true),
+            Call::Key(Key::Char('a'), false),
+            Call::Key(Key::Char(';'), true),
+            Call::Key(Key::Char(';'), false),
+            Call::Key(ctrl, true),
+            Call::Key(Key::Char('s'), true),
+            Call::Key(Key::Char('s'), false),
+            Call::Key(ctrl, false),
+            Call::Move(Point::new(10, 20)),
+            Call::Button(MouseButton::Right, true),
+            Call::Button(MouseButton::Right, false),
+            Call::Move(Point::new(5, 6)),
+            Call::Move(Point::new(0, 0)),
+            Call::Button(MouseButton::Left, true),
+            Call::Move(Point::new(12, 0)),
+            Call::Move(Point::new(24, 0)),
+            Call::Button(MouseButton::Left, false),
+        ]
+    );
+}
+
+#[test]
+fn a_stop_between_commands_drops_the_rest_and_says_how_many_ran() {
+    let (mock, tools) = tools();
+    let stop = StopFlag::new();
+    *mock.stop_on_move.lock().unwrap() = Some((1, stop.clone()));
+    let err = tools.send_command(&line("mouse:move 1 1; mouse:move 2 2; chars:x"), &stop).unwrap_err();
+    assert_eq!(err.code, ErrorCode::EmergencyStopped);
+    assert!(err.detail.contains("Ran 1 of 3 commands"), "{}", err.detail);
+    assert_eq!(mock.calls(), vec![Call::Move(Point::new(1, 1)), Call::ReleaseAll]);
+    // The queue let go of the dropped commands: a full-size line is admitted again.
+    let fifty = vec!["pause:0"; 50].join(";");
+    assert_eq!(tools.send_command(&line(&fifty), &StopFlag::new()).unwrap().ran, 50);
+}
+
+#[test]
+fn a_bad_or_oversized_line_runs_nothing() {
+    let (mock, tools) = tools();
+    let stop = StopFlag::new();
+    let err = tools.send_command(&line("chars:ok; mouse:click 5000 5"), &stop).unwrap_err();
+    assert_eq!(err.code, ErrorCode::BadArguments);
+    assert!(err.detail.starts_with("`command`: command 2: (5000, 5) lies on no screen"), "{}", err.detail);
+    let err = tools.send_command(&line("chars:ok; key:ctrl+nosuchkey"), &stop).unwrap_err();
+    assert!(err.detail.starts_with("`command`: command 2: key:"), "{}", err.detail);
+    let err = tools.send_command(&line("mouse:drag 0 0 2000 0"), &stop).unwrap_err();
+    assert!(err.detail.starts_with("`command`: command 1: (2000, 0)"), "{}", err.detail);
+    let fifty_one = vec!["chars:x"; 51].join(";");
+    let err = tools.send_command(&line(&fifty_one), &stop).unwrap_err();
+    assert_eq!(err.code, ErrorCode::QueueFull);
+    assert!(err.detail.contains("holds 51") && err.detail.contains("Nothing ran"), "{}", err.detail);
+    assert!(mock.calls().is_empty(), "{:?}", mock.calls());
+}
+
+#[test]
+fn a_slow_drag_is_still_stopped_before_the_next_point_with_the_button_up() {
+    let (mock, tools) = tools();
+    let stop = StopFlag::new();
+    let too_slow = DragRequest { duration_ms: Some(10_001), ..drag((0, 0), (100, 0)) };
+    let err = tools.drag(&too_slow, &stop).unwrap_err();
+    assert!(err.detail.starts_with("`durationMs`"), "{}", err.detail);
+    assert!(mock.calls().is_empty());
+
+    *mock.stop_on_move.lock().unwrap() = Some((3, stop.clone()));
+    let slow = DragRequest { duration_ms: Some(10_000), ..drag((0, 0), (600, 0)) };
+    let err = tools.drag(&slow, &stop).unwrap_err();
+    assert!(err.detail.contains("after 3 of 51 points"), "{}", err.detail);
+    let calls = mock.calls();
+    assert_eq!(calls.iter().filter(|c| matches!(c, Call::Move(_))).count(), 3);
+    assert_eq!(calls[calls.len() - 2..], [Call::Button(MouseButton::Left, false), Call::ReleaseAll]);
 }

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use mcec_desktop::DesktopTools;
 use mcec_desktop::requests::{
     CaptureRequest, ClickRequest, DisplaysRequest, DragRequest, FocusRequest, KeyRequest, LaunchRequest,
-    RecordRequest, TypeRequest, WindowRequest, WindowsRequest,
+    RecordRequest, SendCommandRequest, TypeRequest, WindowRequest, WindowsRequest,
 };
+use mcec_rules::command_lang::check_enabled;
 use mcec_rules::{ErrorCode, ToolError};
 use serde::Serialize;
 
@@ -59,5 +60,14 @@ impl Invocation for CaptureRequest {
         let mut output = json(capture)?;
         output.png = Some(png);
         Ok(output)
+    }
+}
+
+/// Each raw command kind has its own switch in `mcec.commands`; a line using a disabled kind
+/// is refused whole, before anything runs.
+impl Invocation for SendCommandRequest {
+    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+        check_enabled(self.command.commands(), &agent.commands)?;
+        json(desktop(agent)?.send_command(&self, &agent.stop)?)
     }
 }

@@ -87,6 +87,7 @@ static BINDINGS: LazyLock<HashMap<&'static str, Binding>> = LazyLock::new(|| {
         ("focus", bind::<requests::FocusRequest>()),
         ("launch", bind::<requests::LaunchRequest>()),
         ("record", bind::<requests::RecordRequest>()),
+        ("send_command", bind::<requests::SendCommandRequest>()),
     ])
 });
 
