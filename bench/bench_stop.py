@@ -133,18 +133,21 @@ def press_main_key(desk: Desk) -> float:
     return time.perf_counter()
 
 
-async def rearm(session, desk: Desk) -> None:
+async def rearm(session, desk: Desk, clicks: list[int]) -> None:
     """A physical click on Re-arm, repeated until calls succeed again."""
-    for _ in range(5):
+    for attempt in range(1, 6):
         if not wait_until(lambda: desk.visible_window(PROMPT_TITLE), 10):
             raise RuntimeError("the re-arm prompt did not open")
         origin = desk.window_origin(PROMPT_TITLE)
         if origin is None:
             continue
         x, y = origin[0] + REARM_OFFSET[0], origin[1] + REARM_OFFSET[1]
-        desk.physical("mousemove", str(x), str(y), "click", "1")
+        # The agent's drag moved the inner pointer; a move to where the outer pointer already
+        # is would send Xephyr no motion, so step off the spot first.
+        desk.physical("mousemove", str(x + 3), str(y + 3), "mousemove", str(x), str(y), "click", "1")
         for _ in range(100):
             if await code_of(session, "session-status") is None:
+                clicks.append(attempt)
                 return
             await anyio.sleep(0.02)
     raise RuntimeError("re-arm did not succeed after 5 physical clicks")
@@ -183,13 +186,13 @@ async def one_round(session, desk: Desk, copy, hold: Hold, measure: str, out: di
         raise RuntimeError("no engaged audit line")
     engaged = next(line for line in copy.log().splitlines()[log_before:] if ENGAGED in line)
     out["engaged"].append(log_time(engaged) - wall0)
-    await rearm(session, desk)
+    await rearm(session, desk, out["rearm clicks"])
 
 
 async def bench(rounds: int) -> None:
     with tempfile.TemporaryDirectory(prefix="mcec-bench-stop-") as tmp, Desk() as desk:
         copy = manual_copy(Path(tmp) / "c", settings="AgentCommandsEnabled = true\n", commands=("key", "drag"))
-        out: dict[str, list[float]] = {"refused": [], "released": [], "engaged": [], "xdotool": []}
+        out: dict[str, list] = {"refused": [], "released": [], "engaged": [], "xdotool": [], "rearm clicks": []}
         async with sdk_stdio(copy, {"DISPLAY": desk.inner}) as (session, _init):
             if await code_of(session, "session-status") is not None:
                 raise RuntimeError("session-status fails before any stop")
@@ -202,6 +205,8 @@ async def bench(rounds: int) -> None:
         report("key -> first refused call (SDK)", out["refused"])
         report("key -> held input up (xinput)", out["released"])
         report("xdotool keydown s run (included)", out["xdotool"])
+        clicks = out["rearm clicks"]
+        print(f"physical clicks per re-arm: mean {sum(clicks) / len(clicks):.2f}, max {max(clicks)}")
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ use serde::Serialize;
 
 use crate::id::SessionId;
 use crate::paths::{COMMANDS_FILE, EXE_NAME, SETTINGS_FILE};
+use mcec_rules::command_lang::RawKind;
 use crate::reaper::{REAP_AGE, reap};
 use crate::remove::{Removal, remove_session_dir};
 use crate::token::SessionToken;
@@ -326,10 +327,16 @@ fn fill_session(
 
     let commands: BTreeMap<&str, CommandEntry> =
         plan.enabled.iter().map(|(name, on)| (name.as_str(), CommandEntry { enabled: *on })).collect();
-    let commands_text = format!(
+    let mut commands_text = format!(
         "# Written by mcec for provisioned session {id}. `launch` is never enabled here.\n{}",
         toml::to_string(&commands).map_err(|e| format!("cannot encode the commands: {e}"))?
     );
+    // Enabling `send_command` means enabling its raw command kinds too; each has its own switch.
+    if plan.enabled.get("send_command") == Some(&true) {
+        for kind in RawKind::ALL {
+            commands_text.push_str(&format!("\n[send_command.{}]\nEnabled = true\n", kind.as_str()));
+        }
+    }
     write_atomic(dir, COMMANDS_FILE, commands_text.as_bytes())?;
     sync_dir(dir)?;
 

@@ -404,3 +404,21 @@ fn sessions_root_that_cannot_be_created_is_a_clear_error() {
     assert_eq!(e.to_tool_error().code, ErrorCode::ProvisioningFailed);
     assert!(e.to_string().contains("cannot create the sessions root"), "{e}");
 }
+
+/// The commands file a session gets is one the copy itself accepts, and enabling
+/// `send_command` enables its raw command kinds too (otherwise every line would be refused).
+#[test]
+fn provisioned_commands_parse_and_enable_send_command_kinds() {
+    let env = env();
+    let mut req = request(&env, false, None);
+    req.all_tool_names = mcec_rules::catalog::TOOLS.iter().map(|t| t.name.to_string()).collect();
+    let h = provision(req).expect("provision");
+    let text = std::fs::read_to_string(h.directory.join("mcec.commands")).expect("read");
+    let parsed = mcec_rules::settings::parse_commands(&text, "mcec.commands").expect("the copy accepts it");
+    let commands = parsed.value;
+    assert!(commands.is_enabled("send_command"));
+    for kind in ["chars", "key", "mouse", "pause"] {
+        assert!(commands.is_enabled(&format!("send_command.{kind}")), "{kind}");
+    }
+    assert!(!commands.is_enabled("launch"));
+}
