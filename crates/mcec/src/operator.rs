@@ -18,7 +18,7 @@ use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
 use mcec_rules::StopFlag;
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
-use mcec_rules::latch::{Latch, TripKind};
+use mcec_rules::latch::{Latch, StopReason, TripKind};
 
 /// What was brought up; the agent is built from it, then [`OperatorSide::run`] starts the
 /// threads that need the agent.
@@ -174,6 +174,12 @@ fn stop_worker(
                     ui.set_stopped(reason.clone());
                 }
                 agent.with_record(|r| r.stamp_stop(notice.trip.wall, reason));
+            }
+            // Forged input can reach the chord detector before the tamper check sees the
+            // request, so the stop may have engaged as a "chord": correct the record.
+            TripKind::Retriggered if matches!(notice.trip.reason, StopReason::Tampering(_)) => {
+                audit("emergency-stop", &format!("tampering while stopped; reason={reason}"));
+                agent.with_record(|r| r.amend_open_stop("input tampering detected"));
             }
             TripKind::Retriggered => {
                 audit("emergency-stop", &format!("pressed again while stopped; reason={reason}"));

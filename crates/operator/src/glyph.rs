@@ -1,18 +1,28 @@
-//! The ⛔ sign, painted rather than typeset.
+//! The ⛔ and ✔ signs, painted rather than typeset.
 //!
-//! egui's bundled fonts have no U+26D4 (it renders as a box), and a system font cannot be
-//! relied on, so the stop sign is drawn as a disc with a bar in front of its text.
+//! egui's bundled fonts have neither U+26D4 nor U+2714 (they render as boxes), and a system
+//! font cannot be relied on, so the stop sign is drawn as a disc with a bar, and the check
+//! mark as two strokes, in front of their text.
 
 use eframe::egui::{self, Color32, FontId, Response, Sense, Stroke, StrokeKind};
 
-/// Draw `⛔ text` as one centred-able item: the sign is `size` high, the text `size` points.
+/// A painted sign.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Sign {
+    /// ⛔: a disc with a bar across.
+    Stop { disc: Color32, bar: Color32 },
+    /// ✔: a check mark.
+    Check(Color32),
+}
+
+/// Draw the sign and `text` as one item (centred in a centring layout): the sign is `size`
+/// high, the text `size` points.
 pub(crate) fn signed_text(
     ui: &mut egui::Ui,
+    sign_kind: Sign,
     text: &str,
     size: f32,
     text_color: Color32,
-    disc: Color32,
-    bar: Color32,
 ) -> Response {
     let font = FontId::proportional(size);
     let galley = ui
@@ -27,15 +37,26 @@ pub(crate) fn signed_text(
     );
     let painter = ui.painter();
     let center = egui::pos2(rect.left() + sign / 2.0, rect.center().y);
-    painter.circle_filled(center, sign / 2.0, disc);
-    let bar_rect = egui::Rect::from_center_size(center, egui::vec2(sign * 0.62, sign * 0.2));
-    painter.rect(
-        bar_rect,
-        sign * 0.04,
-        bar,
-        Stroke::NONE,
-        StrokeKind::Inside,
-    );
+    match sign_kind {
+        Sign::Stop { disc, bar } => {
+            painter.circle_filled(center, sign / 2.0, disc);
+            let bar_rect =
+                egui::Rect::from_center_size(center, egui::vec2(sign * 0.62, sign * 0.2));
+            painter.rect(
+                bar_rect,
+                sign * 0.04,
+                bar,
+                Stroke::NONE,
+                StrokeKind::Inside,
+            );
+        }
+        Sign::Check(color) => {
+            let at = |dx: f32, dy: f32| center + egui::vec2(dx * sign, dy * sign);
+            let stroke = Stroke::new(sign * 0.14, color);
+            painter.line_segment([at(-0.38, 0.02), at(-0.12, 0.28)], stroke);
+            painter.line_segment([at(-0.12, 0.28), at(0.4, -0.3)], stroke);
+        }
+    }
     let text_pos = egui::pos2(
         rect.left() + sign + gap,
         rect.center().y - galley.size().y / 2.0,

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use eframe::egui::{self, Color32, RichText, ViewportBuilder};
 
+use crate::glyph::{Sign, signed_text};
 use crate::state::{Mode, OperatorEvent, OperatorState, Snapshot};
 
 /// Window title of the host window.
@@ -34,7 +35,7 @@ pub(crate) fn status(snap: &Snapshot) -> (&'static str, Color32) {
     }
 }
 
-/// Draw the host window. Returns true when the operator chose `Quit`.
+/// Draw the host window; `Quit` or closing it ends the UI.
 pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>) {
     let snap = state.snapshot();
     let mut quit = false;
@@ -56,7 +57,11 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
     egui::CentralPanel::default_margins().show(ui, |ui| {
         let (word, color) = status(&snap);
         if snap.is_stopped() {
-            crate::glyph::signed_text(ui, "STOPPED", 22.0, color, color, Color32::WHITE);
+            let sign = Sign::Stop {
+                disc: color,
+                bar: Color32::WHITE,
+            };
+            signed_text(ui, sign, "STOPPED", 22.0, color);
         } else {
             ui.label(RichText::new(word).size(22.0).strong().color(color));
         }
@@ -73,9 +78,8 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         }
     });
     let closing = ui.input(|i| i.viewport().close_requested());
-    if quit || closing {
+    if (quit || closing) && state.request_quit() {
         send(events, OperatorEvent::Quit);
-        state.request_quit();
     }
 }
 
@@ -83,8 +87,11 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
 fn rearm_item(ui: &mut egui::Ui) -> egui::Response {
     let text = MENU_REARM_LABEL.trim_start_matches('⛔').trim_start();
     ui.horizontal(|ui| {
-        let red = Color32::from_rgb(0xE5, 0x39, 0x35);
-        crate::glyph::signed_text(ui, "", 14.0, red, red, Color32::WHITE);
+        let sign = Sign::Stop {
+            disc: Color32::from_rgb(0xE5, 0x39, 0x35),
+            bar: Color32::WHITE,
+        };
+        signed_text(ui, sign, "", 14.0, Color32::WHITE);
         ui.button(text)
     })
     .inner

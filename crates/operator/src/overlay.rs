@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use eframe::egui::{self, Color32, RichText, ViewportBuilder, ViewportId, X11WindowType};
 
+use crate::glyph::{Sign, signed_text};
 use crate::state::{Mode, OperatorState, Snapshot};
 
 /// Window title of the overlay.
@@ -97,14 +98,11 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState) {
                 narration(ui, &snap.narration, Color32::from_gray(215));
             }
             Look::Stopped => {
-                crate::glyph::signed_text(
-                    ui,
-                    "STOPPED by operator",
-                    26.0,
-                    Color32::WHITE,
-                    Color32::WHITE,
-                    STOP_RED,
-                );
+                let sign = Sign::Stop {
+                    disc: Color32::WHITE,
+                    bar: STOP_RED,
+                };
+                signed_text(ui, sign, "STOPPED by operator", 26.0, Color32::WHITE);
                 if let Mode::Stopped { since, reason } = &snap.mode {
                     ui.label(
                         RichText::new(format!(
@@ -121,11 +119,8 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState) {
             Look::Rearmed => {
                 let fade = snap.rearmed_fade(now).unwrap_or(1.0);
                 let alpha = (255.0 * (1.0 - fade)).clamp(0.0, 255.0) as u8;
-                ui.label(
-                    RichText::new("✔ Re-armed")
-                        .size(20.0)
-                        .color(Color32::from_white_alpha(alpha)),
-                );
+                let white = Color32::from_white_alpha(alpha);
+                signed_text(ui, Sign::Check(white), "Re-armed", 20.0, white);
                 ui.ctx().request_repaint_after(Duration::from_millis(100));
             }
         });

@@ -6,12 +6,13 @@
 //! refusal, or closes when the core re-arms.
 
 use std::sync::mpsc::Sender;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use eframe::egui::{
     self, Color32, Key, Modifiers, RichText, ViewportBuilder, ViewportId, X11WindowType,
 };
 
+use crate::glyph::{Sign, signed_text};
 use crate::state::{Mode, OperatorEvent, OperatorState};
 
 /// Window title of the re-arm prompt.
@@ -24,7 +25,6 @@ pub const REARM_LABEL: &str = "Re-arm";
 pub const LEAVE_LABEL: &str = "Leave stopped";
 
 const PROMPT_SIZE: [f32; 2] = [460.0, 210.0];
-const KEEPALIVE: Duration = Duration::from_millis(250);
 
 pub(crate) fn viewport_id() -> ViewportId {
     ViewportId::from_hash_of("mcec-rearm-prompt")
@@ -64,20 +64,15 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         )
     });
     let mut choice = (enter || esc || close).then_some(Choice::Leave);
-    // Keep the prompt's event loop turning while it is up: under Xvfb a close request was
-    // seen to sit unprocessed until the next event, and a stuck prompt defeats its purpose.
-    ui.ctx().request_repaint_after(KEEPALIVE);
 
     let snap = state.snapshot();
     egui::CentralPanel::default_margins().show(ui, |ui| {
-        crate::glyph::signed_text(
-            ui,
-            "Emergency stop engaged",
-            20.0,
-            Color32::from_rgb(0xE5, 0x39, 0x35),
-            Color32::from_rgb(0xE5, 0x39, 0x35),
-            Color32::WHITE,
-        );
+        let red = Color32::from_rgb(0xE5, 0x39, 0x35);
+        let sign = Sign::Stop {
+            disc: red,
+            bar: Color32::WHITE,
+        };
+        signed_text(ui, sign, "Emergency stop engaged", 20.0, red);
         ui.add_space(4.0);
         if let Mode::Stopped { reason, .. } = &snap.mode {
             ui.label(format!("Stopped by: {reason}."));

@@ -243,9 +243,10 @@ impl OperatorState {
         self.update(|inner| inner.front_door = status);
     }
 
-    /// Ask the UI to close all its windows and return from `run_operator_ui`.
-    pub fn request_quit(&self) {
-        self.update(|inner| inner.quit_requested = true);
+    /// Ask the UI to close all its windows and return from `run_operator_ui`. Returns false
+    /// when a quit was already requested.
+    pub fn request_quit(&self) -> bool {
+        self.update(|inner| !std::mem::replace(&mut inner.quit_requested, true))
     }
 
     /// UI side: a re-arm was sent to the core; show that it is being checked.
@@ -467,7 +468,8 @@ mod tests {
         let a = OperatorState::new();
         let b = a.clone();
         b.set_front_door("MCP on stdio");
-        a.request_quit();
+        assert!(a.request_quit());
+        assert!(!b.request_quit());
         let s = b.snapshot();
         assert_eq!(s.front_door, "MCP on stdio");
         assert!(s.quit_requested);

@@ -39,14 +39,16 @@ fn stop_shows_red_banner_and_prompt() {
     let prompt_rect = common::geometry(&x.display, prompt);
     assert!(prompt_rect.w > 300 && prompt_rect.h > 150, "{prompt_rect:?}");
 
-    let class = common::xprop(&x.display, overlay, "WM_CLASS");
-    let hints = common::xprop(&x.display, overlay, "WM_HINTS");
-    let wait_tagged = std::time::Instant::now() + common::PATIENCE;
-    let (mut class, mut hints) = (class, hints);
-    while !class.contains(OVERLAY_CLASS) && std::time::Instant::now() < wait_tagged {
-        std::thread::sleep(std::time::Duration::from_millis(100));
+    // The tag is applied from a helper thread shortly after the overlay maps.
+    let tagged = |class: &str, hints: &str| {
+        class.contains(OVERLAY_CLASS) && hints.contains("input or input focus: False")
+    };
+    let deadline = std::time::Instant::now() + common::PATIENCE;
+    let (mut class, mut hints) = (String::new(), String::new());
+    while !tagged(&class, &hints) && std::time::Instant::now() < deadline {
         class = common::xprop(&x.display, overlay, "WM_CLASS");
         hints = common::xprop(&x.display, overlay, "WM_HINTS");
+        std::thread::sleep(std::time::Duration::from_millis(100));
     }
     assert!(class.contains(OVERLAY_CLASS), "{class}");
     assert!(hints.contains("input or input focus: False"), "{hints}");

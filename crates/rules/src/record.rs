@@ -42,6 +42,15 @@ impl SessionRecord {
         self.stops.push(StopStamp { at, why, rearmed_at: None });
     }
 
+    /// Adds to the reason of the stop still in force (e.g. tampering seen after it engaged).
+    pub fn amend_open_stop(&mut self, note: &str) {
+        if let Some(open) = self.stops.iter_mut().rev().find(|s| s.rearmed_at.is_none())
+            && !open.why.contains(note)
+        {
+            open.why = format!("{}; then {note}", open.why);
+        }
+    }
+
     /// Marks the latest open stop as re-armed.
     pub fn stamp_rearm(&mut self, at: SystemTime) {
         if let Some(open) = self.stops.iter_mut().rev().find(|s| s.rearmed_at.is_none()) {
@@ -91,6 +100,9 @@ mod tests {
         assert_eq!(v["refusals"]["unknown-tool"], 2);
         assert_eq!(v["emergencyStopped"], true);
         assert_eq!(v["stops"][0]["rearmedAt"], Value::Null);
+        r.amend_open_stop("input tampering detected");
+        r.amend_open_stop("input tampering detected");
+        assert_eq!(r.stops[0].why, "chord Ctrl+Alt+Shift+S; then input tampering detected");
         r.stamp_rearm(t0 + Duration::from_secs(5));
         assert_eq!(r.to_json(false)["stops"][0]["rearmedAt"], 1_005_000);
     }
