@@ -88,6 +88,7 @@ class Server:
     cwd: str | None = None
     iters_cap: int | None = None  # fewer iterations for slow servers, if asked
     tools: list[str] = field(default_factory=list)
+    version: str = "?"  # serverInfo from initialize
 
 
 def base_env(root: Path, display: str) -> dict[str, str]:
@@ -337,7 +338,7 @@ def check_image(data: bytes, mime: str, path: Path, reference: Path | None) -> s
     w, h, colours = out[0], out[1], int(out[2])
     # The busy desk has tens of thousands of colours; a handful means a blank grab with an
     # overlay drawn on it (computer-use-mcp draws its cursor crosshair on whatever it got).
-    verdict = "BLANK" if colours <= 1 else "near-blank" if colours < 256 else "not blank"
+    verdict = "BLANK" if colours <= 1 else "NEAR-BLANK" if colours < 256 else "not blank"
     text = f"{w}x{h} {mime.split('/')[-1]} {len(data) // 1024} KiB, {colours} colours ({verdict})"
     if reference is not None and reference.exists():
         cmp = subprocess.run(
@@ -387,8 +388,10 @@ async def connect(server: Server, errdir: Path):
         t0 = time.perf_counter()
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
-                await session.initialize()
+                init = await session.initialize()
                 live.cold_s = time.perf_counter() - t0
+                info = getattr(init, "server_info", None) or getattr(init, "serverInfo", None)
+                server.version = f"{info.name} {info.version}" if info else "?"
                 live.session = session
                 new = children_of(os.getpid()) - before
                 live.pid = min(new) if new else None
@@ -405,15 +408,21 @@ async def cold_starts(server: Server, runs: int, errdir: Path) -> list[float]:
 
 
 async def measure_ops(
-    lives: list[Live], ops: tuple[str, ...], iters: dict[str, int], warmup: int, out: Path, reference: Path | None
+    lives: list[Live], ops: tuple[str, ...], iters: dict[str, int], warmup: int, out: Path, desk: Desk
 ) -> dict[str, str]:
     """Round-robin each op over all servers; returns the capture check per server."""
     checks: dict[str, str] = {}
+    reference: Path | None = None
     for op in ops:
         n = iters[op]
         for live in lives:
             for _ in range(warmup):
                 await live.call(op)
+        if op == "capture":
+            # Grabbed now, with every server connected, so overlays (mcec's activity banner)
+            # are on screen both here and in the captures compared with it.
+            ref = out / "root-grab.png"
+            reference = ref if desk.reference(ref) else None
         for i in range(n):
             for live in lives:
                 cap = live.server.iters_cap
@@ -539,8 +548,6 @@ async def run_phase(
     servers: list[Server], desk: Desk, ops: tuple[str, ...], iters: dict[str, int], warmup: int, work: Path, tag: str
 ) -> tuple[dict[str, Live], dict[str, str], dict[str, int]]:
     """Connect all servers at once, measure `ops` round-robin, read RSS, disconnect."""
-    ref = work / f"root-{tag}.png"
-    reference = ref if desk.reference(ref) else None
     lives: dict[str, Live] = {}
     rss: dict[str, int] = {}
     with unwrap_groups():
@@ -558,7 +565,7 @@ async def run_phase(
                     print(f"  {s.label}: tools {sorted(missing)} not offered; skipping it")
                     continue
                 lives[s.key] = live
-            checks = await measure_ops(list(lives.values()), ops, iters, warmup, work / tag, reference)
+            checks = await measure_ops(list(lives.values()), ops, iters, warmup, work / tag, desk)
             for key, live in lives.items():
                 if live.pid is not None:
                     rss[key] = tree_hwm_kib(live.pid)
@@ -604,7 +611,7 @@ async def main_async(args: argparse.Namespace) -> int:
 
         print("tool mapping (operation -> tool(arguments)):")
         for s in servers:
-            print(f"  {s.label}: offers {', '.join(s.tools) or '?'}")
+            print(f"  {s.label} ({s.version}, {' '.join(s.argv)}): offers {', '.join(s.tools) or '?'}")
             for op in OPS:
                 tool, a = s.ops[op]
                 print(f"    {op:9} -> {tool}({json.dumps(a)})")
@@ -643,8 +650,6 @@ async def main_async(args: argparse.Namespace) -> int:
             for tag in ("small", "large"):
                 for f in (work / tag).iterdir():
                     shutil.copy2(f, keep / f"{tag}-{f.name}")
-            for f in work.glob("root-*.png"):
-                shutil.copy2(f, keep / f.name)
             print(f"  captures and root grabs kept in {keep}")
         print()
         all_lives = [*lives.values(), *lives_large.values()]

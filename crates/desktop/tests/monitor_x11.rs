@@ -3,6 +3,7 @@
 //! the inner one; forged = an XI1 `DeviceKeyPress` aimed at Xephyr's own keyboard.
 
 mod monitor_support;
+mod xserver;
 
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::time::{Duration, Instant};
@@ -356,9 +357,11 @@ fn without_record_the_status_says_best_effort() {
 #[test]
 fn no_server_is_a_clear_error() {
     let sink = MonitorSink::new(Latch::new(StopFlag::new()), Hotkey::default(), LastPhysicalInput::new());
-    // :69 is in this suite's range and no test starts a server there.
-    match X11Monitor::new(Some(":69")).and_then(|m| m.start(sink)) {
-        Err(e @ mcec_desktop::monitor::MonitorError::NoDisplay(_)) => assert!(e.to_string().contains(":69")),
+    // Servers started by the tests pick low free numbers; nothing runs on this one.
+    match X11Monitor::new(Some(":1999")).and_then(|m| m.start(sink)) {
+        Err(e @ mcec_desktop::monitor::MonitorError::NoDisplay(_)) => {
+            assert!(e.to_string().contains(":1999"))
+        }
         other => panic!("expected NoDisplay, got {other:?}"),
     }
 }

@@ -43,23 +43,12 @@ impl OperatorApp {
     ) -> Self {
         let repaint_ctx = ctx.clone();
         state.set_repaint_hook(move || repaint_ctx.request_repaint_of(ViewportId::ROOT));
-        Self {
-            state,
-            events,
-            surfaces,
-            shown: Shown::default(),
-            last_snapshot: None,
-            quitting: false,
-        }
+        Self { state, events, surfaces, shown: Shown::default(), last_snapshot: None, quitting: false }
     }
 
     fn wanted(&self, snap: &Snapshot, now: Instant) -> Shown {
         Shown {
-            overlay: if self.surfaces.overlay {
-                overlay::look(snap, now)
-            } else {
-                None
-            },
+            overlay: if self.surfaces.overlay { overlay::look(snap, now) } else { None },
             prompt: self.surfaces.prompt && snap.prompt_open && snap.is_stopped(),
         }
     }
@@ -118,11 +107,9 @@ impl eframe::App for OperatorApp {
         if wanted.prompt {
             let state = self.state.clone();
             let events = self.events.clone();
-            ctx.show_viewport_deferred(
-                prompt::viewport_id(),
-                prompt::builder(monitor),
-                move |ui, _class| prompt::show(ui, &state, &events),
-            );
+            ctx.show_viewport_deferred(prompt::viewport_id(), prompt::builder(monitor), move |ui, _class| {
+                prompt::show(ui, &state, &events)
+            });
             if !self.shown.prompt {
                 x11_tag::focus_prompt_soon();
             }

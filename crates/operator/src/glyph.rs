@@ -25,30 +25,19 @@ pub(crate) fn signed_text(
     text_color: Color32,
 ) -> Response {
     let font = FontId::proportional(size);
-    let galley = ui
-        .painter()
-        .layout_no_wrap(text.to_owned(), font, text_color);
+    let galley = ui.painter().layout_no_wrap(text.to_owned(), font, text_color);
     let sign = size;
     let gap = size * 0.35;
     let height = galley.size().y.max(sign);
-    let (rect, response) = ui.allocate_exact_size(
-        egui::vec2(sign + gap + galley.size().x, height),
-        Sense::hover(),
-    );
+    let (rect, response) =
+        ui.allocate_exact_size(egui::vec2(sign + gap + galley.size().x, height), Sense::hover());
     let painter = ui.painter();
     let center = egui::pos2(rect.left() + sign / 2.0, rect.center().y);
     match sign_kind {
         Sign::Stop { disc, bar } => {
             painter.circle_filled(center, sign / 2.0, disc);
-            let bar_rect =
-                egui::Rect::from_center_size(center, egui::vec2(sign * 0.62, sign * 0.2));
-            painter.rect(
-                bar_rect,
-                sign * 0.04,
-                bar,
-                Stroke::NONE,
-                StrokeKind::Inside,
-            );
+            let bar_rect = egui::Rect::from_center_size(center, egui::vec2(sign * 0.62, sign * 0.2));
+            painter.rect(bar_rect, sign * 0.04, bar, Stroke::NONE, StrokeKind::Inside);
         }
         Sign::Check(color) => {
             let at = |dx: f32, dy: f32| center + egui::vec2(dx * sign, dy * sign);
@@ -57,10 +46,7 @@ pub(crate) fn signed_text(
             painter.line_segment([at(-0.12, 0.28), at(0.4, -0.3)], stroke);
         }
     }
-    let text_pos = egui::pos2(
-        rect.left() + sign + gap,
-        rect.center().y - galley.size().y / 2.0,
-    );
+    let text_pos = egui::pos2(rect.left() + sign + gap, rect.center().y - galley.size().y / 2.0);
     painter.galley(text_pos, galley, text_color);
     response
 }

@@ -57,10 +57,7 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
     egui::CentralPanel::default_margins().show(ui, |ui| {
         let (word, color) = status(&snap);
         if snap.is_stopped() {
-            let sign = Sign::Stop {
-                disc: color,
-                bar: Color32::WHITE,
-            };
+            let sign = Sign::Stop { disc: color, bar: Color32::WHITE };
             signed_text(ui, sign, "STOPPED", 22.0, color);
         } else {
             ui.label(RichText::new(word).size(22.0).strong().color(color));
@@ -87,10 +84,7 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
 fn rearm_item(ui: &mut egui::Ui) -> egui::Response {
     let text = MENU_REARM_LABEL.trim_start_matches('⛔').trim_start();
     ui.horizontal(|ui| {
-        let sign = Sign::Stop {
-            disc: Color32::from_rgb(0xE5, 0x39, 0x35),
-            bar: Color32::WHITE,
-        };
+        let sign = Sign::Stop { disc: Color32::from_rgb(0xE5, 0x39, 0x35), bar: Color32::WHITE };
         signed_text(ui, sign, "", 14.0, Color32::WHITE);
         ui.button(text)
     })

@@ -11,6 +11,11 @@
 //! main thread. Both return an error instead of panicking or exiting when no display is
 //! reachable or OpenGL cannot start, so the caller can log it and carry on headless.
 //! Either can run once per process (a second call reports winit's refusal as an error).
+//!
+//! Known limit: winit talks to X through Xlib, whose default I/O-error handler ends the whole
+//! process (exit code 1) when the X connection breaks, e.g. the display goes away
+//! mid-session. Catching that needs `XSetIOErrorExitHandler` through FFI (unsafe), or running
+//! the windows in a child process; neither is done here.
 
 mod app;
 mod glyph;
@@ -27,8 +32,7 @@ pub use host::{HOST_TITLE, MENU_REARM_LABEL};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};
 pub use state::{
-    Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE,
-    Snapshot,
+    Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE, Snapshot,
 };
 
 /// Which windows to offer. `mcec mcp` wants the overlay and the prompt; plain `mcec` wants
@@ -122,14 +126,7 @@ pub fn run_operator_ui(
         eframe::run_native(
             "mcec",
             options,
-            Box::new(move |cc| {
-                Ok(Box::new(app::OperatorApp::new(
-                    &cc.egui_ctx,
-                    state,
-                    events,
-                    surfaces,
-                )))
-            }),
+            Box::new(move |cc| Ok(Box::new(app::OperatorApp::new(&cc.egui_ctx, state, events, surfaces)))),
         )
     }));
     match run {

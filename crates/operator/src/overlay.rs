@@ -84,24 +84,15 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState) {
         Look::Stopped => STOP_RED,
         Look::Rearmed => REARMED_GREEN,
     };
-    let frame = egui::Frame::NONE
-        .fill(fill)
-        .inner_margin(egui::Margin::symmetric(14, 8));
+    let frame = egui::Frame::NONE.fill(fill).inner_margin(egui::Margin::symmetric(14, 8));
     egui::CentralPanel::default().frame(frame).show(ui, |ui| {
         ui.vertical_centered(|ui| match look {
             Look::Acting => {
-                ui.label(
-                    RichText::new("mcec is controlling your desktop")
-                        .size(20.0)
-                        .color(Color32::WHITE),
-                );
+                ui.label(RichText::new("mcec is controlling your desktop").size(20.0).color(Color32::WHITE));
                 narration(ui, &snap.narration, Color32::from_gray(215));
             }
             Look::Stopped => {
-                let sign = Sign::Stop {
-                    disc: Color32::WHITE,
-                    bar: STOP_RED,
-                };
+                let sign = Sign::Stop { disc: Color32::WHITE, bar: STOP_RED };
                 signed_text(ui, sign, "STOPPED by operator", 26.0, Color32::WHITE);
                 if let Mode::Stopped { since, reason } = &snap.mode {
                     ui.label(

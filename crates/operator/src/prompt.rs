@@ -8,9 +8,7 @@
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
-use eframe::egui::{
-    self, Color32, Key, Modifiers, RichText, ViewportBuilder, ViewportId, X11WindowType,
-};
+use eframe::egui::{self, Color32, Key, Modifiers, RichText, ViewportBuilder, ViewportId, X11WindowType};
 
 use crate::glyph::{Sign, signed_text};
 use crate::state::{Mode, OperatorEvent, OperatorState};
@@ -24,7 +22,7 @@ pub const REARM_LABEL: &str = "Re-arm";
 /// Label of the default button.
 pub const LEAVE_LABEL: &str = "Leave stopped";
 
-const PROMPT_SIZE: [f32; 2] = [460.0, 210.0];
+const PROMPT_SIZE: [f32; 2] = [460.0, 175.0];
 
 pub(crate) fn viewport_id() -> ViewportId {
     ViewportId::from_hash_of("mcec-rearm-prompt")
@@ -68,10 +66,7 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
     let snap = state.snapshot();
     egui::CentralPanel::default_margins().show(ui, |ui| {
         let red = Color32::from_rgb(0xE5, 0x39, 0x35);
-        let sign = Sign::Stop {
-            disc: red,
-            bar: Color32::WHITE,
-        };
+        let sign = Sign::Stop { disc: red, bar: Color32::WHITE };
         signed_text(ui, sign, "Emergency stop engaged", 20.0, red);
         ui.add_space(4.0);
         if let Mode::Stopped { reason, .. } = &snap.mode {
@@ -106,10 +101,9 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
     });
 
     match choice {
-        Some(Choice::Leave) => {
-            if state.close_prompt() {
-                crate::host::send(events, OperatorEvent::LeaveStopped);
-            }
+        // Reported once per dismissal, however many frames see the close request.
+        Some(Choice::Leave) if state.close_prompt() => {
+            crate::host::send(events, OperatorEvent::LeaveStopped);
         }
         Some(Choice::Rearm) => {
             // The time is taken here, within a frame of the button's release; the core matches
@@ -118,6 +112,6 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
             state.mark_rearm_pending();
             crate::host::send(events, OperatorEvent::RearmClicked { at });
         }
-        None => {}
+        Some(Choice::Leave) | None => {}
     }
 }

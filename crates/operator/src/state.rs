@@ -81,9 +81,7 @@ pub struct OperatorState {
 
 impl std::fmt::Debug for OperatorState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OperatorState")
-            .field("snapshot", &self.snapshot())
-            .finish()
+        f.debug_struct("OperatorState").field("snapshot", &self.snapshot()).finish()
     }
 }
 
@@ -188,10 +186,7 @@ impl OperatorState {
         let reason = reason.into();
         self.update(|inner| {
             if !matches!(inner.mode, Mode::Stopped { .. }) {
-                inner.mode = Mode::Stopped {
-                    since: Instant::now(),
-                    reason,
-                };
+                inner.mode = Mode::Stopped { since: Instant::now(), reason };
             }
             inner.prompt_open = true;
             inner.refusal = None;
@@ -289,10 +284,7 @@ impl Snapshot {
 
 fn shorten(line: &str) -> String {
     let line = line.trim();
-    let one_line: String = line
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let one_line: String = line.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     if one_line.chars().count() <= NARRATION_MAX_CHARS {
         return one_line;
     }
@@ -391,10 +383,7 @@ mod tests {
         st.show_refusal("Re-arm refused: the click was not physical input");
         let s = st.snapshot();
         assert!(!s.rearm_pending);
-        assert_eq!(
-            s.refusal.as_deref(),
-            Some("Re-arm refused: the click was not physical input")
-        );
+        assert_eq!(s.refusal.as_deref(), Some("Re-arm refused: the click was not physical input"));
         assert!(s.is_stopped());
         st.mark_rearm_pending();
         assert_eq!(st.snapshot().refusal, None);

@@ -19,8 +19,7 @@ use std::time::Duration;
 use x11rb::connection::Connection;
 use x11rb::properties::WmHints;
 use x11rb::protocol::xproto::{
-    AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, InputFocus, MapState, PropMode,
-    Window,
+    AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, InputFocus, MapState, PropMode, Window,
 };
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
@@ -47,9 +46,8 @@ type TagResult<T> = Result<T, Box<dyn std::error::Error>>;
 type Action = fn(&RustConnection, &Atoms, Window, Window) -> TagResult<bool>;
 
 fn on_own_window_soon(thread_name: &str, title: &'static str, action: Action) {
-    let spawned = thread::Builder::new()
-        .name(thread_name.into())
-        .spawn(move || match on_own_window(title, action) {
+    let spawned =
+        thread::Builder::new().name(thread_name.into()).spawn(move || match on_own_window(title, action) {
             Ok(true) => tracing::debug!("X11 setup done for window `{title}`"),
             Ok(false) => tracing::warn!("window `{title}` not found on X11; left as it is"),
             Err(err) => tracing::warn!("X11 setup of window `{title}` failed: {err}"),
@@ -96,9 +94,8 @@ struct Atoms {
 
 impl Atoms {
     fn new(conn: &RustConnection) -> TagResult<Self> {
-        let intern = |name: &str| -> TagResult<u32> {
-            Ok(conn.intern_atom(false, name.as_bytes())?.reply()?.atom)
-        };
+        let intern =
+            |name: &str| -> TagResult<u32> { Ok(conn.intern_atom(false, name.as_bytes())?.reply()?.atom) };
         Ok(Self {
             net_wm_name: intern("_NET_WM_NAME")?,
             net_wm_pid: intern("_NET_WM_PID")?,
@@ -139,38 +136,22 @@ fn find(
     Ok(())
 }
 
-fn is_own(
-    conn: &RustConnection,
-    atoms: &Atoms,
-    window: Window,
-    pid: u32,
-    title: &str,
-) -> TagResult<bool> {
+fn is_own(conn: &RustConnection, atoms: &Atoms, window: Window, pid: u32, title: &str) -> TagResult<bool> {
     let attributes = conn.get_window_attributes(window)?.reply()?;
     if attributes.map_state != MapState::VIEWABLE {
         return Ok(false);
     }
-    let owner = conn
-        .get_property(false, window, atoms.net_wm_pid, AtomEnum::CARDINAL, 0, 1)?
-        .reply()?;
+    let owner = conn.get_property(false, window, atoms.net_wm_pid, AtomEnum::CARDINAL, 0, 1)?.reply()?;
     if owner.value32().and_then(|mut v| v.next()) != Some(pid) {
         return Ok(false);
     }
-    let name = conn
-        .get_property(false, window, atoms.net_wm_name, atoms.utf8_string, 0, 64)?
-        .reply()?;
+    let name = conn.get_property(false, window, atoms.net_wm_name, atoms.utf8_string, 0, 64)?.reply()?;
     Ok(name.value == title.as_bytes())
 }
 
 fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<bool> {
     let class = format!("{OVERLAY_CLASS}\0{OVERLAY_CLASS}\0");
-    conn.change_property8(
-        PropMode::REPLACE,
-        window,
-        AtomEnum::WM_CLASS,
-        AtomEnum::STRING,
-        class.as_bytes(),
-    )?;
+    conn.change_property8(PropMode::REPLACE, window, AtomEnum::WM_CLASS, AtomEnum::STRING, class.as_bytes())?;
     let mut hints = WmHints::get(conn, window)?.reply()?.unwrap_or_default();
     hints.input = Some(false);
     hints.set(conn, window)?;
@@ -182,12 +163,7 @@ fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> Ta
         atoms.net_wm_state,
         [add, atoms.skip_taskbar, atoms.skip_pager, 1, 0],
     );
-    conn.send_event(
-        false,
-        root,
-        EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
-        event,
-    )?;
+    conn.send_event(false, root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event)?;
     Ok(true)
 }
 
@@ -195,20 +171,10 @@ fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> Ta
 fn focus(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<bool> {
     // Source 2: the request stands for a user action (the operator's own chord).
     let source = 2;
-    let event = ClientMessageEvent::new(
-        32,
-        window,
-        atoms.net_active_window,
-        [source, x11rb::CURRENT_TIME, 0, 0, 0],
-    );
-    conn.send_event(
-        false,
-        root,
-        EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
-        event,
-    )?;
-    conn.set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)?
-        .check()?;
+    let event =
+        ClientMessageEvent::new(32, window, atoms.net_active_window, [source, x11rb::CURRENT_TIME, 0, 0, 0]);
+    conn.send_event(false, root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event)?;
+    conn.set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)?.check()?;
     thread::sleep(PAUSE);
     Ok(conn.get_input_focus()?.reply()?.focus == window)
 }

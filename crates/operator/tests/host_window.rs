@@ -25,12 +25,7 @@ fn click(display: &str, host: Rect, at: (i32, i32)) {
 }
 
 fn top_strip(shot: &Shot) -> Rect {
-    Rect {
-        x: 0,
-        y: 0,
-        w: shot.width as i32,
-        h: 30,
-    }
+    Rect { x: 0, y: 0, w: shot.width as i32, h: 30 }
 }
 
 #[test]
@@ -55,16 +50,7 @@ fn host_menu_rearm_and_overlay_states() {
     click(&x.display, host, MENU_BUTTON);
     let menu = Shot::take(&x.display, "host-menu-armed.png");
     click(&x.display, host, (MENU_BUTTON.0 + 300, MENU_BUTTON.1 + 100));
-    let red_sign = menu.count_near(
-        Rect {
-            x: host.x,
-            y: host.y + 25,
-            w: 60,
-            h: 30,
-        },
-        [0xE5, 0x39, 0x35],
-        10,
-    );
+    let red_sign = menu.count_near(Rect { x: host.x, y: host.y + 25, w: 60, h: 30 }, [0xE5, 0x39, 0x35], 10);
     assert_eq!(red_sign, 0, "re-arm item shown while armed");
 
     demo.send("stop chord Ctrl+Alt+Shift+S");
@@ -85,10 +71,6 @@ fn host_menu_rearm_and_overlay_states() {
     click(&x.display, host, MENU_QUIT_ITEM_ARMED);
     demo.expect("event Quit");
     demo.expect("exit ok");
-    let rest: Vec<_> = demo
-        .drain()
-        .into_iter()
-        .filter(|l| l.starts_with("event"))
-        .collect();
+    let rest: Vec<_> = demo.drain().into_iter().filter(|l| l.starts_with("event")).collect();
     assert!(rest.is_empty(), "unexpected events {rest:?}");
 }

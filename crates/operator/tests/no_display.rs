@@ -16,10 +16,7 @@ fn run_demo(display: Option<&str>) -> (Option<i32>, String) {
         None => cmd.env_remove("DISPLAY"),
     };
     let out = cmd.output().expect("demo runs");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 #[test]
@@ -34,8 +31,5 @@ fn unreachable_display_is_an_error_not_a_crash() {
     // :89 is in this crate's range and no test starts a server on it.
     let (code, stdout) = run_demo(Some(":89"));
     assert_eq!(code, Some(3), "{stdout}");
-    assert!(
-        stdout.contains("exit error: could not start the window event loop"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("exit error: could not start the window event loop"), "{stdout}");
 }

@@ -49,17 +49,11 @@ fn send_delete_window(display: &str, window: u32) {
     use x11rb::connection::Connection as _;
     use x11rb::protocol::xproto::{ClientMessageEvent, ConnectionExt as _, EventMask};
     let (conn, _) = x11rb::connect(Some(display)).expect("connect");
-    let atom = |name: &str| {
-        conn.intern_atom(false, name.as_bytes())
-            .expect("intern")
-            .reply()
-            .expect("atom")
-            .atom
-    };
+    let atom =
+        |name: &str| conn.intern_atom(false, name.as_bytes()).expect("intern").reply().expect("atom").atom;
     let protocols = atom("WM_PROTOCOLS");
     let delete = atom("WM_DELETE_WINDOW");
     let event = ClientMessageEvent::new(32, window, protocols, [delete, 0, 0, 0, 0]);
-    conn.send_event(false, window, EventMask::NO_EVENT, event)
-        .expect("send");
+    conn.send_event(false, window, EventMask::NO_EVENT, event).expect("send");
     conn.flush().expect("flush");
 }

@@ -14,20 +14,12 @@ const REFUSAL: &str = "Re-arm refused: the click was not physical input";
 /// Find the `Re-arm` button (the first idle-looking button in the prompt's lower half; the
 /// focused `Leave stopped` looks different) and return the screen point at its centre.
 fn rearm_button(shot: &Shot, prompt: Rect) -> (i32, i32) {
-    let lower = Rect {
-        x: prompt.x,
-        y: prompt.y + prompt.h / 2,
-        w: prompt.w,
-        h: prompt.h / 2,
-    };
+    let lower = Rect { x: prompt.x, y: prompt.y + prompt.h / 2, w: prompt.w, h: prompt.h / 2 };
     let mut top = None;
     let mut bottom = 0;
     for y in lower.y..lower.y + lower.h {
-        let wide: Vec<_> = shot
-            .runs(lower, y, BUTTON_FILL, 6)
-            .into_iter()
-            .filter(|(_, len)| *len >= 30)
-            .collect();
+        let wide: Vec<_> =
+            shot.runs(lower, y, BUTTON_FILL, 6).into_iter().filter(|(_, len)| *len >= 30).collect();
         if !wide.is_empty() {
             top.get_or_insert((y, wide[0]));
             bottom = y;
@@ -80,11 +72,7 @@ fn rearm_click_is_reported_and_dismissals_leave_stopped() {
     common::wait_until_gone(&x.display, PROMPT_TITLE);
 
     // Nothing else was reported: in particular no re-arm from Enter.
-    let rest: Vec<_> = demo
-        .drain()
-        .into_iter()
-        .filter(|l| l.starts_with("event"))
-        .collect();
+    let rest: Vec<_> = demo.drain().into_iter().filter(|l| l.starts_with("event")).collect();
     assert!(rest.is_empty(), "unexpected events {rest:?}");
 
     demo.close_stdin();

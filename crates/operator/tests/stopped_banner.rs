@@ -25,12 +25,7 @@ fn stop_shows_red_banner_and_prompt() {
 
     let banner = common::geometry(&x.display, overlay);
     assert_eq!(banner.y, 0, "overlay sits at the top: {banner:?}");
-    let top = Rect {
-        x: 0,
-        y: 0,
-        w: shot.width as i32,
-        h: 40,
-    };
+    let top = Rect { x: 0, y: 0, w: shot.width as i32, h: 40 };
     let red = shot.count_near(top, STOP_RED, 12);
     assert!(red > 10_000, "only {red} red pixels at the top");
     // The banner is centred: the screen corners stay untouched.

@@ -1,8 +1,8 @@
 //! Test fixtures: a private Xvfb per test and the `mcec-testwin` window that reports what it
 //! receives.
 //!
-//! Display numbers come from this crate's range (:40 to :48; :49 is kept free so a test can
-//! name a display with no server). Each server and window is killed by PID when dropped.
+//! Each Xvfb picks its own free display number (see `xserver`), and each server and window is
+//! killed by PID when dropped.
 
 #![allow(dead_code)]
 
@@ -11,68 +11,28 @@ pub mod mock;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use mcec_desktop::{DesktopConfig, DesktopTools, X11Desktop};
 
-/// A display number that never has a server.
-pub const UNUSED_DISPLAY: &str = ":49";
-
-static FREE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-static FREED: Condvar = Condvar::new();
-static INIT: std::sync::Once = std::sync::Once::new();
-
-fn take_number() -> u32 {
-    INIT.call_once(|| {
-        *FREE.lock().unwrap() = (40..=48).rev().collect();
-    });
-    let mut free = FREE.lock().unwrap();
-    loop {
-        if let Some(n) = free.pop() {
-            return n;
-        }
-        free = FREED.wait(free).unwrap();
-    }
-}
-
-fn give_back(n: u32) {
-    FREE.lock().unwrap().push(n);
-    FREED.notify_one();
-}
+/// A display number that never has a server (servers started here pick low free numbers).
+pub const UNUSED_DISPLAY: &str = ":1999";
 
 /// A private X server.
 pub struct Xvfb {
     child: Option<Child>,
     wm: Option<Child>,
-    number: u32,
     pub display: String,
 }
 
 impl Xvfb {
-    /// Start Xvfb 1280x800x24 on a free display in our range and wait until it answers.
+    /// Start Xvfb 1280x800x24 on a display it picks itself and wait until it answers.
     pub fn start() -> Xvfb {
-        for _ in 0..20 {
-            let number = take_number();
-            let display = format!(":{number}");
-            let child = Command::new("Xvfb")
-                .args([&display, "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("Xvfb must be installed");
-            let mut x = Xvfb { child: Some(child), wm: None, number, display };
-            if x.wait_ready() {
-                return x;
-            }
-            // Probably a stale server or lock on that number: give up on it for this run.
-            if let Some(mut c) = x.child.take() {
-                let _ = c.kill();
-                let _ = c.wait();
-            }
-            std::mem::forget(x);
-        }
-        panic!("could not start Xvfb on any display in :40..:48");
+        let args = ["-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"];
+        let (child, display) = crate::xserver::spawn_server("Xvfb", &args, &[]).expect("start Xvfb");
+        let mut x = Xvfb { child: Some(child), wm: None, display };
+        assert!(x.wait_ready(), "Xvfb on {} never answered", x.display);
+        x
     }
 
     /// Start Xvfb with openbox managing it, and wait until openbox has taken over.
@@ -144,7 +104,6 @@ impl Drop for Xvfb {
             let _ = c.kill();
             let _ = c.wait();
         }
-        give_back(self.number);
     }
 }
 

@@ -3,6 +3,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../xserver/mod.rs"]
+mod xserver;
 
 mod input;
 mod observe;

@@ -3,18 +3,18 @@
 //! display reach the inner one through Xephyr's own keyboard, so the inner server sees them
 //! as physical; keys injected on the inner display come from its XTEST device.
 //!
-//! Display numbers come from this suite's range (:60-:69): pairs from :60-:67, a different
-//! pair per harness, and :68 for a lone server; the servers are stopped by PID on drop.
+//! Each server picks its own free display number (`-displayfd`, see `xserver`), so parallel
+//! test processes never collide; the servers are stopped by PID on drop.
 
 #![allow(dead_code, reason = "each test binary uses a different part of the harness")]
 
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread::sleep;
+
+use crate::xserver::spawn_server;
 use std::time::{Duration, Instant};
 
-static NEXT_PAIR: AtomicU32 = AtomicU32::new(0);
 static SERIAL: Mutex<()> = Mutex::new(());
 
 /// Tests that press keys on a shared desk run one at a time.
@@ -81,38 +81,21 @@ pub fn run_on(display: &str, program: &str, args: &[&str]) -> Result<String, Str
 
 impl Harness {
     pub fn start() -> Result<Harness, String> {
-        let pair = NEXT_PAIR.fetch_add(1, Ordering::SeqCst) % 4;
-        let (o, i) = (60 + pair * 2, 61 + pair * 2);
-        let (outer, inner) = (format!(":{o}"), format!(":{i}"));
-        let mut h = Harness { outer, inner, outer_srv: None, inner_srv: None, xephyr_window: String::new() };
-        h.outer_srv = Some(
-            Command::new("Xvfb")
-                .args([h.outer.as_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|e| format!("Xvfb: {e}"))?,
-        );
+        let outer_args = ["-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset"];
+        let (outer_srv, outer) = spawn_server("Xvfb", &outer_args, &[])?;
+        let mut h = Harness {
+            outer: outer.clone(),
+            inner: String::new(),
+            outer_srv: Some(outer_srv),
+            inner_srv: None,
+            xephyr_window: String::new(),
+        };
         wait_for_display(&h.outer)?;
         run_on(&h.outer, "xset", &["r", "off"])?;
-        h.inner_srv = Some(
-            Command::new("Xephyr")
-                .args([
-                    h.inner.as_str(),
-                    "-screen",
-                    "1024x768",
-                    "-ac",
-                    "-noreset",
-                    "-nolisten",
-                    "tcp",
-                    "-no-host-grab",
-                ])
-                .env("DISPLAY", &h.outer)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|e| format!("Xephyr: {e}"))?,
-        );
+        let inner_args = ["-screen", "1024x768", "-ac", "-noreset", "-nolisten", "tcp", "-no-host-grab"];
+        let (inner_srv, inner) = spawn_server("Xephyr", &inner_args, &[("DISPLAY", outer.as_str())])?;
+        h.inner = inner;
+        h.inner_srv = Some(inner_srv);
         wait_for_display(&h.inner)?;
         run_on(&h.inner, "xset", &["r", "off"])?;
         let w = run_on(&h.outer, "xdotool", &["search", "--sync", "--class", "Xephyr"])?;
@@ -122,26 +105,18 @@ impl Harness {
         Ok(h)
     }
 
-    /// One plain Xvfb on :68 with extra server arguments (no inner session).
+    /// One plain Xvfb with extra server arguments (no inner session).
     pub fn lone(extra: &[&str]) -> Result<Harness, String> {
-        let display = ":68".to_owned();
-        let mut h = Harness {
+        let mut args = vec!["-screen", "0", "640x480x24", "-nolisten", "tcp", "-noreset"];
+        args.extend_from_slice(extra);
+        let (srv, display) = spawn_server("Xvfb", &args, &[])?;
+        let h = Harness {
             outer: display.clone(),
             inner: display,
-            outer_srv: None,
+            outer_srv: Some(srv),
             inner_srv: None,
             xephyr_window: String::new(),
         };
-        let mut args = vec![h.outer.as_str(), "-screen", "0", "640x480x24", "-nolisten", "tcp", "-noreset"];
-        args.extend_from_slice(extra);
-        h.outer_srv = Some(
-            Command::new("Xvfb")
-                .args(&args)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|e| format!("Xvfb: {e}"))?,
-        );
         wait_for_display(&h.outer)?;
         Ok(h)
     }

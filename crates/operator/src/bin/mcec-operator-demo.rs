@@ -20,11 +20,7 @@ use mcec_operator::{
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let has = |name: &str| args.iter().any(|a| a == name);
-    let surfaces = Surfaces {
-        overlay: has("overlay"),
-        prompt: has("prompt"),
-        host_window: has("host"),
-    };
+    let surfaces = Surfaces { overlay: has("overlay"), prompt: has("prompt"), host_window: has("host") };
     let state = OperatorState::new();
     let (tx, rx) = mpsc::channel::<OperatorEvent>();
 
@@ -43,9 +39,7 @@ fn main() -> ExitCode {
             Ok(handle) => {
                 let driver = state.clone();
                 std::thread::spawn(move || drive(&driver));
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(UiError::Panicked("UI thread panicked".into())))
+                handle.join().unwrap_or_else(|_| Err(UiError::Panicked("UI thread panicked".into())))
             }
             Err(err) => Err(err),
         }

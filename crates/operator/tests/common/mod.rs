@@ -87,12 +87,7 @@ impl Demo {
                 }
             }
         });
-        Self {
-            child,
-            stdin,
-            lines,
-            display: display.to_owned(),
-        }
+        Self { child, stdin, lines, display: display.to_owned() }
     }
 
     /// Send one command and wait for its `ok` acknowledgement.
@@ -153,11 +148,7 @@ impl Drop for Demo {
 }
 
 pub fn xdotool(display: &str, args: &[&str]) -> String {
-    let out = Command::new("xdotool")
-        .args(args)
-        .env("DISPLAY", display)
-        .output()
-        .expect("xdotool runs");
+    let out = Command::new("xdotool").args(args).env("DISPLAY", display).output().expect("xdotool runs");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -206,12 +197,7 @@ pub fn geometry(display: &str, id: u32) -> Rect {
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or_else(|| panic!("no {key} in `{text}`"))
     };
-    Rect {
-        x: field("X="),
-        y: field("Y="),
-        w: field("WIDTH="),
-        h: field("HEIGHT="),
-    }
+    Rect { x: field("X="), y: field("Y="), w: field("WIDTH="), h: field("HEIGHT=") }
 }
 
 pub fn xprop(display: &str, id: u32, property: &str) -> String {
@@ -261,19 +247,9 @@ impl Shot {
         let channels = info.color_type.samples();
         let rgb = buf[..info.buffer_size()]
             .chunks(channels)
-            .flat_map(|px| {
-                if channels >= 3 {
-                    [px[0], px[1], px[2]]
-                } else {
-                    [px[0], px[0], px[0]]
-                }
-            })
+            .flat_map(|px| if channels >= 3 { [px[0], px[1], px[2]] } else { [px[0], px[0], px[0]] })
             .collect();
-        Self {
-            width: info.width,
-            height: info.height,
-            rgb,
-        }
+        Self { width: info.width, height: info.height, rgb }
     }
 
     pub fn pixel(&self, x: i32, y: i32) -> [u8; 3] {
@@ -303,8 +279,7 @@ impl Shot {
         let mut start = None;
         for x in area.x..=area.x + area.w {
             let p = self.pixel(x, y);
-            let near = x < area.x + area.w
-                && p.iter().zip(color).all(|(a, b)| a.abs_diff(b) <= tolerance);
+            let near = x < area.x + area.w && p.iter().zip(color).all(|(a, b)| a.abs_diff(b) <= tolerance);
             match (near, start) {
                 (true, None) => start = Some(x),
                 (false, Some(s)) => {
