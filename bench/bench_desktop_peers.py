@@ -2,7 +2,7 @@
 """Desktop tools side by side: mcec against the two servers a user would pick instead.
 
     .venv/bin/python bench/bench_desktop_peers.py [--mcec PATH] [--ccm PATH] [--cum PATH]
-        [--iters 40] [--capture-iters 30] [--cold-runs 10] [--only mcec,ccm,cum]
+        [--iters 40] [--capture-iters 30] [--cold-runs 10] [--only mcec,ccm,cum] [--keep-images DIR]
 
 One harness, one run, one Xvfb desk, one client (the official MCP Python SDK over stdio):
   * mcec            -- this repo (`mcec mcp` from a manual copy with the desktop tools enabled);
@@ -200,7 +200,8 @@ def make_cum(main_js: Path, root: Path, display: str) -> Server:
 def start_xvfb(size: tuple[int, int]) -> tuple[subprocess.Popen, str]:
     read_fd, write_fd = os.pipe()
     proc = subprocess.Popen(
-        ["Xvfb", "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp", "-noreset", "-displayfd", str(write_fd)],
+        ["Xvfb", "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp", "-noreset"]
+        + ["-displayfd", str(write_fd)],
         pass_fds=(write_fd,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -456,7 +457,9 @@ def row(label: str, cells: list[str], widths: list[int]) -> str:
     return "  ".join([label.ljust(widths[0])] + [c.rjust(w) for c, w in zip(cells, widths[1:])])
 
 
-def report(servers: list[Server], stats: dict[str, dict[str, tuple[float, float]]], rss: dict[str, dict[str, int]]) -> None:
+def report(
+    servers: list[Server], stats: dict[str, dict[str, tuple[float, float]]], rss: dict[str, dict[str, int]]
+) -> None:
     keys = [s.key for s in servers]
     peers = [s for s in servers if s.key != "mcec"]
     header = ["p50 / p90"] * len(servers)
