@@ -54,6 +54,7 @@ sys.path.insert(0, str(REPO / "tests" / "e2e"))
 
 import mcec_e2e  # noqa: E402
 from mcec_e2e import manual_copy, unwrap_groups  # noqa: E402
+from xdesk import start_server  # noqa: E402
 
 SMALL = (1280, 800)
 LARGE = (1920, 1080)
@@ -198,21 +199,8 @@ def make_cum(main_js: Path, root: Path, display: str) -> Server:
 
 
 def start_xvfb(size: tuple[int, int]) -> tuple[subprocess.Popen, str]:
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(
-        ["Xvfb", "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp", "-noreset"]
-        + ["-displayfd", str(write_fd)],
-        pass_fds=(write_fd,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_fd)
-    with os.fdopen(read_fd) as pipe:
-        number = pipe.readline().strip()
-    if not number:
-        proc.kill()
-        raise RuntimeError("Xvfb did not report a display number")
-    return proc, f":{number}"
+    argv = ["Xvfb", "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp", "-noreset"]
+    return start_server(argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
 
 
 class Desk:

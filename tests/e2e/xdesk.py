@@ -19,7 +19,7 @@ from pathlib import Path
 INNER_SIZE = (1024, 768)
 
 
-def _start_server(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+def start_server(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     read_fd, write_fd = os.pipe()
     proc = subprocess.Popen(
         [*argv, "-displayfd", str(write_fd)],
@@ -52,12 +52,12 @@ class Desk:
             if shutil.which(tool) is None:
                 raise RuntimeError(f"{tool} is missing; run scripts/test (it installs the X test packages)")
         base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-        self._outer, self.outer = _start_server(
+        self._outer, self.outer = start_server(
             ["Xvfb", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset"], base
         )
         subprocess.run(["xset", "-display", self.outer, "r", "off"], check=True)  # no host auto-repeat
         w, h = INNER_SIZE
-        self._inner, self.inner = _start_server(
+        self._inner, self.inner = start_server(
             ["Xephyr", "-screen", f"{w}x{h}", "-ac", "-noreset", "-nolisten", "tcp", "-no-host-grab"],
             {**base, "DISPLAY": self.outer},
         )
@@ -192,7 +192,7 @@ class Screen:
             if shutil.which(tool) is None:
                 raise RuntimeError(f"{tool} is missing; run scripts/test (it installs the X test packages)")
         w, h = self.SIZE
-        self._proc, self.display = _start_server(
+        self._proc, self.display = start_server(
             ["Xvfb", "-screen", "0", f"{w}x{h}x24", "-nolisten", "tcp", "-noreset"],
             {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         )
