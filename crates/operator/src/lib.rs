@@ -24,6 +24,7 @@ mod overlay;
 mod prompt;
 mod state;
 mod x11_tag;
+mod xlib_guard;
 
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
@@ -122,6 +123,7 @@ pub fn run_operator_ui(
         })),
         ..Default::default()
     };
+    xlib_guard::survive_display_loss();
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
         eframe::run_native(
             "mcec",

@@ -151,10 +151,11 @@ fn is_own(conn: &RustConnection, atoms: &Atoms, window: Window, pid: u32, title:
 
 fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<bool> {
     let class = format!("{OVERLAY_CLASS}\0{OVERLAY_CLASS}\0");
-    conn.change_property8(PropMode::REPLACE, window, AtomEnum::WM_CLASS, AtomEnum::STRING, class.as_bytes())?;
+    conn.change_property8(PropMode::REPLACE, window, AtomEnum::WM_CLASS, AtomEnum::STRING, class.as_bytes())?
+        .check()?;
     let mut hints = WmHints::get(conn, window)?.reply()?.unwrap_or_default();
     hints.input = Some(false);
-    hints.set(conn, window)?;
+    hints.set(conn, window)?.check()?;
     // _NET_WM_STATE of a mapped window may only be changed by asking the window manager.
     let add = 1;
     let event = ClientMessageEvent::new(
@@ -164,7 +165,9 @@ fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> Ta
         [add, atoms.skip_taskbar, atoms.skip_pager, 1, 0],
     );
     conn.send_event(false, root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event)?;
-    Ok(true)
+    // Read back: done only when the hint is really there.
+    let back = WmHints::get(conn, window)?.reply()?;
+    Ok(back.is_some_and(|h| h.input == Some(false)))
 }
 
 /// Ask for the focus, set it, and report whether the window holds it a moment later.

@@ -23,8 +23,8 @@ pub fn survive_display_loss() {
         unsafe {
             (xlib.XSetIOErrorHandler)(Some(on_io_error));
         }
-        // Never unloaded, so the handler stays installed for the process's life.
-        std::mem::forget(xlib);
+        // x11-dl never unloads the library (no `Drop`), so the handler stays installed for
+        // the process's life.
     });
 }
 

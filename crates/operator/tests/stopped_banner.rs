@@ -31,6 +31,12 @@ fn stop_shows_red_banner_and_prompt() {
     // The banner is centred: the screen corners stay untouched.
     assert_eq!(shot.pixel(2, 2), [0, 0, 0]);
 
+    // Click-through: the pointer over the banner is over whatever lies beneath it.
+    common::xdotool(&x.display, &["mousemove", "640", "20"]);
+    let under = common::xdotool(&x.display, &["getmouselocation", "--shell"]);
+    assert!(under.contains("WINDOW="), "{under}");
+    assert!(!under.contains(&format!("WINDOW={overlay}\n")), "the overlay takes the pointer: {under}");
+
     let prompt_rect = common::geometry(&x.display, prompt);
     assert!(prompt_rect.w > 300 && prompt_rect.h > 150, "{prompt_rect:?}");
 
