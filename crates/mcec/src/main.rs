@@ -5,8 +5,10 @@
 //! (`mcec mcp`), the host with its HTTP front door (`mcec`), or an operator command.
 //! Decisions live in the library crates; this crate only connects them.
 
+mod agent_tab;
 mod cli;
 mod config;
+mod handoff;
 mod logging;
 mod operator;
 mod serve;

@@ -4,7 +4,7 @@
 //! the re-arm handler (operator clicks, honoured only on the monitor's attestation).
 
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, SystemTime};
 
 use mcec_desktop::monitor::x11::X11Monitor;
@@ -19,6 +19,8 @@ use mcec_rules::StopFlag;
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason, TripKind};
+
+use crate::agent_tab::{AgentTabConfig, AgentTabCore};
 
 /// What was brought up; the agent is built from it, then [`OperatorSide::run`] starts the
 /// threads that need the agent.
@@ -84,12 +86,23 @@ impl OperatorSide {
         self.ui.clone().map(|ui| Box::new(Narrator(ui)) as Box<dyn CallObserver>)
     }
 
-    /// Start the stop worker and the re-arm handler; both live as long as the process.
-    pub fn run(self, agent: Arc<Agent>) {
+    /// Start the stop worker and the re-arm handler (and, with `agent_tab`, the thread behind
+    /// the host settings window's Agent tab); they live as long as the process.
+    pub fn run(self, agent: Arc<Agent>, agent_tab: Option<AgentTabConfig>) {
         let OperatorSide { latch, desktop, ui, ui_events, monitor, ledger, .. } = self;
         if let Some(events) = ui_events {
+            let tab = match (agent_tab, &ui) {
+                (Some(config), Some(ui)) => {
+                    let core =
+                        AgentTabCore::new(config, ui.clone(), ledger.clone(), latch.clone(), monitor.is_some());
+                    let (tx, rx) = mpsc::channel();
+                    spawn("mcec-agent-tab", move || agent_tab_worker(rx, core));
+                    Some(tx)
+                }
+                _ => None,
+            };
             let (latch, ui, agent) = (latch.clone(), ui.clone(), agent.clone());
-            spawn("mcec-rearm", move || rearm_handler(events, latch, ledger, ui, agent));
+            spawn("mcec-rearm", move || rearm_handler(events, latch, ledger, ui, agent, tab));
         }
         spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent));
     }
@@ -199,6 +212,7 @@ fn rearm_handler(
     ledger: LastPhysicalInput,
     ui: Option<OperatorState>,
     agent: Arc<Agent>,
+    agent_tab: Option<Sender<OperatorEvent>>,
 ) {
     for event in events {
         match event {
@@ -226,6 +240,29 @@ fn rearm_handler(
                 tracing::info!("the operator quit mcec from the host window");
                 std::process::exit(0);
             }
+            // The Agent tab's work (disk, provisioning) runs on its own thread so a re-arm
+            // never waits behind a copy of the executable.
+            tab_event @ (OperatorEvent::SetProvisioning { .. }
+            | OperatorEvent::DeleteSession { .. }
+            | OperatorEvent::DeleteAllSessions
+            | OperatorEvent::ProvisionNew
+            | OperatorEvent::RefreshSessions) => match &agent_tab {
+                Some(tab) if tab.send(tab_event).is_ok() => {}
+                _ => tracing::warn!("an Agent tab event arrived but this process has no Agent tab"),
+            },
+        }
+    }
+}
+
+fn agent_tab_worker(events: Receiver<OperatorEvent>, core: AgentTabCore) {
+    for event in events {
+        match event {
+            OperatorEvent::SetProvisioning { enabled, .. } => core.set_provisioning(enabled),
+            OperatorEvent::DeleteSession { id } => core.delete(&id),
+            OperatorEvent::DeleteAllSessions => core.delete_all(),
+            OperatorEvent::ProvisionNew => core.provision_new(),
+            OperatorEvent::RefreshSessions => core.refresh(),
+            _ => {}
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
@@ -16,6 +17,7 @@ use mcec_sessions::lock::InstanceLock;
 use mcec_sessions::paths::McecPaths;
 use mcec_sessions::reaper::REAP_AGE;
 
+use crate::agent_tab::AgentTabConfig;
 use crate::config::{self, Loaded};
 use crate::logging;
 use crate::operator::{OperatorSide, Plan};
@@ -87,8 +89,21 @@ fn start(mode: Mode) -> Result<()> {
         },
     };
     let side = OperatorSide::bring_up(plan);
-    let agent = Arc::new(build_agent(&paths, &loaded, &side));
-    side.run(agent.clone());
+    // A provisioned copy can never provision: the agent must not widen its own rights.
+    let allow_provisioning = Arc::new(AtomicBool::new(
+        loaded.error.is_none() && loaded.settings.allow_session_provisioning && paths.session.is_none(),
+    ));
+    let agent = Arc::new(build_agent(&paths, &loaded, &side, allow_provisioning.clone()));
+    let agent_tab = (mode == Mode::Host).then(|| AgentTabConfig {
+        config_dir: paths.config_dir.clone(),
+        sessions_root: paths.sessions_root.clone(),
+        exe: paths.exe.clone(),
+        in_provisioned_copy: paths.session.is_some(),
+        allow_provisioning,
+        operator_hotkey: settings.emergency_stop_hotkey.clone(),
+        settings_error: loaded.error.as_ref().map(ToString::to_string),
+    });
+    side.run(agent.clone(), agent_tab);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     match mode {
         Mode::Stdio => runtime.block_on(async {
@@ -110,7 +125,12 @@ fn report_config(loaded: &Loaded) {
     }
 }
 
-fn build_agent(paths: &McecPaths, loaded: &Loaded, side: &OperatorSide) -> Agent {
+fn build_agent(
+    paths: &McecPaths,
+    loaded: &Loaded,
+    side: &OperatorSide,
+    allow_provisioning: Arc<AtomicBool>,
+) -> Agent {
     let config = AgentConfig {
         session_id: new_session_id(),
         stop: side.stop_flag(),
@@ -122,10 +142,7 @@ fn build_agent(paths: &McecPaths, loaded: &Loaded, side: &OperatorSide) -> Agent
     let sessions = SessionServices {
         sessions_root: paths.sessions_root.clone(),
         source_exe: paths.exe.clone(),
-        // A provisioned copy can never provision: the agent must not widen its own rights.
-        allow_provisioning: loaded.error.is_none()
-            && loaded.settings.allow_session_provisioning
-            && paths.session.is_none(),
+        allow_provisioning,
         operator_hotkey: loaded.settings.emergency_stop_hotkey.clone(),
     };
     let agent = Agent::new(config, ToolServices { sessions: Some(sessions), desktop: side.desktop.clone() });

@@ -9,17 +9,16 @@ use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 use mcec_mcp::audit::audit;
-use mcec_rules::catalog;
 use mcec_sessions::id::SessionId;
 use mcec_sessions::list::{SessionSummary, list_sessions};
 use mcec_sessions::paths::McecPaths;
-use mcec_sessions::provision::{Handoff, ProvisionRequest, provision};
+use mcec_sessions::provision::{Handoff, provision};
 use mcec_sessions::reaper::{REAP_AGE, reap};
 use mcec_sessions::remove::{Removal, RemoveError, remove_all_sessions, remove_session_dir};
 use serde_json::json;
 
 use crate::cli::{ProvisionArgs, SessionsCommand};
-use crate::{config, logging};
+use crate::{config, handoff, logging};
 
 fn setup() -> Result<McecPaths> {
     let paths =
@@ -53,14 +52,13 @@ pub fn provision_cmd(args: ProvisionArgs) -> Result<ExitCode> {
             paths.settings_file().display()
         );
     }
-    let handoff = provision(ProvisionRequest {
-        sessions_root: paths.sessions_root.clone(),
-        source_exe: paths.exe.clone(),
-        mcp_server: !args.no_mcp_server,
-        commands: args.commands,
-        all_tool_names: catalog::TOOLS.iter().map(|t| t.name.to_string()).collect(),
-        operator_hotkey: loaded.settings.emergency_stop_hotkey.clone(),
-    })
+    let handoff = provision(handoff::request(
+        &paths.sessions_root,
+        &paths.exe,
+        &loaded.settings.emergency_stop_hotkey,
+        !args.no_mcp_server,
+        args.commands,
+    ))
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     audit("session-provisioned", &format!("id={} by=operator-cli", handoff.session_id.as_str()));
     if args.json {
@@ -72,24 +70,13 @@ pub fn provision_cmd(args: ProvisionArgs) -> Result<ExitCode> {
 }
 
 fn print_handoff(h: &Handoff) {
-    let name = format!("mcec-{}", h.session_id.as_str());
-    println!("Session {} in {}", h.session_id.as_str(), h.directory.display());
-    println!("Start it:  {}", h.launch);
-    println!("End it:    stop the process, then `mcec sessions rm {}`", h.session_id.as_str());
-    for warning in &h.warnings {
-        println!("Warning:   {warning}");
+    let text = handoff::handoff_text(h);
+    for line in &text.summary {
+        println!("{line}");
     }
-    let stdio = json!({"mcpServers": {&name: {"command": h.exe_path, "args": ["mcp"]}}});
-    println!("\nMCP client config, stdio (the client starts the copy):\n{}", pretty(&stdio));
-    if let (Some(endpoint), Some(authorization)) = (&h.mcp_endpoint, &h.authorization) {
-        let http = json!({"mcpServers": {&name: {
-            "type": "http", "url": endpoint, "headers": {"Authorization": authorization}
-        }}});
-        println!(
-            "\nMCP client config, HTTP (start the copy first with `{}`):\n{}",
-            h.exe_path.display(),
-            pretty(&http)
-        );
+    println!("\nMCP client config, stdio (the client starts the copy):\n{}", text.stdio_json);
+    if let Some(http) = &text.http_json {
+        println!("\nMCP client config, HTTP (start the copy first with `{}`):\n{http}", h.exe_path.display());
     }
 }
 
@@ -142,7 +129,7 @@ fn print_list(root: &Path, sessions: &[SessionSummary]) {
     }
 }
 
-fn age(secs: u64) -> String {
+pub(crate) fn age(secs: u64) -> String {
     match secs {
         s if s < 120 => format!("{s}s"),
         s if s < 2 * 3600 => format!("{}m", s / 60),
@@ -150,7 +137,7 @@ fn age(secs: u64) -> String {
     }
 }
 
-fn size(bytes: u64) -> String {
+pub(crate) fn size(bytes: u64) -> String {
     match bytes {
         b if b < 1024 * 1024 => format!("{} KiB", b.div_ceil(1024)),
         b => format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)),

@@ -19,6 +19,7 @@ pub mod gates;
 pub mod hotkey;
 pub mod http_gate;
 pub mod latch;
+pub mod opt_in;
 pub mod record;
 pub mod settings;
 pub mod stop_flag;

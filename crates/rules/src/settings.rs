@@ -12,6 +12,9 @@ use std::fmt;
 use crate::catalog;
 use crate::command_lang::RawKind;
 
+mod edit;
+pub use edit::{EditError, set_key, set_setting};
+
 /// The operator's settings, with the contract's defaults.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Settings {

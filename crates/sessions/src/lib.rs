@@ -14,6 +14,7 @@
 //! * [`teardown`]: `end-session`, token-checked.
 //! * [`reaper`]: age-based clean-up.
 //! * [`list`]: the operator's view.
+//! * [`atomic`]: the temp-file-and-rename write of a config file.
 //! * [`remove`]: the one guarded directory removal all of the above use.
 //!
 //! Invariants, written as absences: nothing here deletes outside the sessions root; nothing
@@ -21,6 +22,7 @@
 //! crate knows nothing of MCP, X11 or the settings model beyond the keys it writes; the MCP
 //! tools and the CLI are thin layers on top.
 
+pub mod atomic;
 pub mod id;
 pub mod install;
 pub mod list;

@@ -15,10 +15,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::fs::{DirBuilder, OpenOptions};
-use std::io::Write;
+use std::fs::DirBuilder;
 use std::net::{Ipv4Addr, TcpListener};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -27,10 +26,10 @@ use serde::Serialize;
 
 use crate::id::SessionId;
 use crate::paths::{COMMANDS_FILE, EXE_NAME, SETTINGS_FILE};
-use mcec_rules::command_lang::RawKind;
 use crate::reaper::{REAP_AGE, reap};
 use crate::remove::{Removal, remove_session_dir};
 use crate::token::SessionToken;
+use mcec_rules::command_lang::RawKind;
 
 /// Most entries `commands` may hold.
 pub const MAX_COMMANDS: usize = 256;
@@ -379,19 +378,7 @@ fn copy_executable(source: &Path, dest: &Path) -> Result<(), String> {
 /// Writes `dir/name` via a temporary file (0600) in the same directory and a rename, so a
 /// reader sees either no file or the whole file.
 fn write_atomic(dir: &Path, name: &str, contents: &[u8]) -> Result<(), String> {
-    let mut suffix = [0u8; 6];
-    getrandom::fill(&mut suffix).map_err(|e| format!("no OS randomness: {e}"))?;
-    let tmp = dir.join(format!(".{name}.tmp-{}", hex::encode(suffix)));
-    let result = (|| -> std::io::Result<()> {
-        let mut file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
-        file.write_all(contents)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, dir.join(name))
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot write {name}: {e}")
-    })
+    crate::atomic::write_atomic(dir, name, contents).map_err(|e| format!("cannot write {name}: {e}"))
 }
 
 fn sync_dir(dir: &Path) -> Result<(), String> {

@@ -3,6 +3,8 @@
 //! never behind it (teardown must always be possible) but needs the session's token.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use mcec_rules::{ErrorCode, ToolError, catalog};
 use mcec_sessions::provision::{ProvisionRequest, provision};
@@ -20,7 +22,9 @@ pub struct SessionServices {
     /// The running executable, copied into each session.
     pub source_exe: PathBuf,
     /// `AllowSessionProvisioning` of this copy (always false inside a provisioned copy).
-    pub allow_provisioning: bool,
+    /// Shared with the operator's Agent tab, which flips it when the operator opts in or out,
+    /// so the change applies without a restart.
+    pub allow_provisioning: Arc<AtomicBool>,
     /// The operator's `EmergencyStopHotkey`, carried into each session.
     pub operator_hotkey: String,
 }
@@ -54,7 +58,7 @@ fn services(agent: &Agent) -> Result<&SessionServices, ToolError> {
 impl Invocation for ProvisionSession {
     fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
         let services = services(agent)?;
-        if !services.allow_provisioning {
+        if !services.allow_provisioning.load(Ordering::SeqCst) {
             return Err(ToolError::new(
                 ErrorCode::ProvisioningNotAuthorized,
                 "The operator has not allowed agents to provision sessions on this machine \
