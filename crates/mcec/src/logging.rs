@@ -16,7 +16,8 @@ use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-const DEFAULT_FILTER: &str = "info,rmcp=warn,winit=warn,eframe=warn,egui_glow=warn,hyper=warn,tower_http=warn";
+const DEFAULT_FILTER: &str =
+    "info,rmcp=warn,winit=warn,eframe=warn,egui_glow=warn,hyper=warn,tower_http=warn";
 /// Shorter strings are too likely to occur by chance to be worth replacing.
 const MIN_SECRET_LEN: usize = 8;
 
@@ -81,8 +82,10 @@ impl<'a> MakeWriter<'a> for LogFile {
 pub fn init(log_file: Option<&Path>) -> Option<String> {
     let _ = tracing_log::LogTracer::init();
     let filter = EnvFilter::try_from_env("MCEC_LOG").unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
-    let stderr =
-        tracing_subscriber::fmt::layer().with_writer(Stderr).with_ansi(io::stderr().is_terminal()).with_target(false);
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(Stderr)
+        .with_ansi(io::stderr().is_terminal())
+        .with_target(false);
     let (file, warning) = match log_file.map(open_log) {
         Some(Ok(file)) => (Some(file), None),
         Some(Err(warning)) => (None, Some(warning)),

@@ -93,8 +93,13 @@ impl OperatorSide {
         if let Some(events) = ui_events {
             let tab = match (agent_tab, &ui) {
                 (Some(config), Some(ui)) => {
-                    let core =
-                        AgentTabCore::new(config, ui.clone(), ledger.clone(), latch.clone(), monitor.is_some());
+                    let core = AgentTabCore::new(
+                        config,
+                        ui.clone(),
+                        ledger.clone(),
+                        latch.clone(),
+                        monitor.is_some(),
+                    );
                     let (tx, rx) = mpsc::channel();
                     spawn("mcec-agent-tab", move || agent_tab_worker(rx, core));
                     Some(tx)

@@ -66,9 +66,7 @@ pub async fn serve_http(
         mcp_config,
     );
     let state = Arc::new(GateState { config, in_flight: AtomicUsize::new(0) });
-    let app = Router::new()
-        .nest_service("/mcp", mcp)
-        .layer(middleware::from_fn_with_state(state, gate));
+    let app = Router::new().nest_service("/mcp", mcp).layer(middleware::from_fn_with_state(state, gate));
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await

@@ -13,7 +13,7 @@ use eframe::egui::{self, ViewportCommand, ViewportId};
 
 use crate::overlay::{self, Look};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
-use crate::{Surfaces, host, prompt, x11_tag};
+use crate::{Surfaces, host, prompt, settings_window, x11_tag};
 
 /// Used when the windowing system does not report the monitor size.
 const FALLBACK_MONITOR: egui::Vec2 = egui::vec2(1280.0, 800.0);
@@ -115,7 +115,20 @@ impl eframe::App for OperatorApp {
             }
         }
 
+        if self.surfaces.host_window && snap.settings_open {
+            let state = self.state.clone();
+            let events = self.events.clone();
+            ctx.show_viewport_deferred(
+                settings_window::viewport_id(),
+                settings_window::builder(monitor),
+                move |ui, _class| settings_window::show(ui, &state, &events),
+            );
+        }
+
         if self.last_snapshot.as_ref() != Some(&snap) {
+            if self.surfaces.host_window && snap.settings_open {
+                ctx.request_repaint_of(settings_window::viewport_id());
+            }
             if wanted.overlay.is_some() {
                 ctx.request_repaint_of(overlay::viewport_id());
             }

@@ -1,8 +1,9 @@
 //! The host window of plain `mcec`: a status line and a menu.
 //!
 //! The menu carries `⛔ Re-arm (Emergency Stop)` only while the stop is latched; choosing it
-//! reports the time to the core, which decides. `Quit` (or closing the window) reports
-//! [`OperatorEvent::Quit`] and ends the UI.
+//! reports the time to the core, which decides. `Settings…` opens the settings window
+//! (`settings_window.rs`) and asks the core for a fresh session list. `Quit` (or closing the
+//! window) reports [`OperatorEvent::Quit`] and ends the UI.
 
 use std::sync::mpsc::Sender;
 use std::time::Instant;
@@ -14,6 +15,9 @@ use crate::state::{Mode, OperatorEvent, OperatorState, Snapshot};
 
 /// Window title of the host window.
 pub const HOST_TITLE: &str = "mcec";
+
+/// Label of the host menu's item that opens the settings window.
+pub const MENU_SETTINGS_LABEL: &str = "Settings…";
 
 /// Label of the host menu's re-arm item.
 pub const MENU_REARM_LABEL: &str = "⛔ Re-arm (Emergency Stop)";
@@ -46,6 +50,11 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
                     let at = Instant::now();
                     state.mark_rearm_pending();
                     send(events, OperatorEvent::MenuRearm { at });
+                    ui.close();
+                }
+                if ui.button(MENU_SETTINGS_LABEL).clicked() {
+                    state.open_settings();
+                    send(events, OperatorEvent::RefreshSessions);
                     ui.close();
                 }
                 if ui.button("Quit").clicked() {

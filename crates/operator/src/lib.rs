@@ -1,4 +1,5 @@
-//! The operator's windows: the overlay banner, the headless re-arm prompt and the host window.
+//! The operator's windows: the overlay banner, the headless re-arm prompt, the host window
+//! and its settings window (the Agent tab: provisioning opt-in and sessions).
 //!
 //! This crate never decides a safety verdict. It shows the state the core gives it
 //! ([`OperatorState`]) and reports what the operator clicked, and when ([`OperatorEvent`]);
@@ -17,11 +18,13 @@
 //! mid-session. Catching that needs `XSetIOErrorExitHandler` through FFI (unsafe), or running
 //! the windows in a child process; neither is done here.
 
+mod agent_model;
 mod app;
 mod glyph;
 mod host;
 mod overlay;
 mod prompt;
+mod settings_window;
 mod state;
 mod x11_tag;
 mod xlib_guard;
@@ -29,9 +32,13 @@ mod xlib_guard;
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 
-pub use host::{HOST_TITLE, MENU_REARM_LABEL};
+pub use agent_model::{AgentMessage, AgentTab, HandoffView, SessionRow};
+pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};
+pub use settings_window::{
+    ALLOW_PROVISIONING_LABEL, PROVISION_NEW_LABEL, PROVISIONED_COPY_NOTE, SETTINGS_TITLE,
+};
 pub use state::{
     Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE, Snapshot,
 };

@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::agent_model::AgentTab;
+
 /// How many narrated tool calls the overlay keeps.
 pub const NARRATION_LINES: usize = 5;
 
@@ -43,6 +45,17 @@ pub enum OperatorEvent {
     MenuRearm { at: Instant },
     /// The host window's `Quit` item or close button was used; the UI is shutting down.
     Quit,
+    /// The Agent tab's opt-in checkbox was clicked at `at`, asking for `enabled`. The core
+    /// honours it only on the provenance monitor's attestation of a physical click.
+    SetProvisioning { enabled: bool, at: Instant },
+    /// A session row's `Delete`.
+    DeleteSession { id: String },
+    /// The Agent tab's `Delete all`.
+    DeleteAllSessions,
+    /// The Agent tab's `Provision new…`.
+    ProvisionNew,
+    /// The settings window opened or `Refresh` was clicked: list the sessions again.
+    RefreshSessions,
 }
 
 /// A copy of everything the windows draw, taken under the lock in one go.
@@ -58,6 +71,10 @@ pub struct Snapshot {
     /// What the front door is doing (host window status line).
     pub front_door: String,
     pub quit_requested: bool,
+    /// The host's settings window is open.
+    pub settings_open: bool,
+    /// What the settings window's Agent tab shows.
+    pub agent: AgentTab,
 }
 
 type RepaintHook = Arc<dyn Fn() + Send + Sync>;
@@ -70,6 +87,8 @@ struct Inner {
     rearm_pending: bool,
     front_door: String,
     quit_requested: bool,
+    settings_open: bool,
+    agent: AgentTab,
     repaint: Option<RepaintHook>,
 }
 
@@ -102,6 +121,8 @@ impl OperatorState {
                 rearm_pending: false,
                 front_door: String::new(),
                 quit_requested: false,
+                settings_open: false,
+                agent: AgentTab::default(),
                 repaint: None,
             })),
         }
@@ -146,6 +167,8 @@ impl OperatorState {
             rearm_pending: inner.rearm_pending,
             front_door: inner.front_door.clone(),
             quit_requested: inner.quit_requested,
+            settings_open: inner.settings_open,
+            agent: inner.agent.clone(),
         }
     }
 
@@ -242,6 +265,26 @@ impl OperatorState {
     /// when a quit was already requested.
     pub fn request_quit(&self) -> bool {
         self.update(|inner| !std::mem::replace(&mut inner.quit_requested, true))
+    }
+
+    /// Change what the Agent tab shows (core side).
+    pub fn update_agent_tab(&self, change: impl FnOnce(&mut AgentTab)) {
+        self.update(|inner| change(&mut inner.agent));
+    }
+
+    /// Open the host's settings window (the host menu's `Settings…`).
+    pub fn open_settings(&self) {
+        self.update(|inner| inner.settings_open = true);
+    }
+
+    /// UI side: the settings window was closed.
+    pub(crate) fn close_settings(&self) {
+        self.update(|inner| inner.settings_open = false);
+    }
+
+    /// UI side: an Agent tab request was sent to the core; show that it is being handled.
+    pub(crate) fn mark_agent_pending(&self) {
+        self.update(|inner| inner.agent.pending = true);
     }
 
     /// UI side: a re-arm was sent to the core; show that it is being checked.

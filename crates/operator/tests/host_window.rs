@@ -13,8 +13,8 @@ const REARMED_GREEN: [u8; 3] = [0x2E, 0x7D, 0x32];
 /// window (egui's default dark theme at scale 1).
 const MENU_BUTTON: (i32, i32) = (24, 12);
 const MENU_REARM_ITEM: (i32, i32) = (110, 40);
-/// `Quit` is the first item while armed (the re-arm item is absent).
-const MENU_QUIT_ITEM_ARMED: (i32, i32) = (22, 40);
+/// `Quit` follows `Settings…` while armed (the re-arm item is absent).
+const MENU_QUIT_ITEM_ARMED: (i32, i32) = (22, 62);
 
 fn click(display: &str, host: Rect, at: (i32, i32)) {
     let (x, y) = (host.x + at.0, host.y + at.1);

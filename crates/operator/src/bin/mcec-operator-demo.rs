@@ -4,7 +4,10 @@
 //!
 //! It reads commands from stdin, one per line, and applies them to the shared state:
 //! `acting`, `idle`, `stop REASON`, `rearm`, `open`, `refuse MESSAGE`, `narrate LINE`,
-//! `door STATUS`, `quit`. It prints each operator event on stdout as `event <Debug>` and, at
+//! `door STATUS`, `quit`, and for the host's settings window: `settings` (open it),
+//! `agent allow|deny|copy` (the opt-in as the core confirmed it; `copy`: inside a provisioned
+//! copy), `session ID AGE SIZE running|stale` (add a row), `nosessions`, `handoff` (a sample
+//! handoff) and `agentmsg TEXT` (a refusal the core reported). It prints each operator event on stdout as `event <Debug>` and, at
 //! the end, `exit ok` or `exit error: <why>`. Without `--main-thread` the UI runs on its own
 //! thread (winit `with_any_thread`), with it the UI runs on the main thread and stdin is read
 //! on another.
@@ -14,7 +17,8 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 
 use mcec_operator::{
-    OperatorEvent, OperatorState, Surfaces, UiError, run_operator_ui, spawn_operator_ui_thread,
+    AgentMessage, HandoffView, OperatorEvent, OperatorState, SessionRow, Surfaces, UiError, run_operator_ui,
+    spawn_operator_ui_thread,
 };
 
 fn main() -> ExitCode {
@@ -84,6 +88,38 @@ fn drive(state: &OperatorState) {
             "refuse" => state.show_refusal(rest),
             "narrate" => state.narrate(rest),
             "door" => state.set_front_door(rest),
+            "settings" => state.open_settings(),
+            "agent" => state.update_agent_tab(|tab| {
+                tab.pending = false;
+                match rest {
+                    "allow" => tab.allow_provisioning = true,
+                    "deny" => tab.allow_provisioning = false,
+                    _ => tab.in_provisioned_copy = true,
+                }
+            }),
+            "session" => {
+                let f: Vec<&str> = rest.split(' ').collect();
+                let row = SessionRow {
+                    id: f.first().copied().unwrap_or_default().into(),
+                    age: f.get(1).copied().unwrap_or_default().into(),
+                    size: f.get(2).copied().unwrap_or_default().replace('_', " "),
+                    running: f.get(3) == Some(&"running"),
+                };
+                state.update_agent_tab(|tab| tab.sessions.push(row));
+            }
+            "nosessions" => state.update_agent_tab(|tab| tab.sessions.clear()),
+            "handoff" => state.update_agent_tab(|tab| {
+                tab.pending = false;
+                tab.handoff = Some(HandoffView {
+                    summary: "Session 0123456789ab in /tmp/sessions/0123456789ab".into(),
+                    stdio_json: "{\n  \"mcpServers\": {}\n}".into(),
+                    http_json: Some("{\n  \"headers\": {\"Authorization\": \"Bearer x\"}\n}".into()),
+                });
+            }),
+            "agentmsg" => state.update_agent_tab(|tab| {
+                tab.pending = false;
+                tab.message = Some(AgentMessage::error(rest));
+            }),
             "quit" => break,
             "" => continue,
             other => {

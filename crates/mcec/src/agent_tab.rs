@@ -1,0 +1,244 @@
+//! The core behind the host settings window's Agent tab: it decides what the tab's clicks do.
+//!
+//! The opt-in (`AllowSessionProvisioning`) is the one permission an agent must never grant
+//! itself, and the window cannot tell a hand from a program, so a change is honoured only when
+//! the provenance monitor attests that the latest click was physical and recent, never inside
+//! a provisioned copy (`mcec_rules::opt_in`). An honoured change rewrites only that key's line
+//! of `mcec.settings` (atomically; a file that does not parse is never rewritten) and flips
+//! the flag `provision-session` reads, so it applies without a restart. Every decision is
+//! audited. Delete, Delete all and Provision new… do what `mcec sessions rm` and `mcec
+//! provision` do, through the same functions.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use mcec_desktop::monitor::LastPhysicalInput;
+use mcec_mcp::audit::audit;
+use mcec_operator::{AgentMessage, AgentTab, HandoffView, OperatorState, SessionRow};
+use mcec_rules::latch::{Latch, RearmAttestation};
+use mcec_rules::opt_in::{OptInEvidence, opt_in_verdict};
+use mcec_rules::settings::{EditError, set_setting};
+use mcec_sessions::id::SessionId;
+use mcec_sessions::list::list_sessions;
+use mcec_sessions::paths::SETTINGS_FILE;
+use mcec_sessions::provision::provision;
+use mcec_sessions::remove::{Removal, RemoveError, remove_all_sessions, remove_session_dir};
+
+use crate::handoff;
+use crate::sessions_cli::{age, size};
+
+const KEY: &str = "AllowSessionProvisioning";
+
+/// What the tab needs from start-up.
+pub struct AgentTabConfig {
+    pub config_dir: PathBuf,
+    pub sessions_root: PathBuf,
+    pub exe: PathBuf,
+    pub in_provisioned_copy: bool,
+    /// The flag `provision-session` reads; shared with the agent's `SessionServices`.
+    pub allow_provisioning: Arc<AtomicBool>,
+    pub operator_hotkey: String,
+    /// Why the settings file could not be read at start, if it could not.
+    pub settings_error: Option<String>,
+}
+
+/// The Agent tab's core: owns no thread; the re-arm handler calls it for the tab's events.
+pub struct AgentTabCore {
+    config: AgentTabConfig,
+    ui: OperatorState,
+    ledger: LastPhysicalInput,
+    latch: Latch,
+    /// Whether a provenance monitor feeds the ledger; without one nothing can be attested.
+    monitored: bool,
+}
+
+impl AgentTabCore {
+    pub fn new(
+        config: AgentTabConfig,
+        ui: OperatorState,
+        ledger: LastPhysicalInput,
+        latch: Latch,
+        monitored: bool,
+    ) -> Self {
+        let core = AgentTabCore { config, ui, ledger, latch, monitored };
+        let message = core.config.settings_error.as_ref().map(|e| AgentMessage::error(e.clone()));
+        core.ui.update_agent_tab(|tab| {
+            *tab = AgentTab {
+                allow_provisioning: core.config.allow_provisioning.load(Ordering::SeqCst),
+                in_provisioned_copy: core.config.in_provisioned_copy,
+                sessions_root: core.config.sessions_root.display().to_string(),
+                message,
+                ..AgentTab::default()
+            }
+        });
+        core.refresh();
+        core
+    }
+
+    /// The operator clicked the opt-in checkbox asking for `enabled`.
+    pub fn set_provisioning(&self, enabled: bool) {
+        // The toolkit saw the click; give the monitor thread a moment to log the press too.
+        std::thread::sleep(Duration::from_millis(60));
+        let evidence = self.monitored.then(|| {
+            let latch_tamper = self.latch.last_tamper();
+            let with_latch = |mut att: RearmAttestation| {
+                att.last_tamper_at = att.last_tamper_at.max(latch_tamper);
+                att
+            };
+            OptInEvidence {
+                click: with_latch(self.ledger.attest_click()),
+                latest_press: with_latch(self.ledger.attest()),
+            }
+        });
+        let verdict = opt_in_verdict(evidence.as_ref(), self.config.in_provisioned_copy, Instant::now());
+        if let Err(refusal) = verdict {
+            return self.refuse(enabled, refusal.code(), &refusal.to_string());
+        }
+        let new_text = match self.edited_settings(enabled) {
+            Ok(text) => text,
+            Err((code, why)) => return self.refuse(enabled, code, &why),
+        };
+        if let Err(e) =
+            mcec_sessions::atomic::write_atomic(&self.config.config_dir, SETTINGS_FILE, new_text.as_bytes())
+        {
+            return self.refuse(enabled, "write-failed", &format!("cannot write {SETTINGS_FILE}: {e}"));
+        }
+        self.config.allow_provisioning.store(enabled, Ordering::SeqCst);
+        audit("provisioning-opt-in", &format!("{KEY}={enabled}; by=operator (physical click)"));
+        let text = if enabled {
+            "Agents may now provision disposable copies (saved to mcec.settings)."
+        } else {
+            "Agents may no longer provision copies (saved to mcec.settings)."
+        };
+        self.ui.update_agent_tab(|tab| {
+            tab.allow_provisioning = enabled;
+            tab.pending = false;
+            tab.message = Some(AgentMessage::info(text));
+        });
+    }
+
+    fn edited_settings(&self, enabled: bool) -> Result<String, (&'static str, String)> {
+        let path = self.config.config_dir.join(SETTINGS_FILE);
+        let text = match std::fs::read(&path) {
+            Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
+                ("settings-unparsable", format!("{} is not valid UTF-8; fix it by hand", path.display()))
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(("settings-unreadable", format!("cannot read {}: {e}", path.display()))),
+        };
+        let shown = path.display().to_string();
+        set_setting(&text, &shown, KEY, enabled, |s, v| s.allow_session_provisioning = v).map_err(|e| match e
+        {
+            EditError::Unparsable(e) => {
+                let line = e.line.map(|l| format!(", line {l}")).unwrap_or_default();
+                let key = e.key.map(|k| format!(", key `{k}`")).unwrap_or_default();
+                let why = format!(
+                    "{}{line}{key} does not parse ({}); fix it by hand: mcec never rewrites a settings file it cannot read",
+                    e.file, e.problem
+                );
+                ("settings-unparsable", why)
+            }
+            e @ EditError::Unexpected(_) => ("settings-uneditable", e.to_string()),
+        })
+    }
+
+    fn refuse(&self, enabled: bool, code: &str, why: &str) {
+        audit("provisioning-opt-in-refused", &format!("reason={code}; wanted {KEY}={enabled}; {why}"));
+        let text = format!("Not changed: {why}");
+        self.ui.update_agent_tab(|tab| {
+            tab.pending = false;
+            tab.message = Some(AgentMessage::error(text));
+        });
+    }
+
+    /// List the sessions again.
+    pub fn refresh(&self) {
+        let rows = list_sessions(&self.config.sessions_root)
+            .into_iter()
+            .map(|s| SessionRow {
+                id: s.id.as_str().to_string(),
+                age: age(s.age_secs),
+                size: size(s.size_bytes),
+                running: s.running,
+            })
+            .collect();
+        self.ui.update_agent_tab(|tab| tab.sessions = rows);
+    }
+
+    pub fn delete(&self, raw: &str) {
+        let message = match SessionId::parse(raw) {
+            Err(e) => AgentMessage::error(format!("{raw} is not a session id: {e}")),
+            Ok(id) => match remove_session_dir(&self.config.sessions_root, &id) {
+                Ok(Removal::Removed) => {
+                    audit("session-removed", &format!("id={} by=operator-ui", id.as_str()));
+                    AgentMessage::info(format!("Deleted session {}.", id.as_str()))
+                }
+                Ok(Removal::AlreadyGone) => {
+                    AgentMessage::info(format!("Session {} was already gone.", id.as_str()))
+                }
+                Err(RemoveError::Running(_)) => {
+                    AgentMessage::error(format!("Session {} is running: stop it first.", id.as_str()))
+                }
+                Err(e) => AgentMessage::error(format!("Session {} was not deleted: {e}", id.as_str())),
+            },
+        };
+        self.finish(message);
+    }
+
+    pub fn delete_all(&self) {
+        let report = remove_all_sessions(&self.config.sessions_root);
+        for id in &report.removed {
+            audit("session-removed", &format!("id={} by=operator-ui", id.as_str()));
+        }
+        let mut text = format!("Deleted {} session(s).", report.removed.len());
+        let running: Vec<&str> = report.skipped_running.iter().map(|id| id.as_str()).collect();
+        if !running.is_empty() {
+            text.push_str(&format!(" Skipped (running, stop them first): {}.", running.join(", ")));
+        }
+        for e in &report.errors {
+            text.push_str(&format!(" Error: {e}."));
+        }
+        let clean = running.is_empty() && report.errors.is_empty();
+        self.finish(if clean { AgentMessage::info(text) } else { AgentMessage::error(text) });
+    }
+
+    /// Provision a session for the operator, as `mcec provision` does (the opt-in is needed).
+    pub fn provision_new(&self) {
+        if self.config.in_provisioned_copy || !self.config.allow_provisioning.load(Ordering::SeqCst) {
+            return self.finish(AgentMessage::error(
+                "Provisioning is off: tick the checkbox above (with your own mouse) first.",
+            ));
+        }
+        let request = handoff::request(
+            &self.config.sessions_root,
+            &self.config.exe,
+            &self.config.operator_hotkey,
+            true,
+            None,
+        );
+        match provision(request) {
+            Ok(h) => {
+                audit("session-provisioned", &format!("id={} by=operator-ui", h.session_id.as_str()));
+                let text = handoff::handoff_text(&h);
+                let view = HandoffView {
+                    summary: text.summary.join("\n"),
+                    stdio_json: text.stdio_json,
+                    http_json: text.http_json,
+                };
+                self.ui.update_agent_tab(|tab| tab.handoff = Some(view));
+                self.finish(AgentMessage::info(format!("Provisioned session {}.", h.session_id.as_str())));
+            }
+            Err(e) => self.finish(AgentMessage::error(format!("Provisioning failed: {e}"))),
+        }
+    }
+
+    fn finish(&self, message: AgentMessage) {
+        self.ui.update_agent_tab(|tab| {
+            tab.pending = false;
+            tab.message = Some(message);
+        });
+        self.refresh();
+    }
+}

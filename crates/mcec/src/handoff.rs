@@ -1,0 +1,63 @@
+//! The operator's side of a provisioning: the request built from this copy's settings, and
+//! the handoff turned into text a person pastes into an MCP client (stdio and HTTP configs).
+//!
+//! `mcec provision` prints it and the host's Agent tab shows it with copy buttons; both take
+//! it from here so they never drift apart. The texts hold the session token: they go to the
+//! operator's terminal or window, never to the log.
+
+use std::path::Path;
+
+use mcec_rules::catalog;
+use mcec_sessions::provision::{Handoff, ProvisionRequest};
+use serde_json::json;
+
+/// A provisioning request for a copy of `source_exe` under `sessions_root`.
+pub fn request(
+    sessions_root: &Path,
+    source_exe: &Path,
+    operator_hotkey: &str,
+    mcp_server: bool,
+    commands: Option<Vec<String>>,
+) -> ProvisionRequest {
+    ProvisionRequest {
+        sessions_root: sessions_root.to_path_buf(),
+        source_exe: source_exe.to_path_buf(),
+        mcp_server,
+        commands,
+        all_tool_names: catalog::TOOLS.iter().map(|t| t.name.to_string()).collect(),
+        operator_hotkey: operator_hotkey.to_string(),
+    }
+}
+
+/// The handoff as the operator reads and copies it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandoffText {
+    /// Where the session is, how to start and end it, and any warnings; one item a line.
+    pub summary: Vec<String>,
+    /// MCP client config for stdio, pretty JSON.
+    pub stdio_json: String,
+    /// MCP client config for HTTP with the bearer header, when the copy serves HTTP.
+    pub http_json: Option<String>,
+}
+
+pub fn handoff_text(h: &Handoff) -> HandoffText {
+    let name = format!("mcec-{}", h.session_id.as_str());
+    let mut summary = vec![
+        format!("Session {} in {}", h.session_id.as_str(), h.directory.display()),
+        format!("Start it:  {}", h.launch),
+        format!("End it:    stop the process, then `mcec sessions rm {}`", h.session_id.as_str()),
+    ];
+    summary.extend(h.warnings.iter().map(|w| format!("Warning:   {w}")));
+    let stdio = json!({"mcpServers": {&name: {"command": h.exe_path, "args": ["mcp"]}}});
+    let http = match (&h.mcp_endpoint, &h.authorization) {
+        (Some(endpoint), Some(authorization)) => Some(pretty(&json!({"mcpServers": {&name: {
+            "type": "http", "url": endpoint, "headers": {"Authorization": authorization}
+        }}}))),
+        _ => None,
+    };
+    HandoffText { summary, stdio_json: pretty(&stdio), http_json: http }
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}

@@ -1,0 +1,210 @@
+//! The host's settings window (`mcec settings`), opened from the host menu's `Settings…`.
+//!
+//! Its **Agent** tab is the operator's side of session provisioning: the opt-in checkbox,
+//! the provisioned sessions with per-row **Delete** and **Delete all**, and **Provision
+//! new…** with the handoff ready to copy. Like every operator window it decides nothing: the
+//! checkbox draws the value the core confirmed and a click only asks for the other value
+//! (the core then checks with the provenance monitor that a hand, not a program, clicked);
+//! the buttons ask the core to act and the tab shows what the core reports back.
+
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+use eframe::egui::{self, Color32, RichText, ViewportBuilder, ViewportId};
+
+use crate::agent_model::{AgentTab, HandoffView};
+use crate::host::send;
+use crate::state::{OperatorEvent, OperatorState};
+
+/// Window title of the settings window.
+pub const SETTINGS_TITLE: &str = "mcec settings";
+
+/// Label of the opt-in checkbox.
+pub const ALLOW_PROVISIONING_LABEL: &str = "Allow agents to provision disposable instances";
+
+/// Label of the button that provisions a session for the operator.
+pub const PROVISION_NEW_LABEL: &str = "Provision new…";
+
+/// Shown under the disabled checkbox inside a provisioned copy.
+pub const PROVISIONED_COPY_NOTE: &str =
+    "This is a provisioned session copy: it can never provision further copies.";
+
+const SIZE: [f32; 2] = [640.0, 560.0];
+/// Room for three lines of the core's last message.
+const MESSAGE_HEIGHT: f32 = 54.0;
+const ERROR_RED: Color32 = Color32::from_rgb(0xE5, 0x73, 0x73);
+const OK_GREEN: Color32 = Color32::from_rgb(0x81, 0xC7, 0x84);
+
+/// The settings window's tabs; only the Agent tab exists so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tab {
+    Agent,
+}
+
+pub(crate) fn viewport_id() -> ViewportId {
+    ViewportId::from_hash_of("mcec-settings")
+}
+
+/// The settings window, centred on a monitor of `monitor` size.
+pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
+    let pos = ((monitor - egui::Vec2::from(SIZE)) / 2.0).max(egui::Vec2::ZERO);
+    ViewportBuilder::default()
+        .with_title(SETTINGS_TITLE)
+        .with_app_id("mcec-settings")
+        .with_position(pos.to_pos2())
+        .with_inner_size(SIZE)
+        .with_min_inner_size([480.0, 360.0])
+}
+
+/// Draw the settings window; runs as the deferred viewport's callback.
+pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>) {
+    if ui.input(|i| i.viewport().close_requested()) {
+        state.close_settings();
+        return;
+    }
+    let snap = state.snapshot();
+    let mut tab = Tab::Agent;
+    egui::Panel::top("mcec-settings-tabs").show(ui, |ui| {
+        ui.horizontal(|ui| {
+            if ui.selectable_label(tab == Tab::Agent, "Agent").clicked() {
+                tab = Tab::Agent;
+            }
+        });
+    });
+    egui::CentralPanel::default_margins().show(ui, |ui| match tab {
+        Tab::Agent => agent_tab(ui, &snap.agent, state, events),
+    });
+}
+
+fn agent_tab(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &Sender<OperatorEvent>) {
+    // The checkbox shows the confirmed value; toggling the local copy only asks for a change.
+    let mut shown = tab.allow_provisioning;
+    let checkbox = egui::Checkbox::new(&mut shown, ALLOW_PROVISIONING_LABEL);
+    let response = ui.add_enabled(!tab.in_provisioned_copy, checkbox);
+    if response.clicked() && !tab.in_provisioned_copy {
+        // Taken within a frame of the button's release; the core matches it against the
+        // provenance monitor's record of physical clicks.
+        let at = Instant::now();
+        state.mark_agent_pending();
+        send(events, OperatorEvent::SetProvisioning { enabled: !tab.allow_provisioning, at });
+    }
+    if tab.in_provisioned_copy {
+        ui.label(RichText::new(PROVISIONED_COPY_NOTE).italics());
+    } else {
+        ui.label(
+            RichText::new(
+                "Agents then get throwaway copies of mcec, never this one. Only a click with your own mouse counts.",
+            )
+            .small(),
+        );
+    }
+    // A fixed-height area, so the buttons below stay where they are whatever the message.
+    let size = egui::vec2(ui.available_width(), MESSAGE_HEIGHT);
+    ui.allocate_ui_with_layout(size, egui::Layout::top_down(egui::Align::Min), |ui| {
+        ui.set_min_height(MESSAGE_HEIGHT);
+        match (&tab.message, tab.pending) {
+            (_, true) => {
+                ui.label(RichText::new("Working… (checking that the click came from you)").italics());
+            }
+            (Some(message), false) => {
+                let color = if message.is_error { ERROR_RED } else { OK_GREEN };
+                ui.label(RichText::new(&message.text).color(color));
+            }
+            (None, false) => {}
+        }
+    });
+    ui.separator();
+    sessions(ui, tab, state, events);
+    ui.separator();
+    provisioning(ui, tab);
+}
+
+fn sessions(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &Sender<OperatorEvent>) {
+    // One row of buttons at a fixed place, whatever the list holds.
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(format!("Provisioned sessions ({})", tab.sessions.len())).strong());
+        if ui.button("Refresh").clicked() {
+            send(events, OperatorEvent::RefreshSessions);
+        }
+        let any = !tab.sessions.is_empty();
+        if ui.add_enabled(any, egui::Button::new("Delete all")).clicked() {
+            state.mark_agent_pending();
+            send(events, OperatorEvent::DeleteAllSessions);
+        }
+        let allowed = tab.allow_provisioning && !tab.in_provisioned_copy;
+        if ui.add_enabled(allowed, egui::Button::new(PROVISION_NEW_LABEL)).clicked() {
+            state.mark_agent_pending();
+            send(events, OperatorEvent::ProvisionNew);
+        }
+    });
+    if tab.sessions.is_empty() {
+        ui.label(RichText::new("No provisioned sessions.").italics());
+    } else {
+        egui::ScrollArea::vertical().id_salt("mcec-sessions").max_height(150.0).show(ui, |ui| {
+            egui::Grid::new("mcec-sessions-grid").num_columns(5).striped(true).show(ui, |ui| {
+                for header in ["Session", "Age", "Size", "State", ""] {
+                    ui.label(RichText::new(header).strong());
+                }
+                ui.end_row();
+                for row in &tab.sessions {
+                    ui.monospace(&row.id);
+                    ui.label(&row.age);
+                    ui.label(&row.size);
+                    ui.label(if row.running { "running" } else { "stale" });
+                    if ui.button("Delete").clicked() {
+                        state.mark_agent_pending();
+                        send(events, OperatorEvent::DeleteSession { id: row.id.clone() });
+                    }
+                    ui.end_row();
+                }
+            });
+        });
+    }
+    if !tab.sessions_root.is_empty() {
+        ui.label(RichText::new(format!("in {}", tab.sessions_root)).small());
+    }
+}
+
+/// The handoff of the last `Provision new…`, or how to get one.
+fn provisioning(ui: &mut egui::Ui, tab: &AgentTab) {
+    match &tab.handoff {
+        Some(handoff) => handoff_view(ui, handoff),
+        None if !tab.allow_provisioning || tab.in_provisioned_copy => {
+            ui.label(
+                RichText::new("Allow provisioning above to create a session with Provision new….").small(),
+            );
+        }
+        None => {
+            ui.label(
+                RichText::new("Provision new… creates a session and shows how to connect to it.").small(),
+            );
+        }
+    }
+}
+
+fn handoff_view(ui: &mut egui::Ui, handoff: &HandoffView) {
+    egui::ScrollArea::vertical().id_salt("mcec-handoff").show(ui, |ui| {
+        ui.label(&handoff.summary);
+        copyable(ui, "MCP client config, stdio (the client starts the copy):", &handoff.stdio_json, "stdio");
+        if let Some(http) = &handoff.http_json {
+            copyable(ui, "MCP client config, HTTP (start the copy first):", http, "http");
+        }
+    });
+}
+
+fn copyable(ui: &mut egui::Ui, title: &str, text: &str, salt: &str) {
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(title).strong());
+        if ui.button("Copy").clicked() {
+            ui.ctx().copy_text(text.to_owned());
+        }
+    });
+    let mut shown = text;
+    ui.add(
+        egui::TextEdit::multiline(&mut shown)
+            .id_salt(salt)
+            .code_editor()
+            .desired_rows(text.lines().count().min(10))
+            .desired_width(f32::INFINITY),
+    );
+}

@@ -1,0 +1,209 @@
+"""The host settings window's Agent tab, end to end: a real `mcec` host on the inner display
+of an Xvfb + Xephyr desk. The opt-in checkbox (AllowSessionProvisioning) changes only on a
+physical click: an injected click (xdotool on the inner display) is refused and audited and
+mcec.settings stays byte for byte the same; a physical click (xdotool on the outer display,
+replayed by Xephyr's own mouse) rewrites just that line, and `mcec provision` then works.
+A settings file broken while the host runs is never rewritten."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mcec_e2e import (
+    REPO,
+    Copy,
+    free_port,
+    manual_copy,
+    run_cli,
+    sdk_envelope,
+    sdk_http,
+    session_copy,
+    sessions_root,
+    start_process,
+    stop_process,
+    wait_for_port,
+)
+from xdesk import Desk, wait_until
+
+ARTIFACTS = REPO / "target" / "test-artifacts"
+HOST_TITLE = "^mcec$"
+SETTINGS_TITLE = "mcec settings"
+# Offsets from the top-left corner of a window (egui's default dark theme at scale 1).
+MENU_BUTTON = (24, 12)
+MENU_SETTINGS_ITEM = (40, 40)
+CHECKBOX = (15, 43)
+PROVISION_NEW = (355, 145)
+DELETE_ALL = (257, 145)
+
+SETTINGS = (
+    "# the operator's own settings; comments and order must survive\n"
+    "AgentCommandsEnabled = true\n"
+    "\n"
+    "EmergencyStopHotkey = \"Ctrl+Alt+Shift+S\"   # the chord\n"
+    "CommandOverlayEnabled = true\n"
+)
+
+
+@pytest.fixture
+def desk():
+    with Desk() as d:
+        yield d
+
+
+@pytest.fixture
+def host_copy(tmp_path: Path) -> Copy:
+    return manual_copy(tmp_path / "c", settings=SETTINGS)
+
+
+def at(origin: tuple[int, int], offset: tuple[int, int]) -> list[str]:
+    return [str(origin[0] + offset[0]), str(origin[1] + offset[1])]
+
+
+def audit_with(copy: Copy, *words: str) -> list[str]:
+    return [line for line in copy.log().splitlines() if "AGENT-AUDIT:" in line and all(w in line for w in words)]
+
+
+def open_agent_tab(desk: Desk) -> tuple[int, int]:
+    """Physically open the host menu, choose Settings…, and return the settings window's origin."""
+    assert wait_until(lambda: desk.visible_window(HOST_TITLE), timeout=30), "the host window did not open"
+    host = desk.window_origin(HOST_TITLE)
+    assert host is not None
+    desk.physical("mousemove", *at(host, MENU_BUTTON), "click", "1")
+    desk.physical("sleep", "0.5", "mousemove", *at(host, MENU_SETTINGS_ITEM), "click", "1")
+    assert wait_until(lambda: desk.visible_window(SETTINGS_TITLE), timeout=30), "the settings window did not open"
+    origin = desk.window_origin(SETTINGS_TITLE)
+    assert origin is not None
+    # Drawn once the checkbox area is no longer the black of a fresh window.
+    shot = ARTIFACTS / "agent-tab-opening.png"
+    assert wait_until(lambda: desk.pixel(desk.screenshot(shot), *map(int, at(origin, CHECKBOX))) != (0, 0, 0)), (
+        "the settings window was never drawn"
+    )
+    return origin
+
+
+def start_host(copy: Copy, desk: Desk) -> subprocess.Popen:
+    proc, _ = start_process(copy, [], env_extra={"DISPLAY": desk.inner})
+    return proc
+
+
+def test_only_a_physical_click_turns_provisioning_on(host_copy: Copy, desk: Desk) -> None:
+    proc = start_host(host_copy, desk)
+    try:
+        origin = open_agent_tab(desk)
+        rc, _, err = run_cli(host_copy, ["provision"])
+        assert rc != 0 and "provisioning is off" in err, err
+
+        # An injected click presses the checkbox as far as the toolkit can tell, and is refused.
+        desk.injected("mousemove", *at(origin, CHECKBOX), "click", "1")
+        assert wait_until(lambda: bool(audit_with(host_copy, "provisioning-opt-in-refused")), timeout=10), (
+            f"no refusal audited:\n{host_copy.log()}"
+        )
+        refused = audit_with(host_copy, "provisioning-opt-in-refused")
+        assert "reason=not-physical" in refused[0], refused
+        assert host_copy.settings_path.read_text() == SETTINGS
+        desk.screenshot(ARTIFACTS / "agent-tab-refused.png")
+
+        # A physical click on the same checkbox is honoured: only that key is added.
+        desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
+        assert wait_until(lambda: bool(audit_with(host_copy, "provisioning-opt-in;")), timeout=10), (
+            f"no opt-in audited:\n{host_copy.log()}"
+        )
+        assert "AllowSessionProvisioning=true" in audit_with(host_copy, "provisioning-opt-in;")[0]
+        assert host_copy.settings_path.read_text() == SETTINGS + "AllowSessionProvisioning = true\n"
+        assert stat.S_IMODE(os.stat(host_copy.settings_path).st_mode) == 0o600
+
+        # The operator CLI reads the file: provisioning now works.
+        rc, out, err = run_cli(host_copy, ["provision"])
+        assert rc == 0, err
+        assert '"mcpServers"' in out and "Authorization" in out and "Bearer " in out
+
+        # The running host applies the change too: Provision new… (physical) shows the handoff.
+        desk.physical("mousemove", *at(origin, PROVISION_NEW), "click", "1")
+        assert wait_until(lambda: len(audit_with(host_copy, "session-provisioned", "by=operator-ui")) == 1, timeout=30), (
+            f"Provision new… did not provision:\n{host_copy.log()}"
+        )
+        assert len([p for p in sessions_root(host_copy).iterdir() if p.is_dir()]) == 2
+        desk.physical("sleep", "0.5")
+        desk.screenshot(ARTIFACTS / "agent-tab.png")
+
+        # Delete all (physical) removes both stale sessions through the guarded removal.
+        desk.physical("mousemove", *at(origin, DELETE_ALL), "click", "1")
+        assert wait_until(lambda: len(audit_with(host_copy, "session-removed", "by=operator-ui")) == 2, timeout=30), (
+            f"Delete all did not remove the sessions:\n{host_copy.log()}"
+        )
+        assert [p for p in sessions_root(host_copy).iterdir() if p.is_dir()] == []
+    finally:
+        stop_process(proc)
+
+
+def test_a_broken_settings_file_is_never_rewritten(host_copy: Copy, desk: Desk) -> None:
+    proc = start_host(host_copy, desk)
+    try:
+        origin = open_agent_tab(desk)
+        broken = SETTINGS + "AllowSessionProvisioning = \"yes please\"\n"
+        host_copy.settings_path.write_text(broken)
+        desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
+        assert wait_until(lambda: bool(audit_with(host_copy, "provisioning-opt-in-refused")), timeout=10), (
+            f"no refusal audited:\n{host_copy.log()}"
+        )
+        assert "reason=settings-unparsable" in audit_with(host_copy, "provisioning-opt-in-refused")[0]
+        assert host_copy.settings_path.read_text() == broken
+        desk.screenshot(ARTIFACTS / "agent-tab-broken-settings.png")
+    finally:
+        stop_process(proc)
+
+
+def test_a_provisioned_copy_cannot_opt_in(host_copy: Copy, desk: Desk) -> None:
+    host_copy.write_settings(SETTINGS + "AllowSessionProvisioning = true\n")
+    rc, out, err = run_cli(host_copy, ["provision", "--json", "--no-mcp-server"])
+    assert rc == 0, err
+    session = session_copy(host_copy, json.loads(out))
+    before = session.settings_path.read_text()
+    assert "AllowSessionProvisioning = false" in before
+    proc = start_host(session, desk)
+    try:
+        origin = open_agent_tab(desk)
+        desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
+        # A physical key afterwards: by the time the monitor logs it, the click was long handled.
+        desk.physical("sleep", "1", "key", "shift")
+        desk.screenshot(ARTIFACTS / "agent-tab-provisioned-copy.png")
+        assert session.settings_path.read_text() == before
+        assert not audit_with(session, "provisioning-opt-in"), session.log()  # no event reached the core
+    finally:
+        stop_process(proc)
+
+
+@pytest.mark.anyio
+async def test_the_running_host_applies_the_opt_in_without_a_restart(tmp_path: Path, desk: Desk) -> None:
+    port, token = free_port(), "agent-tab-e2e-token"
+    settings = SETTINGS + f'McpServerEnabled = true\nMcpHttpPort = {port}\nMcpAuthToken = "{token}"\n'
+    copy = manual_copy(tmp_path / "h", settings=settings)
+    proc = start_host(copy, desk)
+    try:
+        wait_for_port(proc, port)
+        url, headers = f"http://127.0.0.1:{port}/mcp", {"Authorization": f"Bearer {token}"}
+        async with sdk_http(url, headers) as (session, _):
+
+            async def provision_code() -> str | None:
+                env = sdk_envelope(await session.call_tool("provision-session", {"mcpServer": False}))
+                return None if env["ok"] else env["error"]["code"]
+
+            assert await provision_code() == "provisioning-not-authorized"
+            origin = open_agent_tab(desk)
+            desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
+            assert wait_until(lambda: len(audit_with(copy, "provisioning-opt-in;")) == 1, timeout=10), copy.log()
+            assert await provision_code() is None
+            # And back off, with another physical click: the agent loses the right at once.
+            desk.physical("sleep", "0.3", "mousemove", *at(origin, CHECKBOX), "click", "1")
+            assert wait_until(lambda: len(audit_with(copy, "provisioning-opt-in;")) == 2, timeout=10), copy.log()
+            assert "AllowSessionProvisioning=false" in audit_with(copy, "provisioning-opt-in;")[1]
+            assert await provision_code() == "provisioning-not-authorized"
+        assert copy.settings_path.read_text() == settings + "AllowSessionProvisioning = false\n"
+    finally:
+        stop_process(proc)
