@@ -148,17 +148,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::write(path, &png.png)?;
     }
 
-    let click = ClickRequest {
-        at: Point::new(5, 5),
-        button: None,
-        count: None,
-        window: None,
-        process: None,
-        class_name: None,
-        pid: None,
-        handle: None,
-        foreground: None,
-    };
+    let click = ClickRequest::at(Point::new(5, 5));
     percentiles("click", time(n, || tools.click(&click, &stop)));
     let hello = TypeRequest { text: "hello".into() };
     percentiles("type \"hello\"", time(n, || tools.type_text(&hello, &stop)));

@@ -21,6 +21,23 @@ with_selector! {
     }
 }
 
+impl ClickRequest {
+    /// A single left click at a desktop point, with no window selector.
+    pub fn at(at: Point) -> ClickRequest {
+        ClickRequest {
+            at,
+            button: None,
+            count: None,
+            window: None,
+            process: None,
+            class_name: None,
+            pid: None,
+            handle: None,
+            foreground: None,
+        }
+    }
+}
+
 /// `drag`: press the left button at `from`, move through `path` to `to`, release.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

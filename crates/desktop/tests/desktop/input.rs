@@ -13,17 +13,7 @@ use x11rb::protocol::xproto::ConnectionExt;
 use crate::common::{TestWin, Xvfb, buttons_down, modifiers_down, typed};
 
 fn click(at: Point, class: Option<&str>, button: Option<MouseButton>, count: Option<u32>) -> ClickRequest {
-    ClickRequest {
-        at,
-        button,
-        count,
-        window: None,
-        process: None,
-        class_name: class.map(String::from),
-        pid: None,
-        handle: None,
-        foreground: None,
-    }
+    ClickRequest { button, count, class_name: class.map(String::from), ..ClickRequest::at(at) }
 }
 
 fn focus(class: &str) -> FocusRequest {

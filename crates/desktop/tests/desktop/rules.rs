@@ -57,17 +57,7 @@ fn a_stop_already_set_presses_nothing() {
     let (mock, tools) = tools();
     let stop = StopFlag::new();
     stop.set();
-    let click = ClickRequest {
-        at: Point::new(5, 5),
-        button: None,
-        count: None,
-        window: None,
-        process: None,
-        class_name: None,
-        pid: None,
-        handle: None,
-        foreground: None,
-    };
+    let click = ClickRequest::at(Point::new(5, 5));
     assert_eq!(tools.click(&click, &stop).unwrap_err().code, ErrorCode::EmergencyStopped);
     assert_eq!(tools.drag(&drag((0, 0), (50, 0)), &stop).unwrap_err().code, ErrorCode::EmergencyStopped);
     let key = KeyRequest { keys: "ctrl+a".into(), hold_ms: None };

@@ -82,17 +82,7 @@ fn managed_windows_list_move_focus_and_take_input() {
     assert_eq!((shot.width, shot.height), (300, 200));
     let frame = resized.window.bounds;
     let client_at = |l: &str| l.starts_with("press");
-    let click = ClickRequest {
-        at: Point::new(150, 150),
-        button: None,
-        count: None,
-        window: None,
-        process: None,
-        class_name: Some("Managed".into()),
-        pid: None,
-        handle: None,
-        foreground: None,
-    };
+    let click = ClickRequest { class_name: Some("Managed".into()), ..ClickRequest::at(Point::new(150, 150)) };
     let res = tools.click(&click, &stop).unwrap();
     assert_eq!(res.at, Point::new(frame.x + 150, frame.y + 150));
     let press = win.wait_for(client_at).unwrap();
