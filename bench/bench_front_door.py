@@ -100,31 +100,28 @@ def stdio_raw(root: Path, calls: int) -> tuple[list[float], int | None]:
         server.kill()
 
 
+async def time_status_calls(session, calls: int, warmup: int = 20) -> list[float]:
+    """Round trips of `session-status`, in seconds, after `warmup` untimed calls."""
+    samples = []
+    for i in range(calls + warmup):
+        t0 = time.perf_counter()
+        result = await session.call_tool("session-status", {})
+        dt = time.perf_counter() - t0
+        assert sdk_envelope(result)["ok"], result
+        if i >= warmup:
+            samples.append(dt)
+    return samples
+
+
 async def stdio_sdk(root: Path, calls: int) -> list[float]:
     copy = manual_copy(root / "stdio-sdk", settings=SETTINGS)
-    samples = []
     async with sdk_stdio(copy) as (session, _):
-        for i in range(calls + 20):
-            t0 = time.perf_counter()
-            result = await session.call_tool("session-status", {})
-            dt = time.perf_counter() - t0
-            assert sdk_envelope(result)["ok"], result
-            if i >= 20:
-                samples.append(dt)
-    return samples
+        return await time_status_calls(session, calls)
 
 
 async def http_sdk(url: str, headers: dict[str, str], calls: int) -> list[float]:
-    samples = []
     async with sdk_http(url, headers) as (session, _):
-        for i in range(calls + 20):
-            t0 = time.perf_counter()
-            result = await session.call_tool("session-status", {})
-            dt = time.perf_counter() - t0
-            assert sdk_envelope(result)["ok"], result
-            if i >= 20:
-                samples.append(dt)
-    return samples
+        return await time_status_calls(session, calls)
 
 
 def http_raw(port: int, headers: dict[str, str], calls: int) -> list[float]:

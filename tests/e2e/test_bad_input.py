@@ -188,15 +188,20 @@ def test_http_batch_is_refused_and_the_next_request_works(host: Host) -> None:
     assert ok.status == 200
 
 
+def post_head(host: Host, length: int) -> bytes:
+    """The head of an authorised JSON POST /mcp with a declared body length."""
+    return (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\nAuthorization: Bearer {host.token}\r\n"
+        f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+        f"Content-Length: {length}\r\n\r\n"
+    ).encode()
+
+
 def test_http_client_hanging_up_mid_body_does_not_hurt(host: Host) -> None:
     body = json.dumps(rpc("tools/call", {"name": "session-status", "arguments": {}}, id=1)).encode()
     for _ in range(20):
         with socket.create_connection(("127.0.0.1", host.port)) as sock:
-            head = (
-                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\nAuthorization: Bearer {host.token}\r\n"
-                f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-                f"Content-Length: {len(body)}\r\n\r\n"
-            ).encode()
+            head = post_head(host, len(body))
             sock.sendall(head + body[: len(body) // 2])
     # All twenty slots must be given back: 20 > 16 would otherwise mean 503 forever.
     ok = eventually_served(host.port, host.auth_headers())
@@ -208,11 +213,7 @@ def test_http_client_hanging_up_before_reading_the_answer(host: Host) -> None:
     body = json.dumps(rpc("tools/call", {"name": "session-status", "arguments": {}}, id=1)).encode()
     for _ in range(20):
         with socket.create_connection(("127.0.0.1", host.port)) as sock:
-            head = (
-                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\nAuthorization: Bearer {host.token}\r\n"
-                f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-                f"Content-Length: {len(body)}\r\n\r\n"
-            ).encode()
+            head = post_head(host, len(body))
             sock.sendall(head + body)
     assert eventually_served(host.port, host.auth_headers()).status == 200
     with socket.create_connection(("127.0.0.1", host.port)) as sock:

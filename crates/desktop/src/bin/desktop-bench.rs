@@ -43,21 +43,6 @@ fn time<T, E: std::fmt::Display>(n: usize, mut f: impl FnMut() -> Result<T, E>) 
         .collect()
 }
 
-fn capture_req(max_width: Option<u32>) -> CaptureRequest {
-    CaptureRequest {
-        region: None,
-        max_width,
-        scale: None,
-        file: None,
-        window: None,
-        process: None,
-        class_name: None,
-        pid: None,
-        handle: None,
-        foreground: None,
-    }
-}
-
 /// Cover the screen with a busy, deterministic picture; returns the connection keeping the
 /// window alive.
 fn busy_screen() -> Result<x11rb::rust_connection::RustConnection, Box<dyn std::error::Error>> {
@@ -134,15 +119,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         percentiles(&format!("raw pixels full screen ({tag})"), time(n, || backend.capture(area)));
         percentiles(
             &format!("capture full screen PNG ({tag})"),
-            time(n, || tools.capture(&capture_req(None))),
+            time(n, || tools.capture(&CaptureRequest::full_screen())),
         );
         percentiles(
             &format!("capture maxWidth 640 ({tag})"),
-            time(n, || tools.capture(&capture_req(Some(640)))),
+            time(n, || {
+                tools.capture(&CaptureRequest { max_width: Some(640), ..CaptureRequest::full_screen() })
+            }),
         );
     }
     backend.set_shm_enabled(true);
-    let png = tools.capture(&capture_req(None))?;
+    let png = tools.capture(&CaptureRequest::full_screen())?;
     println!("full-screen PNG: {}x{}, {} bytes", png.width, png.height, png.byte_size);
     if let Some(path) = args.iter().find_map(|a| a.strip_prefix("--save=")) {
         std::fs::write(path, &png.png)?;

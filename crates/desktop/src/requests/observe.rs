@@ -79,6 +79,24 @@ with_selector! {
     }
 }
 
+impl CaptureRequest {
+    /// The whole desktop, full size, not written to a file.
+    pub fn full_screen() -> CaptureRequest {
+        CaptureRequest {
+            region: None,
+            max_width: None,
+            scale: None,
+            file: None,
+            window: None,
+            process: None,
+            class_name: None,
+            pid: None,
+            handle: None,
+            foreground: None,
+        }
+    }
+}
+
 /// What `record` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -11,21 +11,6 @@ use mcec_rules::{ErrorCode, StopFlag};
 
 use crate::common::{TestWin, UNUSED_DISPLAY, Xvfb, testwin_path};
 
-fn capture_req() -> CaptureRequest {
-    CaptureRequest {
-        region: None,
-        max_width: None,
-        scale: None,
-        file: None,
-        window: None,
-        process: None,
-        class_name: None,
-        pid: None,
-        handle: None,
-        foreground: None,
-    }
-}
-
 fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
     let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes)).read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
@@ -87,7 +72,7 @@ fn displays_and_capture_match_the_pattern_with_and_without_shm() {
             std::sync::Arc::new(backend),
             mcec_desktop::DesktopConfig { artifact_dir: dir.path().to_path_buf() },
         );
-        let full = tools.capture(&capture_req()).unwrap();
+        let full = tools.capture(&CaptureRequest::full_screen()).unwrap();
         assert_eq!((full.width, full.height), (1280, 800));
         let img = decode(&full.png);
         assert_eq!(full.byte_size, full.png.len());
@@ -103,7 +88,7 @@ fn displays_and_capture_match_the_pattern_with_and_without_shm() {
         class_name: Some("pattern".into()),
         max_width: Some(200),
         file: Some("shots/win.png".into()),
-        ..capture_req()
+        ..CaptureRequest::full_screen()
     };
     let shot = tools.capture(&req).unwrap();
     assert_eq!((shot.width, shot.height), (200, 150));
@@ -117,7 +102,7 @@ fn displays_and_capture_match_the_pattern_with_and_without_shm() {
     // A region partly off screen is clipped; caps and bad sizes are refused.
     let region = |x, y, width, height| CaptureRequest {
         region: Some(Region { x, y, width, height }),
-        ..capture_req()
+        ..CaptureRequest::full_screen()
     };
     let clipped = tools.capture(&region(1200, 700, 200, 200)).unwrap();
     assert_eq!((clipped.width, clipped.height), (80, 100));
@@ -128,7 +113,8 @@ fn displays_and_capture_match_the_pattern_with_and_without_shm() {
     assert_eq!(tools.capture(&region(5000, 5000, 10, 10)).unwrap_err().code, ErrorCode::NoTarget);
 
     // The result as the envelope shows it: sizes and type, never the PNG bytes themselves.
-    let shot = tools.capture(&CaptureRequest { max_width: Some(100), ..capture_req() }).unwrap();
+    let shot =
+        tools.capture(&CaptureRequest { max_width: Some(100), ..CaptureRequest::full_screen() }).unwrap();
     let result = serde_json::to_value(&shot).unwrap();
     assert_eq!(result["width"], 100);
     assert_eq!(result["byteSize"], shot.png.len());

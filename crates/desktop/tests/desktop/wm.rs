@@ -66,18 +66,7 @@ fn managed_windows_list_move_focus_and_take_input() {
 
     // The capture of the window and window-relative clicks share one origin (the frame).
     let shot = tools
-        .capture(&CaptureRequest {
-            region: None,
-            max_width: None,
-            scale: None,
-            file: None,
-            window: None,
-            process: None,
-            class_name: Some("Managed".into()),
-            pid: None,
-            handle: None,
-            foreground: None,
-        })
+        .capture(&CaptureRequest { class_name: Some("Managed".into()), ..CaptureRequest::full_screen() })
         .unwrap();
     assert_eq!((shot.width, shot.height), (300, 200));
     let frame = resized.window.bounds;
