@@ -71,6 +71,10 @@ impl OperatorSide {
             arm(&latch, &ledger, plan.hotkey_spec)
         } else {
             tracing::warn!("the emergency stop is not armed (EmergencyStopEnabled is false)");
+            audit(
+                "emergency-stop-disabled",
+                "EmergencyStopEnabled = false: the operator turned the stop off; actuation runs with no stop, no chord, no prompt",
+            );
             (None, DesktopGate::Ready)
         };
         let (ui, ui_events) = start_ui(plan.surfaces);

@@ -6,9 +6,10 @@ use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result, bail};
+use mcec_desktop::DesktopTools;
 use mcec_mcp::http::HttpConfig;
 use mcec_mcp::tools::{SessionServices, ToolServices};
 use mcec_mcp::{Agent, AgentConfig, audit::audit};
@@ -103,15 +104,55 @@ fn start(mode: Mode) -> Result<()> {
         operator_hotkey: settings.emergency_stop_hotkey.clone(),
         settings_error: loaded.error.as_ref().map(ToString::to_string),
     });
+    let desktop = side.desktop.clone();
     side.run(agent.clone(), agent_tab);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    match mode {
+    let served = match mode {
         Mode::Stdio => runtime.block_on(async {
-            mcec_mcp::stdio::serve_stdio(agent)
-                .await
-                .context("the MCP client did not complete initialization")
+            tokio::select! {
+                served = mcec_mcp::stdio::serve_stdio(agent.clone()) => {
+                    served.context("the MCP client did not complete initialization")
+                }
+                signal = termination() => {
+                    audit("shutdown", &format!("signal={signal}"));
+                    Ok(())
+                }
+            }
         }),
-        Mode::Host => runtime.block_on(host(agent, &loaded)),
+        Mode::Host => runtime.block_on(host(agent.clone(), &loaded)),
+    };
+    stop_hands(&agent, runtime, desktop.as_deref());
+    served
+}
+
+/// The process is going away: calls in flight stop at their next step, queued ones never
+/// run, and whatever is still held is released before the process exits.
+fn stop_hands(agent: &Agent, runtime: tokio::runtime::Runtime, desktop: Option<&DesktopTools>) {
+    agent.shut_down();
+    // Tool calls run on blocking threads; each aborts within one step once the flag is set.
+    runtime.shutdown_timeout(SHUTDOWN_WAIT);
+    if let Some(desktop) = desktop
+        && let Err(e) = desktop.emergency_release()
+    {
+        tracing::warn!("releasing input at exit: {e}");
+    }
+}
+
+/// How long exit waits for calls in flight to notice the shutdown.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
+
+/// Resolves with the signal's name on SIGINT, SIGTERM or SIGHUP.
+async fn termination() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut hup)) = (signal(SignalKind::terminate()), signal(SignalKind::hangup())) else {
+        tracing::warn!("cannot watch SIGTERM/SIGHUP; only Ctrl+C shuts down cleanly");
+        let _ = tokio::signal::ctrl_c().await;
+        return "SIGINT";
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "SIGINT",
+        _ = term.recv() => "SIGTERM",
+        _ = hup.recv() => "SIGHUP",
     }
 }
 
@@ -165,7 +206,7 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
     let settings = &loaded.settings;
     if !settings.mcp_server_enabled {
         tracing::info!("McpServerEnabled is false: no HTTP front door; waiting for Ctrl+C");
-        tokio::signal::ctrl_c().await?;
+        termination().await;
         return Ok(());
     }
     let ip: IpAddr = settings
@@ -188,8 +229,13 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
         if token.is_some() { "required" } else { "not set" }
     );
     let config = HttpConfig { port: settings.mcp_http_port, token };
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
+    // On a signal, stop the hands first: a drag in flight aborts at its next step instead of
+    // running to its end while the front door drains its connections.
+    let stopping = agent.clone();
+    let shutdown = async move {
+        let signal = termination().await;
+        audit("shutdown", &format!("signal={signal}; calls in flight are stopped"));
+        stopping.shut_down();
     };
     mcec_mcp::http::serve_http(agent, listener, config, shutdown).await?;
     Ok(())

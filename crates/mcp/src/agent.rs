@@ -28,7 +28,12 @@ pub struct AgentConfig {
 
 pub struct Agent {
     pub session_id: String,
+    /// The emergency-stop latch's flag: set only by the stop, cleared only by re-arm.
     pub stop: StopFlag,
+    /// A child of `stop`, set when this process is going away (its client hung up, a
+    /// signal): calls in flight stop at their next step and nothing queued runs, without
+    /// tripping the emergency stop.
+    hands: StopFlag,
     pub installed_copy: bool,
     pub agent_commands_enabled: bool,
     pub commands: Commands,
@@ -43,6 +48,7 @@ impl Agent {
         Agent {
             record: Mutex::new(SessionRecord::new(config.session_id.clone(), SystemTime::now())),
             session_id: config.session_id,
+            hands: config.stop.child(),
             stop: config.stop,
             installed_copy: config.installed_copy,
             agent_commands_enabled: config.agent_commands_enabled,
@@ -66,6 +72,18 @@ impl Agent {
             agent_commands_enabled: self.agent_commands_enabled,
             commands: &self.commands,
         }
+    }
+
+    /// A fresh flag for one call: set by the emergency stop, by [`Agent::shut_down`], or by
+    /// whoever holds it (the transport, when the client cancels the call or hangs up).
+    pub fn call_flag(&self) -> StopFlag {
+        self.hands.child()
+    }
+
+    /// Stop every call in flight and every call still queued, for good: the process is
+    /// going away. The calls release what they hold as they abort.
+    pub fn shut_down(&self) {
+        self.hands.set();
     }
 
     pub fn desktop_gate(&self) -> DesktopGate {

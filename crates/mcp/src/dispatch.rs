@@ -8,7 +8,7 @@ use std::time::Instant;
 use base64::Engine;
 use mcec_rules::catalog::ToolSpec;
 use mcec_rules::gates::{self, printable};
-use mcec_rules::{ErrorCode, ToolError, envelope};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, envelope};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value};
 
@@ -44,11 +44,12 @@ impl Answer {
 }
 
 /// Run one call to completion on the current thread (it may block on X11 or the disk).
-pub fn call(agent: &Agent, name: &str, args: Option<Map<String, Value>>) -> Answer {
+/// `stop` is the call's own flag (see [`Agent::call_flag`]).
+pub fn call(agent: &Agent, name: &str, args: Option<Map<String, Value>>, stop: &StopFlag) -> Answer {
     let started = Instant::now();
     agent.with_record(|r| r.count_call());
     let shown = printable(name);
-    let outcome = admit_and_run(agent, name, args);
+    let outcome = admit_and_run(agent, name, args, stop);
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     match outcome {
         Ok(output) => {
@@ -95,7 +96,12 @@ fn refused(error: ToolError) -> Failure {
     Failure { error, refused_before_run: true }
 }
 
-fn admit_and_run(agent: &Agent, name: &str, args: Option<Map<String, Value>>) -> Result<ToolOutput, Failure> {
+fn admit_and_run(
+    agent: &Agent,
+    name: &str,
+    args: Option<Map<String, Value>>,
+    stop: &StopFlag,
+) -> Result<ToolOutput, Failure> {
     let spec = gates::admit(&agent.call_state(), name).map_err(refused)?;
     let binding = tools::binding(spec.name).ok_or_else(|| {
         refused(ToolError::new(
@@ -107,5 +113,11 @@ fn admit_and_run(agent: &Agent, name: &str, args: Option<Map<String, Value>>) ->
     let invocation = (binding.parse)(args).map_err(refused)?;
     gates::desktop_gate(spec, &agent.desktop_gate()).map_err(refused)?;
     agent.observe(spec.name, &narration);
-    invocation.run(agent).map_err(|error| Failure { error, refused_before_run: false })
+    invocation.run(agent, stop).map_err(|error| {
+        // The call's own flag stopped it while the operator's stop is clear: its client
+        // cancelled it or went away. Say so, rather than claiming an emergency stop.
+        let cancelled = error.code == ErrorCode::EmergencyStopped && stop.is_set() && !agent.stop.is_set();
+        let error = if cancelled { ToolError::cancelled_from(&error) } else { error };
+        Failure { error, refused_before_run: false }
+    })
 }

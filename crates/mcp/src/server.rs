@@ -1,10 +1,12 @@
 //! The rmcp [`ServerHandler`]: `initialize` (name, version, instructions), `tools/list`
 //! and `tools/call`. `ping` and notifications are rmcp's defaults. Tool calls go straight
 //! to [`crate::dispatch`], so rmcp's own unknown-tool and argument errors never answer
-//! first.
+//! first. Each call gets its own stop flag, set when the client cancels the request
+//! (`notifications/cancelled`) or abandons it (the HTTP connection closes).
 
 use std::sync::Arc;
 
+use mcec_rules::StopFlag;
 use mcec_rules::catalog::{self, ToolKind};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
@@ -24,6 +26,15 @@ If error.code is `emergency-stopped`, the operator has pressed the emergency sto
 user, and do not retry or work around it; only the operator can re-arm it, at the machine. `bootstrap-only` means \
 this is the operator's installed copy: call provision-session to get a disposable copy and drive that. Otherwise \
 read error.detail: it says what to do next. Window selectors never pick \"the first\" of several matches.";
+
+/// Sets a call's flag when dropped: a finished call ignores it, an abandoned one stops.
+struct SetOnDrop(StopFlag);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.set();
+    }
+}
 
 /// One MCP server over one shared [`Agent`]; cheap to clone (one per HTTP request).
 #[derive(Clone)]
@@ -74,14 +85,25 @@ impl ServerHandler for McecServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let agent = self.agent.clone();
         let name = request.name.into_owned();
         let args = request.arguments;
-        let answer = tokio::task::spawn_blocking(move || dispatch::call(&agent, &name, args))
-            .await
-            .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;
+        let stop = agent.call_flag();
+        // The blocking task outlives this future; if the transport drops the future (the
+        // HTTP client hung up), the guard stops the call's hands at their next step.
+        let _hung_up = SetOnDrop(stop.clone());
+        let call_stop = stop.clone();
+        let mut task = tokio::task::spawn_blocking(move || dispatch::call(&agent, &name, args, &call_stop));
+        let joined = tokio::select! {
+            joined = &mut task => joined,
+            () = context.ct.cancelled() => {
+                stop.set();
+                task.await
+            }
+        };
+        let answer = joined.map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;
         Ok(CallToolResponse::Complete(answer.into_call_tool_result()))
     }
 }

@@ -34,7 +34,12 @@ pub async fn serve_streams(
     let (rmcp_in, feed) = tokio::io::duplex(PIPE_BYTES);
     let (rmcp_out, drain) = tokio::io::duplex(PIPE_BYTES);
     let (errors_tx, errors_rx) = mpsc::channel::<String>(64);
-    tokio::spawn(filter_input(input, feed, errors_tx));
+    // End of input means the client is gone: stop the hands of calls still in flight.
+    let gone = agent.clone();
+    tokio::spawn(async move {
+        filter_input(input, feed, errors_tx).await;
+        gone.shut_down();
+    });
     let writer = tokio::spawn(write_output(drain, errors_rx, output));
     let service = McecServer::new(agent).serve((rmcp_in, rmcp_out)).await?;
     let reason = service.waiting().await;

@@ -9,6 +9,9 @@ use std::fmt;
 pub enum ErrorCode {
     /// The operator pressed the stop chord (or tampering was seen); nothing runs until re-arm.
     EmergencyStopped,
+    /// The client cancelled the call (or went away, or this process is shutting down); it
+    /// stopped at its next step and released what it held.
+    Cancelled,
     /// An installed copy serves only `provision-session` and `end-session`.
     BootstrapOnly,
     /// `AgentCommandsEnabled` is false (or the settings file is broken: fail closed).
@@ -58,6 +61,7 @@ impl ErrorCode {
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::EmergencyStopped => "emergency-stopped",
+            ErrorCode::Cancelled => "cancelled",
             ErrorCode::BootstrapOnly => "bootstrap-only",
             ErrorCode::AgentCommandsDisabled => "agent-commands-disabled",
             ErrorCode::UnknownTool => "unknown-tool",
@@ -86,6 +90,7 @@ impl ErrorCode {
     pub fn category(self) -> &'static str {
         match self {
             ErrorCode::EmergencyStopped
+            | ErrorCode::Cancelled
             | ErrorCode::BootstrapOnly
             | ErrorCode::AgentCommandsDisabled
             | ErrorCode::CommandDisabled
@@ -138,6 +143,18 @@ impl ToolError {
             "The operator pressed the emergency stop. Stop now and tell the user; do not retry. \
              Only the operator can re-arm mcec, at the machine.",
         )
+    }
+}
+
+impl ToolError {
+    /// `cancelled`, keeping what an `emergency-stopped` from the same abort said about how far
+    /// the call got.
+    pub fn cancelled_from(stopped: &ToolError) -> Self {
+        let base = ToolError::emergency_stopped().detail;
+        let progress = stopped.detail.strip_prefix(base.as_str()).unwrap_or("").trim();
+        let detail =
+            format!("The call was cancelled (its client cancelled it or went away) and stopped. {progress}");
+        ToolError::new(ErrorCode::Cancelled, detail.trim_end())
     }
 }
 

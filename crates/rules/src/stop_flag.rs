@@ -1,31 +1,72 @@
 //! The flag every abortable loop asks before its next step (a drag point, a typed
-//! character, a queued command, a recorded frame). The emergency-stop latch owns one and
-//! sets it; tests set it by hand. Setting it is one atomic store, so it is safe to do from
-//! the input thread.
+//! character, a queued command, a recorded frame). The emergency-stop latch owns the root
+//! flag and sets it; tests set it by hand. Setting it is one atomic store, so it is safe to
+//! do from the input thread.
+//!
+//! A flag can have children ([`StopFlag::child`]): a child reads as set when it or any
+//! ancestor is set, and setting a child leaves its ancestors alone. The process's "the
+//! client went away" flag is a child of the latch's, and each call's cancel flag a child of
+//! that, so a loop asks one flag and stops for all three reasons.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A cheaply clonable, shared "stop now" flag.
 #[derive(Debug, Clone, Default)]
-pub struct StopFlag(Arc<AtomicBool>);
+pub struct StopFlag {
+    own: Arc<AtomicBool>,
+    parent: Option<Arc<StopFlag>>,
+}
 
 impl StopFlag {
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// True once set, until cleared by the operator's re-arm.
+    /// A new flag that is also set whenever `self` (or one of its ancestors) is.
+    pub fn child(&self) -> StopFlag {
+        StopFlag { own: Arc::default(), parent: Some(Arc::new(self.clone())) }
+    }
+
+    /// True once this flag or an ancestor is set, until cleared.
     pub fn is_set(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.own.load(Ordering::SeqCst) || self.parent.as_ref().is_some_and(|p| p.is_set())
+    }
+
+    /// True when this flag itself was set, whatever its ancestors say.
+    pub fn is_set_here(&self) -> bool {
+        self.own.load(Ordering::SeqCst)
     }
 
     pub fn set(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.own.store(true, Ordering::SeqCst);
     }
 
-    /// Only the latch's re-arm path calls this.
+    /// Only the latch's re-arm path calls this on the root flag.
     pub fn clear(&self) {
-        self.0.store(false, Ordering::SeqCst);
+        self.own.store(false, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_sees_its_ancestors_but_not_the_other_way_round() {
+        let root = StopFlag::new();
+        let process = root.child();
+        let call = process.child();
+        let sibling = process.child();
+        call.set();
+        assert!(call.is_set() && call.is_set_here());
+        assert!(!process.is_set() && !root.is_set() && !sibling.is_set());
+        root.set();
+        assert!(process.is_set() && sibling.is_set() && !process.is_set_here());
+        root.clear();
+        assert!(!sibling.is_set() && call.is_set());
+        let clone = call.clone();
+        clone.clear();
+        assert!(!call.is_set(), "clones share one flag");
     }
 }

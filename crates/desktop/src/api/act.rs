@@ -1,6 +1,7 @@
 //! The actuation tools: `click`, `drag`, `type`, `key`, `window` and `focus`.
 //!
-//! All input runs under the one input lock ([`DesktopTools::actuate`]); arguments are checked
+//! All input, window changes included, runs under the one input lock
+//! ([`DesktopTools::actuate`]), which asks the stop again before every event; arguments are checked
 //! before anything is pressed; whatever a call pressed is released on every exit path. The
 //! checks and pressing helpers here (`check_text`, `click_at`, `walk_drag`, `press_chords`,
 //! `hold`) are also what `send_command` runs, so both paths share one implementation.
@@ -351,10 +352,7 @@ impl DesktopTools {
             WindowAction::Restore => WindowOp::Restore,
             WindowAction::Foreground => WindowOp::Foreground,
         };
-        if stop.is_set() {
-            return Err(ToolError::emergency_stopped());
-        }
-        self.backend.window_op(w.id, op)?;
+        self.actuate(stop, |b| b.window_op(w.id, op))?;
         let before = w.bounds;
         let (window, confirmed) = self.confirm(w.id, stop, |now| match op {
             WindowOp::Move(p) => now.bounds.x == p.x && now.bounds.y == p.y,
@@ -374,10 +372,7 @@ impl DesktopTools {
             Some(at) => Some(inside_window(&w, at, "clickAt")?),
             None => None,
         };
-        if stop.is_set() {
-            return Err(ToolError::emergency_stopped());
-        }
-        self.backend.window_op(w.id, WindowOp::Foreground)?;
+        self.actuate(stop, |b| b.window_op(w.id, WindowOp::Foreground))?;
         let (_, focused) = self.confirm(w.id, stop, |now| now.foreground)?;
         if let Some(p) = click {
             self.on_screen(p, "clickAt")?;

@@ -101,16 +101,17 @@ impl DesktopTools {
                 format!("{} is not a directory", d.display()),
             ));
         }
-        if stop.is_set() {
-            return Err(ToolError::emergency_stopped());
-        }
         let args = req.args.clone().unwrap_or_default();
-        let (pid, status) = spawn(&req.path, &args, dir, self.backend.display_name()).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                ToolError::bad_argument("path", format!("no program `{}` was found", req.path))
-            } else {
-                ToolError::bad_argument("path", format!("could not start `{}`: {e}", req.path))
-            }
+        // Starting a program acts on the desktop: it queues on the input lock like any
+        // actuation and is never done once the stop has engaged.
+        let (pid, status) = self.actuate(stop, |b| {
+            spawn(&req.path, &args, dir, b.display_name()).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    ToolError::bad_argument("path", format!("no program `{}` was found", req.path))
+                } else {
+                    ToolError::bad_argument("path", format!("could not start `{}`: {e}", req.path))
+                }
+            })
         })?;
         let start = Instant::now();
         loop {

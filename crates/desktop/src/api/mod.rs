@@ -8,6 +8,7 @@
 
 mod act;
 mod artifacts;
+mod gated;
 mod launch;
 mod observe;
 mod raw;
@@ -87,6 +88,10 @@ impl DesktopTools {
     }
 
     /// Run `f` under the input lock; on failure release everything before answering.
+    ///
+    /// The stop is asked again once the lock is held (a call may have waited behind another
+    /// while the operator stopped), and `f` sees the backend through [`gated::StopGated`], so
+    /// no press, move or window change is sent after the stop engages, whatever `f` does.
     fn actuate<T>(
         &self,
         stop: &StopFlag,
@@ -96,7 +101,10 @@ impl DesktopTools {
             return Err(ToolError::emergency_stopped());
         }
         let _guard = self.input();
-        let result = f(self.backend.as_ref());
+        if stop.is_set() {
+            return Err(stopped_after("The call was waiting behind another action; nothing was sent."));
+        }
+        let result = f(&gated::StopGated { inner: self.backend.as_ref(), stop });
         if result.is_err()
             && let Err(e) = self.backend.release_all()
         {

@@ -1,7 +1,9 @@
 //! A scripted backend that records every call, for checking the tool layer's rules (stop
-//! between steps, release on every exit) deterministically, without a display.
+//! between steps, release on every exit, nothing sent after a stop) deterministically,
+//! without a display.
 
 use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, Sender};
 
 use mcec_desktop::keys::Key;
 use mcec_desktop::seams::{Backend, Injector, Screens, WindowManager, WindowOp};
@@ -13,7 +15,27 @@ pub enum Call {
     Move(Point),
     Button(MouseButton, bool),
     Key(Key, bool),
+    Window(u64, WindowOp),
     ReleaseAll,
+    /// Where the mock set the stop flag (`stop_on_move`).
+    StopSet,
+}
+
+impl Call {
+    /// True for what the stop path itself wants: letting go.
+    pub fn is_release(&self) -> bool {
+        matches!(self, Call::Button(_, false) | Call::Key(_, false) | Call::ReleaseAll)
+    }
+}
+
+/// Block inside the n-th pointer move (1-based), holding whatever lock the caller holds,
+/// until the test says to go on.
+pub struct Pause {
+    pub at_move: usize,
+    /// Told when the move is reached.
+    pub reached: Sender<()>,
+    /// Waited on before the move returns.
+    pub resume: Receiver<()>,
 }
 
 /// Hooks a test sets before calling a tool.
@@ -24,6 +46,10 @@ pub struct Mock {
     pub stop_on_move: Mutex<Option<(usize, StopFlag)>>,
     /// Fail pressing this key.
     pub fail_key: Mutex<Option<Key>>,
+    /// Pause inside a pointer move.
+    pub pause: Mutex<Option<Pause>>,
+    /// The top-level windows `list_windows` and `window_info` report.
+    pub windows: Mutex<Vec<WindowInfo>>,
 }
 
 impl Mock {
@@ -31,7 +57,7 @@ impl Mock {
         self.calls.lock().unwrap().clone()
     }
 
-    fn log(&self, c: Call) {
+    pub fn log(&self, c: Call) {
         self.calls.lock().unwrap().push(c);
     }
 }
@@ -57,14 +83,17 @@ impl Screens for Mock {
 
 impl WindowManager for Mock {
     fn list_windows(&self) -> Result<Vec<WindowInfo>, ToolError> {
-        Ok(Vec::new())
+        Ok(self.windows.lock().unwrap().clone())
     }
 
     fn window_info(&self, id: u64) -> Result<WindowInfo, ToolError> {
-        Err(ToolError::new(ErrorCode::WindowClosed, format!("window {id} is gone")))
+        let windows = self.windows.lock().unwrap();
+        let found = windows.iter().find(|w| w.id == id).cloned();
+        found.ok_or_else(|| ToolError::new(ErrorCode::WindowClosed, format!("window {id} is gone")))
     }
 
-    fn window_op(&self, _id: u64, _op: WindowOp) -> Result<(), ToolError> {
+    fn window_op(&self, id: u64, op: WindowOp) -> Result<(), ToolError> {
+        self.log(Call::Window(id, op));
         Ok(())
     }
 }
@@ -77,6 +106,15 @@ impl Injector for Mock {
             && moves == *n
         {
             flag.set();
+            self.log(Call::StopSet);
+        }
+        let pause = {
+            let mut slot = self.pause.lock().unwrap();
+            if slot.as_ref().is_some_and(|p| p.at_move == moves) { slot.take() } else { None }
+        };
+        if let Some(p) = pause {
+            p.reached.send(()).expect("the test waits for the pause");
+            p.resume.recv().expect("the test resumes the pause");
         }
         Ok(())
     }

@@ -1,5 +1,6 @@
 //! mcec-desktop's integration tests: the tool layer against a real Xvfb (each test starts
-//! its own), and its abort/release rules against a scripted backend.
+//! its own), and its abort/release rules and the "nothing after the stop" rule for calls
+//! queued on the input lock against a scripted backend.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -8,5 +9,6 @@ mod xserver;
 
 mod input;
 mod observe;
+mod queued;
 mod rules;
 mod wm;

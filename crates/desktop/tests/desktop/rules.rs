@@ -170,7 +170,7 @@ fn a_stop_between_commands_drops_the_rest_and_says_how_many_ran() {
     let err = tools.send_command(&line("mouse:move 1 1; mouse:move 2 2; chars:x"), &stop).unwrap_err();
     assert_eq!(err.code, ErrorCode::EmergencyStopped);
     assert!(err.detail.contains("Ran 1 of 3 commands"), "{}", err.detail);
-    assert_eq!(mock.calls(), vec![Call::Move(Point::new(1, 1)), Call::ReleaseAll]);
+    assert_eq!(mock.calls(), vec![Call::Move(Point::new(1, 1)), Call::StopSet, Call::ReleaseAll]);
     // The queue let go of the dropped commands: a full-size line is admitted again.
     let fifty = vec!["pause:0"; 50].join(";");
     assert_eq!(tools.send_command(&line(&fifty), &StopFlag::new()).unwrap().ran, 50);

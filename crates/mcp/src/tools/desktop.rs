@@ -10,7 +10,7 @@ use mcec_desktop::requests::{
     RecordRequest, SendCommandRequest, TypeRequest, WindowRequest, WindowsRequest,
 };
 use mcec_rules::command_lang::check_enabled;
-use mcec_rules::{ErrorCode, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde::Serialize;
 
 use super::{Invocation, ToolOutput};
@@ -32,10 +32,10 @@ fn json(result: impl Serialize) -> Result<ToolOutput, ToolError> {
 macro_rules! bind {
     ($request:ty, |$d:ident, $r:ident, $stop:ident| $call:expr) => {
         impl Invocation for $request {
-            fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+            fn run(self: Box<Self>, agent: &Agent, stop: &StopFlag) -> Result<ToolOutput, ToolError> {
                 let $d = desktop(agent)?;
                 let $r = &*self;
-                let $stop = &agent.stop;
+                let $stop = stop;
                 json($call?)
             }
         }
@@ -54,7 +54,7 @@ bind!(LaunchRequest, |d, r, stop| d.launch(r, stop));
 bind!(RecordRequest, |d, r, stop| d.record(r, stop));
 
 impl Invocation for CaptureRequest {
-    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+    fn run(self: Box<Self>, agent: &Agent, _stop: &StopFlag) -> Result<ToolOutput, ToolError> {
         let mut capture = desktop(agent)?.capture(&self)?;
         let png = std::mem::take(&mut capture.png);
         let mut output = json(capture)?;
@@ -66,8 +66,8 @@ impl Invocation for CaptureRequest {
 /// Each raw command kind has its own switch in `mcec.commands`; a line using a disabled kind
 /// is refused whole, before anything runs.
 impl Invocation for SendCommandRequest {
-    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+    fn run(self: Box<Self>, agent: &Agent, stop: &StopFlag) -> Result<ToolOutput, ToolError> {
         check_enabled(self.command.commands(), &agent.commands)?;
-        json(desktop(agent)?.send_command(&self, &agent.stop)?)
+        json(desktop(agent)?.send_command(&self, stop)?)
     }
 }

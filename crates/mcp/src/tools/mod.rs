@@ -12,7 +12,7 @@ pub use sessions::SessionServices;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use mcec_rules::ToolError;
+use mcec_rules::{StopFlag, ToolError};
 use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -36,8 +36,10 @@ impl ToolOutput {
 }
 
 /// A tool call whose arguments parsed; running it may block (X11 round trips, files).
+/// `stop` is this call's own flag: set by the emergency stop, by the client's cancel, or by
+/// the process shutting down; every abortable step asks it.
 pub trait Invocation: Send + 'static {
-    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError>;
+    fn run(self: Box<Self>, agent: &Agent, stop: &StopFlag) -> Result<ToolOutput, ToolError>;
 }
 
 /// Services the tools call into. Filled in by the binary; `None` where a service is not

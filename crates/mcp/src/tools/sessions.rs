@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use mcec_rules::{ErrorCode, ToolError, catalog};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, catalog};
 use mcec_sessions::provision::{ProvisionRequest, provision};
 use mcec_sessions::teardown::end_session;
 use schemars::JsonSchema;
@@ -56,7 +56,7 @@ fn services(agent: &Agent) -> Result<&SessionServices, ToolError> {
 }
 
 impl Invocation for ProvisionSession {
-    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+    fn run(self: Box<Self>, agent: &Agent, _stop: &StopFlag) -> Result<ToolOutput, ToolError> {
         let services = services(agent)?;
         if !services.allow_provisioning.load(Ordering::SeqCst) {
             return Err(ToolError::new(
@@ -86,7 +86,7 @@ impl Invocation for ProvisionSession {
 }
 
 impl Invocation for EndSession {
-    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+    fn run(self: Box<Self>, agent: &Agent, _stop: &StopFlag) -> Result<ToolOutput, ToolError> {
         let services = services(agent)?;
         let outcome = end_session(&services.sessions_root, &self.session_id, &self.token)
             .map_err(|e| e.to_tool_error())?;

@@ -1,6 +1,6 @@
 //! `session-status`: this process's agent session record.
 
-use mcec_rules::ToolError;
+use mcec_rules::{StopFlag, ToolError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -13,7 +13,7 @@ use crate::agent::Agent;
 pub struct SessionStatus {}
 
 impl Invocation for SessionStatus {
-    fn run(self: Box<Self>, agent: &Agent) -> Result<ToolOutput, ToolError> {
+    fn run(self: Box<Self>, agent: &Agent, _stop: &StopFlag) -> Result<ToolOutput, ToolError> {
         let stopped = agent.stop.is_set();
         Ok(ToolOutput::json(agent.with_record(|r| r.to_json(stopped))))
     }
