@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import anyio
 import pytest
 
-from mcec_e2e import manual_copy, sdk_envelope, sdk_stdio
+from mcec_e2e import host_settings, manual_copy, sdk_envelope, sdk_http, sdk_stdio, start_host
 from probe import ProbeWindow
 from xdesk import Desk, wait_until
 
@@ -110,3 +110,42 @@ async def test_a_call_queued_before_the_stop_does_not_act_after_it(tmp_path: Pat
         finally:
             win.close()
     assert "AGENT-AUDIT: emergency-stop; engaged" in copy.log()
+
+
+async def test_calls_from_two_http_sessions_share_the_lock_and_the_stop(tmp_path: Path, port: int, token: str) -> None:
+    """One host, two MCP sessions over HTTP: session A drags, session B's click queues behind
+    it on the host's one input lock; the physical chord refuses both and B never clicks."""
+    copy = manual_copy(tmp_path / "c", settings=host_settings(port, token), commands=COMMANDS)
+    with Desk() as desk:
+        copy.extra_env["DISPLAY"] = desk.inner
+        win = ProbeWindow(SimpleNamespace(env=desk.inner_env), "--x", "0", "--y", "0", "--width", "1024",
+                          "--height", "768", "--title", "queued target")
+        host = start_host(copy, port, token)
+        try:
+            headers = host.auth_headers()
+            async with sdk_http(host.url, headers) as (a, _), sdk_http(host.url, headers) as (b, _):
+                tool, args = QUEUED["click"]
+                assert (await call(b, tool, args))["ok"]  # control: B's click lands when unstopped
+                assert acted("click", await anyio.to_thread.run_sync(win.drain), None)
+                answers: dict[str, dict] = {}
+
+                async def run(name: str, session, tool: str, args: dict) -> None:
+                    answers[name] = await call(session, tool, args)
+
+                async with anyio.create_task_group() as tg:
+                    # Low on the screen: the host's own window sits at the top left.
+                    low_drag = {"from": {"x": 100, "y": 650}, "to": {"x": 700, "y": 650}, "durationMs": 3000}
+                    tg.start_soon(run, "a", a, "drag", low_drag)
+                    await anyio.to_thread.run_sync(win.wait_for, lambda line: line.startswith("press 1"))
+                    tg.start_soon(run, "b", b, tool, args)
+                    await anyio.sleep(0.6)
+                    await anyio.to_thread.run_sync(desk.physical, "key", CHORD)
+                assert answers["a"]["error"]["code"] == "emergency-stopped", answers
+                assert answers["b"]["error"]["code"] == "emergency-stopped", answers
+                assert "waiting behind another action" in answers["b"]["error"]["detail"], answers
+                after = await anyio.to_thread.run_sync(win.drain, 1.0)
+                assert not acted("click", after, None), f"session B clicked after the stop: {after}"
+            assert desk.buttons_down(XTEST_POINTER) == []
+        finally:
+            host.stop()
+            win.close()
