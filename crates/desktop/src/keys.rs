@@ -12,7 +12,12 @@ use std::fmt;
 /// Longest accepted spec, in chords; more is almost certainly a mistake for `type`.
 pub const MAX_CHORDS: usize = 32;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A modifier key; also what pointer tools take in `modifiers` (`ctrl`, `shift`, `alt`,
+/// `super`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Modifier {
     Ctrl,
     Shift,

@@ -23,5 +23,7 @@ pub mod types;
 pub mod x11;
 
 pub use api::{DesktopConfig, DesktopTools};
-pub use types::{DisplayInfo, DisplaysResult, MouseButton, Point, Rect, RgbImage, WindowInfo};
+pub use types::{
+    DisplayInfo, DisplaysResult, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo,
+};
 pub use x11::X11Desktop;

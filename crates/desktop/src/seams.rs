@@ -8,7 +8,7 @@
 use mcec_rules::{StopFlag, ToolError};
 
 use crate::keys::Key;
-use crate::types::{DisplayInfo, MouseButton, Point, Rect, RgbImage, WindowInfo};
+use crate::types::{DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo};
 
 /// Monitors and pixels.
 pub trait Screens: Send + Sync {
@@ -58,6 +58,9 @@ pub trait Injector: Send + Sync {
 
     /// Press (`down`) or release a mouse button.
     fn button(&self, button: MouseButton, down: bool) -> Result<(), ToolError>;
+
+    /// Turn the wheel one notch at the pointer.
+    fn scroll(&self, direction: ScrollDirection) -> Result<(), ToolError>;
 
     /// Press or release one key. A character key missing from the keymap may be mapped
     /// temporarily. `bad-arguments` (field `keys`) when the key cannot be produced at all.

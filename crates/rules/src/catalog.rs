@@ -60,12 +60,27 @@ pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "click",
         kind: ToolKind::Actuation,
-        description: "Click at a screen point or a point relative to a window.",
+        description: "Click at a screen point or a point relative to a window, optionally with modifiers held (shift-click, ctrl-click).",
     },
     ToolSpec {
         name: "drag",
         kind: ToolKind::Actuation,
-        description: "Press the left button at `from`, move (through `path`) to `to`, release.",
+        description: "Press a button (left by default) at `from`, move (through `path`) to `to`, release; optionally window-relative and with modifiers held.",
+    },
+    ToolSpec {
+        name: "scroll",
+        kind: ToolKind::Actuation,
+        description: "Turn the mouse wheel up, down, left or right by a number of notches at a point, optionally with modifiers held (ctrl+scroll zooms).",
+    },
+    ToolSpec {
+        name: "mouse",
+        kind: ToolKind::Actuation,
+        description: "Hover (move the pointer, optionally along a path), press or release a button and keep it down between calls (released after 60 s at most), or ask where the pointer is.",
+    },
+    ToolSpec {
+        name: "wait",
+        kind: ToolKind::Observation,
+        description: "Wait up to 30 s (for a page to load, an animation to end); ends at once on the emergency stop.",
     },
     ToolSpec {
         name: "type",

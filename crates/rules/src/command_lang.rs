@@ -9,7 +9,8 @@
 //! - `key:<chords>` presses chords with the `key` tool's grammar (`ctrl+s`, `Return`,
 //!   `ctrl+a Delete`); the desktop crate checks the key names.
 //! - `mouse:move X Y`, `mouse:click X Y [left|right|middle]`, `mouse:drag X1 Y1 X2 Y2`,
-//!   desktop pixels.
+//!   `mouse:down X Y [button]`, `mouse:up X Y [button]`,
+//!   `mouse:scroll X Y up|down|left|right [notches]`, desktop pixels.
 //! - `pause:<ms>` waits, at most [`MAX_PAUSE_MS`].
 //!
 //! Kinds, mouse actions and button names are case-insensitive. Whitespace before a kind is
@@ -55,7 +56,19 @@ impl RawKind {
     }
 }
 
-/// A mouse button named in `mouse:click`.
+/// Which way `mouse:scroll` turns the wheel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawScroll {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+/// The most notches one `mouse:scroll` turns.
+pub const MAX_SCROLL_NOTCHES: u32 = 50;
+
+/// A mouse button named in `mouse:click`, `mouse:down` or `mouse:up`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RawButton {
     #[default]
@@ -84,6 +97,24 @@ pub enum RawCommand {
         from: (i32, i32),
         to: (i32, i32),
     },
+    /// Press a button and keep it down past the end of the line (until `mouse:up`, the stop,
+    /// or the hold limit).
+    MouseDown {
+        x: i32,
+        y: i32,
+        button: RawButton,
+    },
+    MouseUp {
+        x: i32,
+        y: i32,
+        button: RawButton,
+    },
+    MouseScroll {
+        x: i32,
+        y: i32,
+        direction: RawScroll,
+        notches: u32,
+    },
     Pause(u64),
 }
 
@@ -92,9 +123,12 @@ impl RawCommand {
         match self {
             RawCommand::Chars(_) => RawKind::Chars,
             RawCommand::Key(_) => RawKind::Key,
-            RawCommand::MouseMove { .. } | RawCommand::MouseClick { .. } | RawCommand::MouseDrag { .. } => {
-                RawKind::Mouse
-            }
+            RawCommand::MouseMove { .. }
+            | RawCommand::MouseClick { .. }
+            | RawCommand::MouseDrag { .. }
+            | RawCommand::MouseDown { .. }
+            | RawCommand::MouseUp { .. }
+            | RawCommand::MouseScroll { .. } => RawKind::Mouse,
             RawCommand::Pause(_) => RawKind::Pause,
         }
     }
@@ -258,7 +292,61 @@ fn mouse(body: &str) -> Result<RawCommand, String> {
         }
         Ok(())
     };
+    let button_at = |i: usize, usage: &str| -> Result<RawButton, String> {
+        match args.get(i).map(|b| b.to_ascii_lowercase()).as_deref() {
+            None | Some("left") => Ok(RawButton::Left),
+            Some("right") => Ok(RawButton::Right),
+            Some("middle") => Ok(RawButton::Middle),
+            Some(other) => Err(format!(
+                "`mouse:{usage}`: unknown button `{}`; use left, right or middle",
+                snippet(other)
+            )),
+        }
+    };
     match action.as_str() {
+        "down" | "up" => {
+            let usage = format!("{action} X Y [left|right|middle]");
+            too_many(3, &usage)?;
+            let n = ints(2, &usage)?;
+            let button = button_at(2, &action)?;
+            Ok(if action == "down" {
+                RawCommand::MouseDown { x: n[0], y: n[1], button }
+            } else {
+                RawCommand::MouseUp { x: n[0], y: n[1], button }
+            })
+        }
+        "scroll" => {
+            let usage = "scroll X Y up|down|left|right [notches]";
+            too_many(4, usage)?;
+            let n = ints(2, usage)?;
+            let direction = match args.get(2).map(|d| d.to_ascii_lowercase()).as_deref() {
+                Some("up") => RawScroll::Up,
+                Some("down") => RawScroll::Down,
+                Some("left") => RawScroll::Left,
+                Some("right") => RawScroll::Right,
+                None => return Err(format!("`mouse:{usage}` needs a direction")),
+                Some(other) => {
+                    return Err(format!(
+                        "`mouse:scroll`: unknown direction `{}`; use up, down, left or right",
+                        snippet(other)
+                    ));
+                }
+            };
+            let notches = match args.get(3) {
+                None => 1,
+                Some(w) => {
+                    w.parse::<u32>().ok().filter(|n| (1..=MAX_SCROLL_NOTCHES).contains(n)).ok_or_else(
+                        || {
+                            format!(
+                                "`mouse:scroll`: notches must be 1 to {MAX_SCROLL_NOTCHES}, not `{}`",
+                                snippet(w)
+                            )
+                        },
+                    )?
+                }
+            };
+            Ok(RawCommand::MouseScroll { x: n[0], y: n[1], direction, notches })
+        }
         "move" => {
             too_many(2, "move X Y")?;
             let n = ints(2, "move X Y")?;
@@ -267,17 +355,7 @@ fn mouse(body: &str) -> Result<RawCommand, String> {
         "click" => {
             too_many(3, "click X Y [left|right|middle]")?;
             let n = ints(2, "click X Y [left|right|middle]")?;
-            let button = match args.get(2).map(|b| b.to_ascii_lowercase()).as_deref() {
-                None | Some("left") => RawButton::Left,
-                Some("right") => RawButton::Right,
-                Some("middle") => RawButton::Middle,
-                Some(other) => {
-                    return Err(format!(
-                        "`mouse:click`: unknown button `{}`; use left, right or middle",
-                        snippet(other)
-                    ));
-                }
-            };
+            let button = button_at(2, "click")?;
             Ok(RawCommand::MouseClick { x: n[0], y: n[1], button })
         }
         "drag" => {
@@ -285,8 +363,11 @@ fn mouse(body: &str) -> Result<RawCommand, String> {
             let n = ints(4, "drag X1 Y1 X2 Y2")?;
             Ok(RawCommand::MouseDrag { from: (n[0], n[1]), to: (n[2], n[3]) })
         }
-        "" => Err("mouse: needs an action: move, click or drag".into()),
-        other => Err(format!("unknown mouse action `{}`; use move, click or drag", snippet(other))),
+        "" => Err("mouse: needs an action: move, click, drag, down, up or scroll".into()),
+        other => Err(format!(
+            "unknown mouse action `{}`; use move, click, drag, down, up or scroll",
+            snippet(other)
+        )),
     }
 }
 
@@ -320,6 +401,27 @@ mod tests {
 
     fn problem(line: &str) -> LangError {
         parse_line(line).expect_err(line)
+    }
+
+    #[test]
+    fn button_holds_and_the_wheel_parse() {
+        assert_eq!(
+            parse("mouse:down 1 2; mouse:up 3 4 right; mouse:scroll 5 6 down; MOUSE:scroll 7 8 Left 12"),
+            vec![
+                RawCommand::MouseDown { x: 1, y: 2, button: RawButton::Left },
+                RawCommand::MouseUp { x: 3, y: 4, button: RawButton::Right },
+                RawCommand::MouseScroll { x: 5, y: 6, direction: RawScroll::Down, notches: 1 },
+                RawCommand::MouseScroll { x: 7, y: 8, direction: RawScroll::Left, notches: 12 },
+            ]
+        );
+        assert!(problem("mouse:scroll 1 2").problem.contains("needs a direction"));
+        assert!(problem("mouse:scroll 1 2 sideways").problem.contains("unknown direction `sideways`"));
+        assert!(problem("mouse:scroll 1 2 up 0").problem.contains("notches must be 1 to 50"));
+        assert!(problem("mouse:scroll 1 2 up 51").problem.contains("notches must be 1 to 50"));
+        assert!(problem("mouse:scroll 1 2 up -3").problem.contains("notches must be 1 to 50"));
+        assert!(problem("mouse:down 1 2 fourth").problem.contains("unknown button `fourth`"));
+        assert!(problem("mouse:up 1").problem.contains("needs 2 numbers"));
+        assert!(problem("mouse:up 1 2 left extra").problem.contains("takes 3 arguments"));
     }
 
     #[test]

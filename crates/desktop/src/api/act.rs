@@ -13,9 +13,10 @@ use serde::Serialize;
 
 use super::{DesktopTools, stopped_after};
 use crate::geometry::{MAX_DRAG_POINTS, densify};
-use crate::keys::{Chord, Key, parse_keys};
+use crate::keys::{Chord, Key, Modifier, parse_keys};
 use crate::requests::{
     ClickRequest, DragRequest, FocusRequest, KeyRequest, TypeRequest, WindowAction, WindowRequest,
+    WindowSelector,
 };
 use crate::seams::{Backend, WindowOp};
 use crate::types::{MouseButton, Point, WindowInfo};
@@ -81,8 +82,17 @@ pub struct FocusResult {
     pub clicked: Option<Point>,
 }
 
+/// A `durationMs` for pointer movement: 0 to [`MAX_DRAG_MS`].
+pub(crate) fn checked_duration(ms: Option<u64>) -> Result<Duration, ToolError> {
+    let ms = ms.unwrap_or(0);
+    if ms > MAX_DRAG_MS {
+        return Err(ToolError::bad_argument("durationMs", format!("must be 0 to {MAX_DRAG_MS}")));
+    }
+    Ok(Duration::from_millis(ms))
+}
+
 /// `at` relative to `w`, as a desktop point; `bad-arguments` when it lies outside it.
-fn inside_window(w: &WindowInfo, at: Point, field: &str) -> Result<Point, ToolError> {
+pub(crate) fn inside_window(w: &WindowInfo, at: Point, field: &str) -> Result<Point, ToolError> {
     let inside = at.x >= 0
         && at.y >= 0
         && i64::from(at.x) < i64::from(w.bounds.width)
@@ -139,46 +149,85 @@ pub(crate) fn check_text(text: &str, field: &str) -> Result<usize, ToolError> {
     Ok(chars)
 }
 
-/// Walk a densified drag with the left button down, point `i` due at `i/(n-1)` of
-/// `duration`. The stop flag is asked before every point (and while waiting for it); the
-/// button is released on every exit. Runs under the input lock.
+/// Move through `points` (the pointer already at the first), point `i` due at `i/(n-1)` of
+/// `duration`. The stop flag is asked before every point and while waiting for it; `what`
+/// ends the sentence that says how far it got. Runs under the input lock.
+pub(crate) fn walk(
+    b: &dyn Backend,
+    points: &[Point],
+    duration: Duration,
+    stop: &StopFlag,
+    what: &str,
+) -> Result<(), ToolError> {
+    let total = points.len();
+    let started = Instant::now();
+    let steps = u32::try_from(total.saturating_sub(1).max(1)).unwrap_or(u32::MAX);
+    for (i, p) in points.iter().enumerate().skip(1) {
+        let due = started + duration * u32::try_from(i).unwrap_or(u32::MAX) / steps;
+        loop {
+            if stop.is_set() {
+                let last = points[i - 1];
+                return Err(stopped_after(format!(
+                    "The {what} was aborted after {i} of {total} points, at ({}, {}); the button is up.",
+                    last.x, last.y
+                )));
+            }
+            match due.checked_duration_since(Instant::now()) {
+                Some(left) if !left.is_zero() => std::thread::sleep(left.min(STOP_POLL)),
+                _ => break,
+            }
+        }
+        b.pointer_move(*p)?;
+        b.settle()?;
+    }
+    Ok(())
+}
+
+/// Walk a densified drag with `button` down. The button is released on every exit. Runs
+/// under the input lock.
 pub(crate) fn walk_drag(
     b: &dyn Backend,
     points: &[Point],
     duration: Duration,
     stop: &StopFlag,
+    button: MouseButton,
 ) -> Result<(), ToolError> {
-    let (Some(first), total) = (points.first(), points.len()) else {
+    let Some(first) = points.first() else {
         return Ok(());
     };
     b.pointer_move(*first)?;
     b.settle()?;
-    b.button(MouseButton::Left, true)?;
-    let started = Instant::now();
-    let steps = u32::try_from(total.saturating_sub(1).max(1)).unwrap_or(u32::MAX);
-    let walked = (|| {
-        for (i, p) in points.iter().enumerate().skip(1) {
-            let due = started + duration * u32::try_from(i).unwrap_or(u32::MAX) / steps;
-            loop {
-                if stop.is_set() {
-                    let last = points[i - 1];
-                    return Err(stopped_after(format!(
-                        "The drag was aborted after {i} of {total} points, at ({}, {}); the button is up.",
-                        last.x, last.y
-                    )));
-                }
-                match due.checked_duration_since(Instant::now()) {
-                    Some(left) if !left.is_zero() => std::thread::sleep(left.min(STOP_POLL)),
-                    _ => break,
-                }
-            }
-            b.pointer_move(*p)?;
-            b.settle()?;
-        }
-        Ok(())
-    })();
-    let released = b.button(MouseButton::Left, false).and_then(|_| b.settle());
+    b.button(button, true)?;
+    let walked = walk(b, points, duration, stop, "drag");
+    let released = b.button(button, false).and_then(|_| b.settle());
     walked.and(released)
+}
+
+/// Run `f` with `modifiers` held (each pressed once, in order); every one pressed is
+/// released, in reverse, on every exit. Runs under the input lock.
+pub(crate) fn holding<T>(
+    b: &dyn Backend,
+    modifiers: &[Modifier],
+    f: impl FnOnce() -> Result<T, ToolError>,
+) -> Result<T, ToolError> {
+    let mut pressed: Vec<Modifier> = Vec::new();
+    let result = (|| {
+        for m in modifiers {
+            if !pressed.contains(m) {
+                b.key(Key::Modifier(*m), true)?;
+                pressed.push(*m);
+            }
+        }
+        f()
+    })();
+    let mut released = Ok(());
+    for m in pressed.iter().rev() {
+        if let Err(e) = b.key(Key::Modifier(*m), false) {
+            released = Err(e);
+        }
+    }
+    let value = result?;
+    released.and_then(|_| b.settle()).map(|_| value)
 }
 
 /// Press each chord (modifiers first), hold it `hold_ms`, release in reverse. Every key
@@ -253,28 +302,58 @@ impl DesktopTools {
             return Err(ToolError::bad_argument("count", format!("must be 1 to {MAX_CLICKS}")));
         }
         let button = req.button.unwrap_or_default();
-        let selector = req.selector();
-        let at = if selector.is_empty() {
-            req.at
-        } else {
-            inside_window(&self.resolve(&selector)?, req.at, "at")?
-        };
-        self.on_screen(at, "at")?;
-        self.actuate(stop, |b| click_at(b, at, button, count))?;
+        let at = self.target_point(&req.selector(), req.at, "at")?;
+        let modifiers = req.modifiers.as_deref().unwrap_or(&[]);
+        self.actuate(stop, |b| holding(b, modifiers, || click_at(b, at, button, count)))?;
         Ok(ClickResult { at, button, count })
     }
 
-    /// `drag`: left button down at `from`, through `path`, up at `to`, spread over `durationMs`.
-    /// The button is released on every exit; a stop aborts before the next point.
+    /// `drag`: a button down at `from`, through `path`, up at `to`, spread over `durationMs`,
+    /// with `modifiers` held throughout. The button and the modifiers are released on every
+    /// exit; a stop aborts before the next point.
     pub fn drag(&self, req: &DragRequest, stop: &StopFlag) -> Result<DragResult, ToolError> {
-        let duration_ms = req.duration_ms.unwrap_or(0);
-        if duration_ms > MAX_DRAG_MS {
-            return Err(ToolError::bad_argument("durationMs", format!("must be 0 to {MAX_DRAG_MS}")));
-        }
+        let duration = checked_duration(req.duration_ms)?;
         let path = req.path.as_deref().unwrap_or(&[]);
-        let points = self.drag_points(req.from, path, req.to, ["from", "path", "to"])?;
-        self.actuate(stop, |b| walk_drag(b, &points, Duration::from_millis(duration_ms), stop))?;
-        Ok(DragResult { from: req.from, to: req.to, points: points.len() })
+        let (from, path, to) = self.relative_to(&req.selector(), req.from, path, req.to)?;
+        let points = self.drag_points(from, &path, to, ["from", "path", "to"])?;
+        let button = req.button.unwrap_or_default();
+        let modifiers = req.modifiers.as_deref().unwrap_or(&[]);
+        self.actuate(stop, |b| holding(b, modifiers, || walk_drag(b, &points, duration, stop, button)))?;
+        Ok(DragResult { from, to, points: points.len() })
+    }
+
+    /// `from`, `path` and `to` in desktop pixels: as given, or translated from the coordinates
+    /// of the window `selector` names (each checked to lie inside it).
+    pub(crate) fn relative_to(
+        &self,
+        selector: &WindowSelector,
+        from: Point,
+        path: &[Point],
+        to: Point,
+    ) -> Result<(Point, Vec<Point>, Point), ToolError> {
+        if selector.is_empty() {
+            return Ok((from, path.to_vec(), to));
+        }
+        let w = self.resolve(selector)?;
+        let path = path
+            .iter()
+            .enumerate()
+            .map(|(i, p)| inside_window(&w, *p, &format!("path[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((inside_window(&w, from, "from")?, path, inside_window(&w, to, "to")?))
+    }
+
+    /// A point given in desktop pixels, or relative to the window `selector` names, checked
+    /// to lie on a screen.
+    pub(crate) fn target_point(
+        &self,
+        selector: &WindowSelector,
+        at: Point,
+        field: &str,
+    ) -> Result<Point, ToolError> {
+        let at = if selector.is_empty() { at } else { inside_window(&self.resolve(selector)?, at, field)? };
+        self.on_screen(at, field)?;
+        Ok(at)
     }
 
     /// The densified points of a drag, every waypoint checked to lie on a screen. `fields`

@@ -13,7 +13,7 @@ use mcec_rules::{StopFlag, ToolError};
 use super::stopped_after;
 use crate::keys::Key;
 use crate::seams::{Backend, Injector, Screens, WindowManager, WindowOp};
-use crate::types::{DisplayInfo, MouseButton, Point, Rect, RgbImage, WindowInfo};
+use crate::types::{DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo};
 
 /// `inner`, with every press, move and window change refused once `stop` is set.
 pub(super) struct StopGated<'a> {
@@ -70,6 +70,11 @@ impl Injector for StopGated<'_> {
             self.check()?;
         }
         self.inner.button(button, down)
+    }
+
+    fn scroll(&self, direction: ScrollDirection) -> Result<(), ToolError> {
+        self.check()?;
+        self.inner.scroll(direction)
     }
 
     fn key(&self, key: Key, down: bool) -> Result<(), ToolError> {

@@ -9,8 +9,10 @@
 mod act;
 mod artifacts;
 mod gated;
+mod held;
 mod launch;
 mod observe;
+mod pointer;
 mod raw;
 mod record;
 
@@ -26,8 +28,10 @@ use crate::types::{Point, Rect, WindowInfo};
 use crate::x11::X11Desktop;
 
 pub use act::{ClickResult, DragResult, FocusResult, KeyResult, TypeResult, WindowActionResult};
+pub use held::MAX_HOLD;
 pub use launch::LaunchResult;
 pub use observe::{CaptureResult, WindowsResult};
+pub use pointer::{MAX_NOTCHES, MAX_WAIT_MS, MouseResult, ScrollResult, WaitResult, WindowUnder};
 pub use raw::{MAX_PER_CALL, QUEUE_CAPACITY, SendCommandResult};
 pub use record::RecordResult;
 
@@ -45,7 +49,11 @@ pub struct DesktopTools {
     backend: Arc<dyn Backend>,
     config: DesktopConfig,
     /// Held for the whole of every actuation, so two calls never interleave their input.
-    input_lock: Mutex<()>,
+    /// Shared with the watchdog of buttons held by `mouse down`.
+    input_lock: Arc<Mutex<()>>,
+    held: held::HeldButtons,
+    /// How long `mouse down` may hold a button ([`MAX_HOLD`] unless changed).
+    hold_limit: std::time::Duration,
     recorder: record::Recorder,
     /// The `send_command` queue: one per process, as there is one `DesktopTools`.
     raw_queue: raw::RawQueue,
@@ -56,7 +64,9 @@ impl DesktopTools {
         DesktopTools {
             backend,
             config,
-            input_lock: Mutex::new(()),
+            input_lock: Arc::new(Mutex::new(())),
+            held: held::HeldButtons::default(),
+            hold_limit: MAX_HOLD,
             recorder: record::Recorder::default(),
             raw_queue: raw::RawQueue::default(),
         }
@@ -65,6 +75,11 @@ impl DesktopTools {
     /// Connect to an X display (`None`: `$DISPLAY`); `no-desktop` naming the display tried.
     pub fn connect_x11(display: Option<&str>, config: DesktopConfig) -> Result<DesktopTools, ToolError> {
         Ok(DesktopTools::new(Arc::new(X11Desktop::connect(display)?), config))
+    }
+
+    /// Change how long `mouse down` may hold a button before mcec lets go (tests shorten it).
+    pub fn set_hold_limit(&mut self, limit: std::time::Duration) {
+        self.hold_limit = limit;
     }
 
     /// The backend, for callers that need a seam directly.
@@ -80,6 +95,7 @@ impl DesktopTools {
     /// Does not wait for the input lock (a running actuation sees the stop flag itself).
     pub fn emergency_release(&self) -> Result<(), ToolError> {
         self.recorder.abort();
+        self.held.clear();
         self.backend.release_all()
     }
 

@@ -8,7 +8,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use mcec_rules::command_lang::{RawButton, RawCommand};
+use mcec_rules::command_lang::{RawButton, RawCommand, RawScroll};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde::Serialize;
 
@@ -17,7 +17,7 @@ use super::{DesktopTools, stopped_after};
 use crate::keys::{Chord, parse_keys};
 use crate::requests::SendCommandRequest;
 use crate::seams::Backend;
-use crate::types::{MouseButton, Point};
+use crate::types::{MouseButton, Point, ScrollDirection};
 
 /// Commands admitted and not yet run, across every call of this process.
 pub const QUEUE_CAPACITY: usize = 200;
@@ -100,7 +100,18 @@ enum Step<'a> {
     Move(Point),
     Click(Point, MouseButton),
     Drag(Vec<Point>),
+    Down(Point, MouseButton),
+    Up(Point, MouseButton),
+    Scroll(Point, ScrollDirection, u32),
     Pause(u64),
+}
+
+fn button_of(raw: RawButton) -> MouseButton {
+    match raw {
+        RawButton::Left => MouseButton::Left,
+        RawButton::Right => MouseButton::Right,
+        RawButton::Middle => MouseButton::Middle,
+    }
 }
 
 /// Put "command i" in front of a `bad-arguments` detail about `command`.
@@ -145,7 +156,18 @@ impl DesktopTools {
                     return Err(stopped());
                 }
                 match perform(b, step, stop) {
-                    Ok(()) => ticket.ran_one(),
+                    Ok(()) => {
+                        ticket.ran_one();
+                        match step {
+                            Step::Down(_, button) => {
+                                self.held.pressed(*button, self.backend.clone(), self.input_lock.clone(), self.hold_limit)
+                            }
+                            Step::Up(_, button) => {
+                                self.held.let_go(*button);
+                            }
+                            _ => {}
+                        }
+                    }
                     Err(e) if e.code == ErrorCode::EmergencyStopped => return Err(stopped()),
                     Err(e) => {
                         return Err(ToolError::new(
@@ -176,13 +198,17 @@ impl DesktopTools {
                 parse_keys(spec).map_err(|e| ToolError::bad_argument("command", format!("key: {e}")))?,
             ),
             RawCommand::MouseMove { x, y } => Step::Move(point(*x, *y)?),
-            RawCommand::MouseClick { x, y, button } => {
-                let button = match button {
-                    RawButton::Left => MouseButton::Left,
-                    RawButton::Right => MouseButton::Right,
-                    RawButton::Middle => MouseButton::Middle,
+            RawCommand::MouseClick { x, y, button } => Step::Click(point(*x, *y)?, button_of(*button)),
+            RawCommand::MouseDown { x, y, button } => Step::Down(point(*x, *y)?, button_of(*button)),
+            RawCommand::MouseUp { x, y, button } => Step::Up(point(*x, *y)?, button_of(*button)),
+            RawCommand::MouseScroll { x, y, direction, notches } => {
+                let direction = match direction {
+                    RawScroll::Up => ScrollDirection::Up,
+                    RawScroll::Down => ScrollDirection::Down,
+                    RawScroll::Left => ScrollDirection::Left,
+                    RawScroll::Right => ScrollDirection::Right,
                 };
-                Step::Click(point(*x, *y)?, button)
+                Step::Scroll(point(*x, *y)?, direction, *notches)
             }
             RawCommand::MouseDrag { from, to } => Step::Drag(self.drag_points(
                 Point::new(from.0, from.1),
@@ -202,7 +228,25 @@ fn perform(b: &dyn Backend, step: &Step<'_>, stop: &StopFlag) -> Result<(), Tool
         Step::Keys(chords) => press_chords(b, chords, 0, stop),
         Step::Move(p) => b.pointer_move(*p).and_then(|_| b.settle()),
         Step::Click(p, button) => click_at(b, *p, *button, 1),
-        Step::Drag(points) => walk_drag(b, points, Duration::ZERO, stop),
+        Step::Drag(points) => walk_drag(b, points, Duration::ZERO, stop, MouseButton::Left),
+        Step::Down(p, button) => {
+            b.pointer_move(*p)?;
+            b.settle()?;
+            b.button(*button, true).and_then(|_| b.settle())
+        }
+        Step::Up(p, button) => {
+            b.pointer_move(*p)?;
+            b.settle()?;
+            b.button(*button, false).and_then(|_| b.settle())
+        }
+        Step::Scroll(p, direction, notches) => {
+            b.pointer_move(*p)?;
+            b.settle()?;
+            for _ in 0..*notches {
+                b.scroll(*direction)?;
+            }
+            b.settle()
+        }
         Step::Pause(ms) => hold(*ms, stop),
     }
 }

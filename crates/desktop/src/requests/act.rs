@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::with_selector;
+use crate::keys::Modifier;
 use crate::types::{MouseButton, Point};
 
 with_selector! {
@@ -18,6 +19,10 @@ with_selector! {
         /// Number of clicks, 1 to 3 (default 1; 2 is a double click).
         #[serde(default)]
         pub count: Option<u32>,
+        /// Modifier keys held for the click only (`shift`, `ctrl`, `alt`, `super`), e.g.
+        /// `["ctrl"]` to add an item to a selection.
+        #[serde(default)]
+        pub modifiers: Option<Vec<Modifier>>,
     }
 }
 
@@ -28,6 +33,7 @@ impl ClickRequest {
             at,
             button: None,
             count: None,
+            modifiers: None,
             window: None,
             process: None,
             class_name: None,
@@ -38,22 +44,49 @@ impl ClickRequest {
     }
 }
 
-/// `drag`: press the left button at `from`, move through `path` to `to`, release.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct DragRequest {
-    /// Start point, desktop pixels.
-    pub from: Point,
-    /// End point, desktop pixels.
-    pub to: Point,
-    /// Waypoints between `from` and `to`. The whole path is walked in steps of at most 12 px
-    /// and at most 400 points.
-    #[serde(default)]
-    pub path: Option<Vec<Point>>,
-    /// Spread the points evenly over this many ms (0 to 10000; default 0, as fast as the
-    /// target window keeps up).
-    #[serde(default)]
-    pub duration_ms: Option<u64>,
+with_selector! {
+    /// `drag`: press a button at `from`, move through `path` to `to`, release.
+    pub struct DragRequest {
+        /// Start point: desktop pixels, or relative to the window's top-left corner when a
+        /// window selector is given (as are `path` and `to`).
+        pub from: Point,
+        /// End point.
+        pub to: Point,
+        /// Waypoints between `from` and `to`. The whole path is walked in steps of at most
+        /// 12 px and at most 400 points.
+        #[serde(default)]
+        pub path: Option<Vec<Point>>,
+        /// Spread the points evenly over this many ms (0 to 10000; default 0, as fast as the
+        /// target window keeps up).
+        #[serde(default)]
+        pub duration_ms: Option<u64>,
+        /// `left` (default), `right` or `middle`.
+        #[serde(default)]
+        pub button: Option<MouseButton>,
+        /// Modifier keys held for the whole drag only (`shift`, `ctrl`, `alt`, `super`).
+        #[serde(default)]
+        pub modifiers: Option<Vec<Modifier>>,
+    }
+}
+
+impl DragRequest {
+    /// A plain left-button drag between two desktop points.
+    pub fn between(from: Point, to: Point) -> DragRequest {
+        DragRequest {
+            from,
+            to,
+            path: None,
+            duration_ms: None,
+            button: None,
+            modifiers: None,
+            window: None,
+            process: None,
+            class_name: None,
+            pid: None,
+            handle: None,
+            foreground: None,
+        }
+    }
 }
 
 /// `type`: type text into the focused window.

@@ -7,6 +7,7 @@
 
 mod act;
 mod observe;
+mod pointer;
 mod raw;
 
 pub use act::{
@@ -16,6 +17,7 @@ pub use act::{
 pub use observe::{
     CaptureRequest, DisplaysRequest, RecordAction, RecordRequest, Region, WaitCondition, WindowsRequest,
 };
+pub use pointer::{MouseAction, MouseRequest, ScrollRequest, WaitRequest};
 pub use raw::{CommandLine, SendCommandRequest};
 
 /// The contract's window selector, as carried by any request that can target a window.

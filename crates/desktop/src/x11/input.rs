@@ -18,7 +18,7 @@ use super::keymap::{self, KeyState, alternative_keysym, keysym_of};
 use super::{X11Desktop, conn_err, lock, reply_err, round_trip};
 use crate::keys::Key;
 use crate::seams::Injector;
-use crate::types::{MouseButton, Point};
+use crate::types::{MouseButton, Point, ScrollDirection};
 
 /// What the backend holds down right now (keycodes and button numbers, in press order).
 #[derive(Debug, Default)]
@@ -178,6 +178,18 @@ impl Injector for X11Desktop {
             st.buttons.retain(|b| *b != n);
         }
         Ok(())
+    }
+
+    fn scroll(&self, direction: ScrollDirection) -> Result<(), ToolError> {
+        self.require_xtest()?;
+        let n = match direction {
+            ScrollDirection::Up => 4,
+            ScrollDirection::Down => 5,
+            ScrollDirection::Left => 6,
+            ScrollDirection::Right => 7,
+        };
+        self.fake(BUTTON_PRESS_EVENT, n, 0, 0)?;
+        self.fake(BUTTON_RELEASE_EVENT, n, 0, 0)
     }
 
     fn key(&self, key: Key, down: bool) -> Result<(), ToolError> {

@@ -2,12 +2,14 @@
 //! between steps, release on every exit, nothing sent after a stop) deterministically,
 //! without a display.
 
-use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex};
 
 use mcec_desktop::keys::Key;
 use mcec_desktop::seams::{Backend, Injector, Screens, WindowManager, WindowOp};
-use mcec_desktop::{DisplayInfo, MouseButton, Point, Rect, RgbImage, WindowInfo};
+use mcec_desktop::{
+    DesktopConfig, DesktopTools, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo,
+};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,6 +17,7 @@ pub enum Call {
     Move(Point),
     Button(MouseButton, bool),
     Key(Key, bool),
+    Scroll(ScrollDirection),
     Window(u64, WindowOp),
     ReleaseAll,
     /// Where the mock set the stop flag (`stop_on_move`).
@@ -50,6 +53,14 @@ pub struct Mock {
     pub pause: Mutex<Option<Pause>>,
     /// The top-level windows `list_windows` and `window_info` report.
     pub windows: Mutex<Vec<WindowInfo>>,
+}
+
+/// The tool layer over a fresh scripted backend.
+pub fn mock_tools() -> (Arc<Mock>, DesktopTools) {
+    let mock = Arc::new(Mock::default());
+    let dir = std::env::temp_dir().join("mcec-desktop-mock-unused");
+    let tools = DesktopTools::new(mock.clone(), DesktopConfig { artifact_dir: dir });
+    (mock, tools)
 }
 
 impl Mock {
@@ -125,6 +136,11 @@ impl Injector for Mock {
 
     fn button(&self, button: MouseButton, down: bool) -> Result<(), ToolError> {
         self.log(Call::Button(button, down));
+        Ok(())
+    }
+
+    fn scroll(&self, direction: ScrollDirection) -> Result<(), ToolError> {
+        self.log(Call::Scroll(direction));
         Ok(())
     }
 

@@ -105,10 +105,8 @@ fn drag_goes_from_start_to_end_and_leaves_the_button_up() {
     let tools = x.tools(dir.path());
     let win = TestWin::open(&x.display, &["--class", "Dragger"]);
     let req = DragRequest {
-        from: Point::new(120, 130),
-        to: Point::new(400, 350),
         path: Some(vec![Point::new(300, 130)]),
-        duration_ms: None,
+        ..DragRequest::between(Point::new(120, 130), Point::new(400, 350))
     };
     let res = tools.drag(&req, &StopFlag::new()).unwrap();
     assert!(res.points > 20);

@@ -9,6 +9,7 @@ mod xserver;
 
 mod input;
 mod observe;
+mod pointer;
 mod queued;
 mod rules;
 mod wm;

@@ -11,11 +11,12 @@ use std::sync::mpsc::channel;
 use std::thread;
 use std::time::Duration;
 
+use mcec_desktop::keys::Modifier;
 use mcec_desktop::requests::{
-    ClickRequest, DragRequest, FocusRequest, KeyRequest, LaunchRequest, SendCommandRequest, TypeRequest,
-    WindowAction, WindowRequest,
+    ClickRequest, DragRequest, FocusRequest, KeyRequest, LaunchRequest, MouseAction, MouseRequest,
+    ScrollRequest, SendCommandRequest, TypeRequest, WindowAction, WindowRequest,
 };
-use mcec_desktop::{DesktopConfig, DesktopTools, Point, Rect, WindowInfo};
+use mcec_desktop::{DesktopConfig, DesktopTools, MouseButton, Point, Rect, ScrollDirection, WindowInfo};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 
 use crate::common::mock::{Call, Mock, Pause};
@@ -52,6 +53,8 @@ enum Action {
     Window(WindowAction),
     Focus { click: bool },
     SendCommand,
+    Scroll,
+    MouseDown,
     Launch(PathBuf),
 }
 
@@ -72,6 +75,41 @@ impl Action {
                     stop,
                 )
                 .map(drop),
+            Action::Scroll => tools
+                .scroll(
+                    &ScrollRequest {
+                        at: Point::new(640, 400),
+                        direction: ScrollDirection::Down,
+                        notches: Some(3),
+                        modifiers: Some(vec![Modifier::Ctrl]),
+                        window: None,
+                        process: None,
+                        class_name: None,
+                        pid: None,
+                        handle: None,
+                        foreground: None,
+                    },
+                    stop,
+                )
+                .map(drop),
+            Action::MouseDown => tools
+                .mouse(
+                    &MouseRequest {
+                        action: MouseAction::Down,
+                        at: Some(Point::new(640, 400)),
+                        path: None,
+                        duration_ms: None,
+                        button: Some(MouseButton::Right),
+                        window: None,
+                        process: None,
+                        class_name: None,
+                        pid: None,
+                        handle: None,
+                        foreground: None,
+                    },
+                    stop,
+                )
+                .map(drop),
             Action::Launch(marker) => tools
                 .launch(
                     &LaunchRequest {
@@ -88,12 +126,7 @@ impl Action {
 }
 
 fn drag(from: (i32, i32), to: (i32, i32)) -> DragRequest {
-    DragRequest {
-        from: Point::new(from.0, from.1),
-        to: Point::new(to.0, to.1),
-        path: None,
-        duration_ms: None,
-    }
+    DragRequest::between(Point::new(from.0, from.1), Point::new(to.0, to.1))
 }
 
 fn window(action: WindowAction) -> WindowRequest {
@@ -200,6 +233,12 @@ fn a_queued_send_command_runs_nothing_after_the_stop() {
 }
 
 #[test]
+fn a_queued_scroll_or_button_hold_sends_nothing_after_the_stop() {
+    stop_while_queued_behind_a_drag(Action::Scroll);
+    stop_while_queued_behind_a_drag(Action::MouseDown);
+}
+
+#[test]
 fn a_queued_launch_starts_nothing_after_the_stop() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("launched");
@@ -226,13 +265,15 @@ impl Lcg {
 }
 
 fn random_action(rng: &mut Lcg) -> Action {
-    match rng.below(7) {
+    match rng.below(9) {
         0 => Action::Click,
         1 => Action::Drag,
         2 => Action::Type,
         3 => Action::Key { hold_ms: rng.below(3) },
         4 => Action::Window(WindowAction::Foreground),
         5 => Action::Focus { click: rng.below(2) == 1 },
+        6 => Action::Scroll,
+        7 => Action::MouseDown,
         _ => Action::SendCommand,
     }
 }

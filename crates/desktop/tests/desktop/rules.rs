@@ -1,33 +1,19 @@
 //! The tool layer's stop and release rules, checked call by call on a scripted backend.
 
-use std::sync::Arc;
-
 use mcec_desktop::keys::{Key, Modifier};
 use mcec_desktop::requests::{ClickRequest, DragRequest, KeyRequest, SendCommandRequest, TypeRequest};
-use mcec_desktop::{DesktopConfig, DesktopTools, MouseButton, Point};
+use mcec_desktop::{MouseButton, Point};
 use mcec_rules::{ErrorCode, StopFlag};
 
-use crate::common::mock::{Call, Mock};
-
-fn tools() -> (Arc<Mock>, DesktopTools) {
-    let mock = Arc::new(Mock::default());
-    let dir = std::env::temp_dir().join("mcec-desktop-mock-unused");
-    let tools = DesktopTools::new(mock.clone(), DesktopConfig { artifact_dir: dir });
-    (mock, tools)
-}
+use crate::common::mock::{Call, mock_tools};
 
 fn drag(from: (i32, i32), to: (i32, i32)) -> DragRequest {
-    DragRequest {
-        from: Point::new(from.0, from.1),
-        to: Point::new(to.0, to.1),
-        path: None,
-        duration_ms: None,
-    }
+    DragRequest::between(Point::new(from.0, from.1), Point::new(to.0, to.1))
 }
 
 #[test]
 fn stop_mid_drag_aborts_within_one_step_with_the_button_up() {
-    let (mock, tools) = tools();
+    let (mock, tools) = mock_tools();
     let stop = StopFlag::new();
     *mock.stop_on_move.lock().unwrap() = Some((5, stop.clone()));
     let err = tools.drag(&drag((0, 0), (600, 0)), &stop).unwrap_err();
@@ -43,7 +29,7 @@ fn stop_mid_drag_aborts_within_one_step_with_the_button_up() {
 
 #[test]
 fn a_drag_walks_every_point_and_releases() {
-    let (mock, tools) = tools();
+    let (mock, tools) = mock_tools();
     let res = tools.drag(&drag((10, 10), (130, 10)), &StopFlag::new()).unwrap();
     assert_eq!(res.points, 11);
     let calls = mock.calls();
@@ -54,7 +40,7 @@ fn a_drag_walks_every_point_and_releases() {
 
 #[test]
 fn a_stop_already_set_presses_nothing() {
-    let (mock, tools) = tools();
+    let (mock, tools) = mock_tools();
     let stop = StopFlag::new();
     stop.set();
     let click = ClickRequest::at(Point::new(5, 5));
@@ -69,7 +55,7 @@ fn a_stop_already_set_presses_nothing() {
 
 #[test]
 fn a_failing_key_still_releases_the_modifiers_it_pressed() {
-    let (mock, tools) = tools();
+    let (mock, tools) = mock_tools();
     *mock.fail_key.lock().unwrap() = Some(Key::Char('t'));
     let req = KeyRequest { keys: "ctrl+shift+t".into(), hold_ms: None };
     let err = tools.key(&req, &StopFlag::new()).unwrap_err();
@@ -85,7 +71,7 @@ fn a_failing_key_still_releases_the_modifiers_it_pressed() {
 
 #[test]
 fn bad_input_presses_nothing() {
-    let (mock, tools) = tools();
+    let (mock, tools) = mock_tools();
     let stop = StopFlag::new();
     let bad_keys = ["", "ctrl+nosuchkey", "a+b"];
     for keys in bad_keys {
@@ -105,7 +91,7 @@ fn bad_input_presses_nothing() {
 
 #[test]
 fn key_holds_and_releases_in_reverse() {
-    let (mock, tools) = tools();
+    let (mock, tools) = mock_tools();
     let req = KeyRequest { keys: "ctrl+shift+t Return".into(), hold_ms: Some(1) };
     assert_eq!(tools.key(&req, &StopFlag::new()).unwrap().chords, 2);
     let ctrl = Key::Modifier(Modifier::Ctrl);
@@ -133,7 +119,7 @@ fn line(text: &str) -> SendCommandRequest {
 
 #[test]
 fn send_command_runs_each_kind_in_order_with_the_typed_tools_rules() {
-    let (mock, tools) = tools();
+    let (mock, tools) = mock_tools();
     let req =
         line("chars:a\\;; key:ctrl+s; mouse:click 10 20 right; mouse:move 5 6; pause:1; mouse:drag 0 0 24 0");
     assert_eq!(tools.send_command(&req, &StopFlag::new()).unwrap().ran, 6);
@@ -164,7 +150,7 @@ fn send_command_runs_each_kind_in_order_with_the_typed_tools_rules() {
 
 #[test]
 fn a_stop_between_commands_drops_the_rest_and_says_how_many_ran() {
-    let (mock, tools) = tools();
+    let (mock, tools) = mock_tools();
     let stop = StopFlag::new();
     *mock.stop_on_move.lock().unwrap() = Some((1, stop.clone()));
     let err = tools.send_command(&line("mouse:move 1 1; mouse:move 2 2; chars:x"), &stop).unwrap_err();
@@ -178,7 +164,7 @@ fn a_stop_between_commands_drops_the_rest_and_says_how_many_ran() {
 
 #[test]
 fn a_bad_or_oversized_line_runs_nothing() {
-    let (mock, tools) = tools();
+    let (mock, tools) = mock_tools();
     let stop = StopFlag::new();
     let err = tools.send_command(&line("chars:ok; mouse:click 5000 5"), &stop).unwrap_err();
     assert_eq!(err.code, ErrorCode::BadArguments);
@@ -196,7 +182,7 @@ fn a_bad_or_oversized_line_runs_nothing() {
 
 #[test]
 fn a_slow_drag_is_still_stopped_before_the_next_point_with_the_button_up() {
-    let (mock, tools) = tools();
+    let (mock, tools) = mock_tools();
     let stop = StopFlag::new();
     let too_slow = DragRequest { duration_ms: Some(10_001), ..drag((0, 0), (100, 0)) };
     let err = tools.drag(&too_slow, &stop).unwrap_err();

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use mcec_desktop::DesktopTools;
 use mcec_desktop::requests::{
     CaptureRequest, ClickRequest, DisplaysRequest, DragRequest, FocusRequest, KeyRequest, LaunchRequest,
-    RecordRequest, SendCommandRequest, TypeRequest, WindowRequest, WindowsRequest,
+    MouseRequest, RecordRequest, ScrollRequest, SendCommandRequest, TypeRequest, WaitRequest, WindowRequest,
+    WindowsRequest,
 };
 use mcec_rules::command_lang::check_enabled;
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
@@ -46,6 +47,9 @@ bind!(DisplaysRequest, |d, r, _stop| d.displays(r));
 bind!(WindowsRequest, |d, r, stop| d.windows(r, stop));
 bind!(ClickRequest, |d, r, stop| d.click(r, stop));
 bind!(DragRequest, |d, r, stop| d.drag(r, stop));
+bind!(ScrollRequest, |d, r, stop| d.scroll(r, stop));
+bind!(MouseRequest, |d, r, stop| d.mouse(r, stop));
+bind!(WaitRequest, |d, r, stop| d.wait(r, stop));
 bind!(TypeRequest, |d, r, stop| d.type_text(r, stop));
 bind!(KeyRequest, |d, r, stop| d.key(r, stop));
 bind!(WindowRequest, |d, r, stop| d.window(r, stop));

@@ -1,0 +1,68 @@
+//! Arguments of the pointer tools beyond click and drag (`scroll`, `mouse`) and of `wait`:
+//! what computer-use models expect to be able to do with a mouse and with time.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::with_selector;
+use crate::keys::Modifier;
+use crate::types::{MouseButton, Point, ScrollDirection};
+
+with_selector! {
+    /// `scroll`: turn the mouse wheel at a point.
+    pub struct ScrollRequest {
+        /// Where to scroll: desktop pixels, or relative to the window's top-left corner when a
+        /// window selector is given. The pointer moves there first.
+        pub at: Point,
+        /// `up`, `down`, `left` or `right`.
+        pub direction: ScrollDirection,
+        /// Wheel notches, 1 to 50 (default 3).
+        #[serde(default)]
+        pub notches: Option<u32>,
+        /// Modifier keys held while scrolling only (`ctrl` zooms in most programs).
+        #[serde(default)]
+        pub modifiers: Option<Vec<Modifier>>,
+    }
+}
+
+/// What `mouse` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum MouseAction {
+    /// Move the pointer to `at` (hover), optionally along `path` over `durationMs`.
+    Move,
+    /// Press `button` at `at` and keep it down until `up`, the stop, or 60 s.
+    Down,
+    /// Release `button` (at `at` when given).
+    Up,
+    /// Where the pointer is, and which windows lie under it.
+    Position,
+}
+
+with_selector! {
+    /// `mouse`: hover, press or release a button, or ask where the pointer is.
+    pub struct MouseRequest {
+        pub action: MouseAction,
+        /// Target point: desktop pixels, or relative to the window's top-left corner when a
+        /// window selector is given. Needed by `move` and `down`; optional for `up`.
+        #[serde(default)]
+        pub at: Option<Point>,
+        /// `move` only: waypoints walked before `at`.
+        #[serde(default)]
+        pub path: Option<Vec<Point>>,
+        /// `move` only: spread the movement over this many ms (0 to 10000; default 0).
+        #[serde(default)]
+        pub duration_ms: Option<u64>,
+        /// `down`/`up`: `left` (default), `right` or `middle`.
+        #[serde(default)]
+        pub button: Option<MouseButton>,
+    }
+}
+
+/// `wait`: let time pass (for a page to load, an animation to end); ends at once on a stop.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WaitRequest {
+    /// How long, in ms (1 to 30000).
+    pub ms: u64,
+}
