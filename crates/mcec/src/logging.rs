@@ -53,7 +53,9 @@ fn redacted(line: &[u8]) -> Vec<u8> {
 
 /// Whether an event or span of `target` at `level` may be logged at all.
 fn allowed(target: &str, level: &Level) -> bool {
-    let wire = WIRE_CRATES.iter().any(|c| target == *c || target.strip_prefix(c).is_some_and(|r| r.starts_with("::")));
+    let wire = WIRE_CRATES
+        .iter()
+        .any(|c| target == *c || target.strip_prefix(c).is_some_and(|r| r.starts_with("::")));
     !wire || *level <= Level::INFO
 }
 

@@ -7,7 +7,7 @@
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use mcec_desktop::monitor::x11::X11Monitor;
 use mcec_desktop::monitor::{
@@ -115,7 +115,13 @@ impl OperatorSide {
     /// the host settings window's Agent tab); they live as long as the process.
     pub fn run(self, agent: Arc<Agent>, agent_tab: Option<AgentTabConfig>) {
         let OperatorSide { latch, desktop, ui, ui_events, monitor, ledger, record, ui_thread, .. } = self;
-        let rearm = Rearm { latch: latch.clone(), ledger, ui: ui.clone(), agent: agent.clone(), record: record.clone() };
+        let rearm = Rearm {
+            latch: latch.clone(),
+            ledger,
+            ui: ui.clone(),
+            agent: agent.clone(),
+            record: record.clone(),
+        };
         {
             let rearm = rearm.clone();
             spawn("mcec-stop-record", move || follow_record(rearm));
@@ -189,7 +195,8 @@ fn start_ui(
     let (tx, rx) = mpsc::channel();
     match mcec_operator::spawn_operator_ui_thread(state.clone(), tx, surfaces) {
         Ok(handle) => {
-            let shutdown = UiShutdown { state: state.clone(), ended: Arc::new((Mutex::new(false), Condvar::new())) };
+            let shutdown =
+                UiShutdown { state: state.clone(), ended: Arc::new((Mutex::new(false), Condvar::new())) };
             let ended = shutdown.ended.clone();
             spawn("mcec-ui-watch", move || {
                 match handle.join() {
@@ -227,12 +234,24 @@ pub struct UiShutdown {
 impl UiShutdown {
     /// Ask the windows to close and wait up to `within` for their thread to end. False when
     /// it is still running.
+    /// A thread parked after losing its display never returns, and is not inside any call
+    /// exit could race, so it counts as ended.
     pub fn close(&self, within: Duration) -> bool {
         self.state.request_quit();
+        let deadline = Instant::now() + within;
         let (flag, cvar) = &*self.ended;
-        let ended = flag.lock().unwrap_or_else(PoisonError::into_inner);
-        let (ended, _) = cvar.wait_timeout_while(ended, within, |e| !*e).unwrap_or_else(PoisonError::into_inner);
-        *ended
+        let mut ended = flag.lock().unwrap_or_else(PoisonError::into_inner);
+        while !*ended && !mcec_operator::ui_display_lost() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            ended = cvar
+                .wait_timeout(ended, left.min(Duration::from_millis(50)))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
     }
 }
 
@@ -291,7 +310,9 @@ fn stop_worker(
                 if !matches!(notice.trip.reason, StopReason::Recorded(_))
                     && let Err(e) = record.files.record(&reason, notice.trip.wall)
                 {
-                    tracing::error!("the stop could not be recorded ({e}); a restarted mcec would not know of it");
+                    tracing::error!(
+                        "the stop could not be recorded ({e}); a restarted mcec would not know of it"
+                    );
                     audit("stop-record-unwritten", &e);
                 }
                 audit("emergency-stop", &format!("engaged; reason={reason}"));
@@ -355,7 +376,9 @@ impl Rearm {
                         tracing::error!("the stop record could not be cleared: {e}");
                         audit("rearm-refused", &format!("the stop record could not be cleared: {e}"));
                         if let Some(ui) = &self.ui {
-                            ui.show_refusal(format!("Still stopped: the stop record could not be cleared: {e}"));
+                            ui.show_refusal(format!(
+                                "Still stopped: the stop record could not be cleared: {e}"
+                            ));
                         }
                     }
                 }

@@ -193,7 +193,11 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
     })?;
     tracing::info!(
         "MCP over HTTP on http://{addr}/mcp ({})",
-        if token.is_some() { "every request needs McpAuthToken as its bearer" } else { "no McpAuthToken set" }
+        if token.is_some() {
+            "every request needs McpAuthToken as its bearer"
+        } else {
+            "no McpAuthToken set"
+        }
     );
     let config = HttpConfig { port: settings.mcp_http_port, token };
     let shutdown = async {

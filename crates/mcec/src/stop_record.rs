@@ -176,12 +176,18 @@ mod tests {
         let other = records(tmp.path(), Scope::Display(8));
         assert_eq!(mine.observe(), Observation::Absent);
         mine.record("operator pressed Ctrl+Alt+Shift+S", SystemTime::now()).expect("record");
-        assert_eq!(mine.observe(), Observation::Stopped { reason: "operator pressed Ctrl+Alt+Shift+S".into() });
+        assert_eq!(
+            mine.observe(),
+            Observation::Stopped { reason: "operator pressed Ctrl+Alt+Shift+S".into() }
+        );
         assert_eq!(other.observe(), Observation::Absent);
         assert!(records(tmp.path(), Scope::AnyDisplay).observe().is_stop());
         let path = mine.path().expect("path");
         assert_eq!(std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777, 0o600);
-        assert_eq!(std::fs::metadata(path.parent().expect("dir")).expect("meta").permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            std::fs::metadata(path.parent().expect("dir")).expect("meta").permissions().mode() & 0o777,
+            0o700
+        );
         mine.clear().expect("clear");
         mine.clear().expect("clearing twice is fine");
         assert_eq!(mine.observe(), Observation::Absent);

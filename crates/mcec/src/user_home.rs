@@ -56,8 +56,10 @@ mod tests {
         assert!(home.is_absolute());
         let passwd = std::fs::read_to_string("/etc/passwd").expect("/etc/passwd");
         // The same uid's line in /etc/passwd names the same home.
-        let uid = std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m)).expect("uid");
-        let line = passwd.lines().find(|l| l.split(':').nth(2) == Some(&uid.to_string())).expect("passwd line");
+        let uid =
+            std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m)).expect("uid");
+        let line =
+            passwd.lines().find(|l| l.split(':').nth(2) == Some(&uid.to_string())).expect("passwd line");
         assert_eq!(line.split(':').nth(5).map(PathBuf::from), Some(home));
     }
 }

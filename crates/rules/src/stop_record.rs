@@ -44,9 +44,11 @@ impl Scope {
         let Some(display) = display.map(str::trim).filter(|d| !d.is_empty()) else {
             return Scope::NoDisplay;
         };
-        if let Some(path) = display.strip_prefix("unix:").filter(|p| p.starts_with('/')).or_else(|| {
-            display.starts_with('/').then_some(display)
-        }) {
+        if let Some(path) = display
+            .strip_prefix("unix:")
+            .filter(|p| p.starts_with('/'))
+            .or_else(|| display.starts_with('/').then_some(display))
+        {
             return Self::for_socket_path(path);
         }
         let remaining = display.rsplit_once('/').map_or(display, |(_, rest)| rest);
@@ -62,7 +64,10 @@ impl Scope {
 
     /// The scope for a socket path (already resolved: no symlinks).
     pub fn for_socket_path(path: &str) -> Scope {
-        let path = path.rsplit_once('.').filter(|(_, screen)| parse_number(screen).is_some()).map_or(path, |(p, _)| p);
+        let path = path
+            .rsplit_once('.')
+            .filter(|(_, screen)| parse_number(screen).is_some())
+            .map_or(path, |(p, _)| p);
         path.strip_prefix("/tmp/.X11-unix/X").and_then(parse_number).map_or(Scope::AnyDisplay, Scope::Display)
     }
 
@@ -86,7 +91,9 @@ impl fmt::Display for Scope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Scope::Display(n) => write!(f, "display :{n}"),
-            Scope::AnyDisplay => f.write_str("every display (this process's display could not be identified)"),
+            Scope::AnyDisplay => {
+                f.write_str("every display (this process's display could not be identified)")
+            }
             Scope::NoDisplay => f.write_str("no display"),
         }
     }
@@ -113,7 +120,9 @@ impl Observation {
     pub fn stop_reason(&self) -> Option<String> {
         match self {
             Observation::Absent => None,
-            Observation::Stopped { reason } => Some(format!("a stop is recorded for this display ({reason})")),
+            Observation::Stopped { reason } => {
+                Some(format!("a stop is recorded for this display ({reason})"))
+            }
             Observation::Unreadable(why) => Some(format!("the stop record cannot be read ({why})")),
         }
     }
@@ -138,7 +147,9 @@ pub fn parse(contents: &[u8]) -> Observation {
         return Observation::Unreadable(format!("does not start with `{MAGIC}`"));
     }
     match lines.find_map(|l| l.strip_prefix("reason: ")) {
-        Some(reason) if !reason.trim().is_empty() => Observation::Stopped { reason: reason.trim().to_string() },
+        Some(reason) if !reason.trim().is_empty() => {
+            Observation::Stopped { reason: reason.trim().to_string() }
+        }
         _ => Observation::Unreadable("no reason line".into()),
     }
 }
@@ -208,9 +219,10 @@ mod tests {
     #[test]
     fn a_rendered_record_parses_back_and_garbage_is_a_stop() {
         let text = render("operator pressed Ctrl+Alt+Shift+S\nforged", 1_700_000_000, 42);
-        assert_eq!(parse(text.as_bytes()), Observation::Stopped {
-            reason: "operator pressed Ctrl+Alt+Shift+S forged".into()
-        });
+        assert_eq!(
+            parse(text.as_bytes()),
+            Observation::Stopped { reason: "operator pressed Ctrl+Alt+Shift+S forged".into() }
+        );
         for garbage in [&b""[..], b"hello", b"\xff\xfe", b"mcec-stop v1\n", b"mcec-stop v2\nreason: x\n"] {
             let seen = parse(garbage);
             assert!(matches!(seen, Observation::Unreadable(_)), "{garbage:?} -> {seen:?}");
@@ -235,7 +247,9 @@ mod tests {
         let bad = Observation::Unreadable("u".into());
         let absent = Observation::Absent;
         assert!(matches!(follow(&absent, &stop, false), FollowerAction::Trip(r) if r.contains("(r)")));
-        assert!(matches!(follow(&stop, &bad, false), FollowerAction::Trip(r) if r.contains("cannot be read")));
+        assert!(
+            matches!(follow(&stop, &bad, false), FollowerAction::Trip(r) if r.contains("cannot be read"))
+        );
         assert_eq!(follow(&stop, &stop, true), FollowerAction::Nothing);
         assert_eq!(follow(&stop, &absent, true), FollowerAction::TryRearm);
         assert_eq!(follow(&bad, &absent, true), FollowerAction::TryRearm);

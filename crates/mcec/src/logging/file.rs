@@ -42,7 +42,9 @@ impl LogFile {
         let mine = file.metadata()?;
         match std::fs::symlink_metadata(&self.path) {
             // Another process rotated it: follow it to the new file.
-            Ok(now) if now.ino() != mine.ino() || now.dev() != mine.dev() => *file = open_private(&self.path)?,
+            Ok(now) if now.ino() != mine.ino() || now.dev() != mine.dev() => {
+                *file = open_private(&self.path)?
+            }
             Err(_) => *file = open_private(&self.path)?,
             Ok(now) if now.len() + line.len() as u64 > self.cap && now.len() > 0 => {
                 *file = self.rotate()?;

@@ -130,7 +130,10 @@ mod tests {
             (format!("unknown tool {}", &HEX64[..32]), &HEX64[..32]),
             ("authorization: Bearer hunter2-not-hex".to_string(), "hunter2-not-hex"),
             ("headers {\"authorization\": \"Basic dXNlcjpwdw==\"}".to_string(), "dXNlcjpwdw=="),
-            ("{\"name\":\"end-session\",\"arguments\":{\"token\":\"wrong token!\"}}".to_string(), "wrong token"),
+            (
+                "{\"name\":\"end-session\",\"arguments\":{\"token\":\"wrong token!\"}}".to_string(),
+                "wrong token",
+            ),
             ("{\\\"token\\\":\\\"wr0ng\\\"}".to_string(), "wr0ng"),
             ("McpAuthToken = \"short\"".to_string(), "short"),
             ("sessionToken=abc.def".to_string(), "abc.def"),
