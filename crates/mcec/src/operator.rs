@@ -5,6 +5,7 @@
 //! honoured only on the monitor's attestation) and the record follower (stops and re-arms
 //! made by other mcec processes on the same display).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
@@ -49,6 +50,9 @@ pub struct OperatorSide {
 struct Record {
     files: Arc<StopRecords>,
     seen: Arc<Mutex<Observation>>,
+    /// Whether this process's monitor watches the input, so that its refusal to follow a
+    /// re-arm means "no physical input happened" rather than "I cannot see input".
+    watching: Arc<AtomicBool>,
 }
 
 /// What to bring up.
@@ -115,6 +119,7 @@ impl OperatorSide {
     /// the host settings window's Agent tab); they live as long as the process.
     pub fn run(self, agent: Arc<Agent>, agent_tab: Option<AgentTabConfig>) {
         let OperatorSide { latch, desktop, ui, ui_events, monitor, ledger, record, ui_thread, .. } = self;
+        record.watching.store(monitor.is_some(), Ordering::SeqCst);
         let rearm = Rearm {
             latch: latch.clone(),
             ledger,
@@ -161,7 +166,11 @@ fn seed_from_record(latch: &Latch) -> Record {
         );
         latch.trip(StopReason::Recorded(reason));
     }
-    Record { files: Arc::new(files), seen: Arc::new(Mutex::new(seen)) }
+    Record {
+        files: Arc::new(files),
+        seen: Arc::new(Mutex::new(seen)),
+        watching: Arc::new(AtomicBool::new(false)),
+    }
 }
 
 fn arm(latch: &Latch, ledger: &LastPhysicalInput, spec: &str) -> (Option<MonitorHandle>, DesktopGate) {
@@ -294,6 +303,7 @@ fn stop_worker(
                 && !display_lost
             {
                 display_lost = true;
+                record.watching.store(false, Ordering::SeqCst);
                 tracing::error!("the display went away ({why}); desktop tools now answer no-desktop");
                 audit("display-lost", &why);
                 agent.set_desktop_gate(DesktopGate::NoDesktop {
@@ -432,13 +442,17 @@ fn rearm_handler(
 /// Follows the durable record: a stop recorded by another process latches this one; when a
 /// record this process saw is removed (a physical re-arm elsewhere), this process re-arms too,
 /// but only on its own monitor's attestation that physical input just happened. If that is
-/// refused, the record is put back, so a record deleted by a program never re-arms anything.
+/// refused by a process that watches the input, the record is put back, so a record deleted by
+/// a program never re-arms anything; a process that cannot see input (no monitor, display
+/// lost) just stays stopped.
 fn follow_record(rearm: Rearm) {
     loop {
         std::thread::sleep(RECORD_POLL);
-        let now = rearm.record.files.observe();
         let action = {
+            // Looked at under the lock, so a re-arm of this process that removes the record
+            // cannot slip in between the look and the verdict.
             let mut seen = rearm.record.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            let now = rearm.record.files.observe();
             let action = mcec_rules::stop_record::follow(&seen, &now, rearm.latch.is_stopped());
             if let FollowerAction::Trip(reason) = &action {
                 rearm.latch.trip(StopReason::Recorded(reason.clone()));
@@ -446,9 +460,15 @@ fn follow_record(rearm: Rearm) {
             *seen = now;
             action
         };
-        if action == FollowerAction::TryRearm && !rearm.attempt("after a re-arm in another mcec", false) {
+        if action == FollowerAction::TryRearm
+            && !rearm.attempt("after a re-arm in another mcec", false)
+            && rearm.record.watching.load(Ordering::SeqCst)
+        {
             let reason = "the stop record was removed without a physical re-arm seen by this process";
-            if let Err(e) = rearm.record.files.record(reason, SystemTime::now()) {
+            let _seen = rearm.record.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            if rearm.latch.is_stopped()
+                && let Err(e) = rearm.record.files.record(reason, SystemTime::now())
+            {
                 tracing::error!("the stop record could not be restored: {e}");
             }
         }
