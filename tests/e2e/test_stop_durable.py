@@ -1,8 +1,9 @@
 """The stop outlives the process: a physical stop is recorded for the display the moment it
 engages; a relaunched mcec (after SIGTERM or SIGKILL, with another HOME and another spelling
 of DISPLAY) comes up stopped with the banner and the prompt; a stop seen by one of two
-running `mcec mcp` holds in both; a physical re-arm re-arms every running mcec and the next
-one; a record that cannot be read is a stop.
+running `mcec mcp` holds in both; the host and a session copy started later come up stopped;
+a physical re-arm re-arms every running mcec and the next one; a record deleted by a program
+re-arms nothing; a record that cannot be read is a stop.
 
 Real `mcec mcp` processes on the inner display of an Xvfb + Xephyr desk, driven by the
 official MCP Python SDK (raw stdio only for the process that is killed by a signal), with
@@ -22,7 +23,18 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mcec_e2e import REPO, Copy, envelope_of, manual_copy, unwrap_groups
+from mcec_e2e import (
+    REPO,
+    Copy,
+    envelope_of,
+    host_settings,
+    manual_copy,
+    sdk_envelope,
+    sdk_http,
+    session_copy,
+    start_host,
+    unwrap_groups,
+)
 from xdesk import Desk, wait_until
 
 PROMPT_TITLE = "mcec: emergency stop"
@@ -199,3 +211,38 @@ async def test_an_unreadable_record_is_a_stop(tmp_path: Path, desk: Desk, garbag
         assert await wait_for_code(s, None) is None
     assert "the stop record cannot be read" in copy.log(), copy.log()
     assert not record.exists()
+
+
+async def test_a_recorded_stop_holds_in_the_host_and_in_a_session_copy(
+    tmp_path: Path, desk: Desk, raw_stdio, port: int, token: str
+) -> None:
+    settings = host_settings(port, token, extra="AllowSessionProvisioning = true\n")
+    operator = manual_copy(tmp_path / "op", settings=settings, commands=("displays",))
+    operator.extra_env["DISPLAY"] = desk.inner
+
+    async def host_answers() -> str | None:
+        host = start_host(operator, port, token)
+        try:
+            async with sdk_http(host.url, host.auth_headers()) as (s, _):
+                return await code_of(s, "displays")
+        finally:
+            host.stop()
+
+    # The positive controls, before any stop: the host and a session copy answer.
+    assert await host_answers() is None
+    async with agent(operator, desk) as s:
+        handoff = sdk_envelope(await s.call_tool("provision-session", {"mcpServer": False}))["result"]
+    sess = session_copy(operator, handoff)
+    async with agent(sess, desk) as s:
+        assert await code_of(s, "session-status") is None
+
+    first = raw_stdio(operator, {"DISPLAY": desk.inner})
+    first.initialize()
+    desk.physical("key", CHORD)
+    assert wait_until(lambda: record_of(desk).exists(), 10), "the stop was not recorded"
+    first.proc.send_signal(signal.SIGKILL)
+    first.proc.wait(timeout=30)
+
+    assert await host_answers() == "emergency-stopped"
+    async with agent(sess, desk) as s:
+        assert await code_of(s, "session-status") == "emergency-stopped"
