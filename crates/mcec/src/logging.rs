@@ -46,6 +46,12 @@ pub fn never_log(secret: &str) {
     }
 }
 
+/// `text` as a log writer would print it, for the few messages printed outside tracing.
+pub fn redacted_text(text: &str) -> String {
+    let secrets = SECRETS.read().unwrap_or_else(PoisonError::into_inner);
+    redact::redact(text, &secrets)
+}
+
 fn redacted(line: &[u8]) -> Vec<u8> {
     let secrets = SECRETS.read().unwrap_or_else(PoisonError::into_inner);
     redact::redact(&String::from_utf8_lossy(line), &secrets).into_bytes()

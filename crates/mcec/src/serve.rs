@@ -36,7 +36,7 @@ pub fn run(mode: Mode) -> ExitCode {
         Ok(()) => 0,
         Err(e) => {
             tracing::error!("{e:#}");
-            eprintln!("mcec: {e:#}");
+            eprintln!("{}", logging::redacted_text(&format!("mcec: {e:#}")));
             2
         }
     };
