@@ -246,3 +246,32 @@ async def test_a_recorded_stop_holds_in_the_host_and_in_a_session_copy(
     assert await host_answers() == "emergency-stopped"
     async with agent(sess, desk) as s:
         assert await code_of(s, "session-status") == "emergency-stopped"
+
+
+async def test_a_record_that_cannot_be_removed_keeps_the_stop(tmp_path: Path, desk: Desk) -> None:
+    copy = stop_copy(tmp_path / "c")
+    record = record_of(desk)
+    record.mkdir(parents=True)  # a directory where the record file goes: unreadable, unremovable
+    try:
+        async with agent(copy, desk) as s:
+            assert await code_of(s, "displays") == "emergency-stopped"
+            click_rearm(desk)
+            assert wait_until(lambda: "the stop record could not be cleared" in copy.log(), 10), copy.log()
+            assert await code_of(s, "displays") == "emergency-stopped"
+            # The operator deletes it by hand. No physical press came with that, so the running
+            # mcec writes the record back (a program could have done it), and stays stopped.
+            record.rmdir()
+            assert wait_until(lambda: record.is_file(), 10), "the record was not written back"
+            assert await code_of(s, "displays") == "emergency-stopped"
+            # A fresh prompt (Esc, then the chord) and the operator's click: now it re-arms.
+            for _ in range(3):
+                desk.physical("key", "Escape")
+                if wait_until(lambda: not desk.visible_window(PROMPT_TITLE), timeout=3):
+                    break
+            desk.physical("key", CHORD)
+            click_rearm(desk)
+            assert await wait_for_code(s, None) is None, copy.log()
+        assert not record.exists()
+    finally:
+        if record.is_dir():
+            record.rmdir()

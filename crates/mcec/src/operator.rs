@@ -380,9 +380,11 @@ impl Rearm {
                             ui.set_rearmed();
                         }
                     }
-                    // The record still holds the stop, so the follower latches this process
-                    // again: say why instead of re-arming silently for a moment.
+                    // The record still holds the stop: latch again at once, and say why.
                     Err(e) => {
+                        let why = format!("the stop record could not be cleared: {e}");
+                        self.latch.trip(StopReason::Recorded(why));
+                        *seen = self.record.files.observe();
                         tracing::error!("the stop record could not be cleared: {e}");
                         audit("rearm-refused", &format!("the stop record could not be cleared: {e}"));
                         if let Some(ui) = &self.ui {
