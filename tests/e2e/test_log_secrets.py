@@ -52,11 +52,12 @@ async def call(session, name: str, **args) -> dict:
     return sdk_envelope(await session.call_tool(name, args))
 
 
-async def test_no_token_in_any_log_over_stdio_at_trace(tmp_path: Path) -> None:
+@pytest.mark.parametrize("level", ["trace", "debug,rmcp=trace"])
+async def test_no_token_in_any_log_over_stdio_at_trace(tmp_path: Path, level: str) -> None:
     copy = manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\nAllowSessionProvisioning = true\n")
     copy.log_path.write_text("an older log\n")
     os.chmod(copy.log_path, 0o644)
-    copy.extra_env.update(TRACE)
+    copy.extra_env["MCEC_LOG"] = level
     wrong_word = "wrong-" + secrets.token_urlsafe(16)
     wrong_hex = secrets.token_hex(32)
     async with sdk_stdio(copy) as (s, _):
