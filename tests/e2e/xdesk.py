@@ -11,12 +11,21 @@ runs never collide; both are killed by PID.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
 INNER_SIZE = (1024, 768)
+
+
+def forget_stop_record(display: str) -> None:
+    """Delete mcec's durable stop record for a display this harness just created (the
+    operator's by-hand action from the README): display numbers are reused, and a stop left
+    by an earlier test on the same number must not make this one start stopped."""
+    home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    (home / ".local/state/mcec/stop" / f"display-{display.lstrip(':')}").unlink(missing_ok=True)
 
 
 def start_server(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, str]:
@@ -41,6 +50,7 @@ def start_server(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen
             proc.kill()
             raise RuntimeError(f"{argv[0]} on {display} never answered")
         time.sleep(0.05)
+    forget_stop_record(display)
     return proc, display
 
 

@@ -2,22 +2,38 @@
 //! settings. Nothing is ever written to stdout here: in `mcec mcp` stdout is the JSON-RPC
 //! wire. Lines from crates that use the `log` facade are routed through `tracing` too.
 //!
-//! Both writers redact the secrets registered with [`never_log`] (the configured bearer
-//! token) from every line, wherever it came from: an agent that sends the token as a tool
-//! name or a field name still cannot get it into a log.
+//! No token reaches a log, at any level:
+//! - The wire crates (rmcp, hyper, h2, axum, tower-http) are capped at `info` whatever
+//!   `MCEC_LOG` asks: at `debug`/`trace` rmcp logs whole requests and responses (session
+//!   tokens in handoffs, `end-session` tokens right or wrong), which no redaction by shape can
+//!   catch in general.
+//! - Both writers redact every line ([`redact`]): the secrets registered with [`never_log`]
+//!   (the configured bearer token) and anything shaped like a token (long hex runs, the word
+//!   after `Bearer`, the value of a `…token` or `authorization` key), so an agent that echoes
+//!   a token in a tool name or an argument still cannot get it into a log.
+//!
+//! `mcec.log` is private and bounded ([`file`]).
 
-use std::fs::{File, OpenOptions};
+mod file;
+mod redact;
+
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::sync::{PoisonError, RwLock};
 
+use tracing::Level;
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::filter_fn;
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
+use file::LogFile;
+
 const DEFAULT_FILTER: &str =
     "info,rmcp=warn,winit=warn,eframe=warn,egui_glow=warn,hyper=warn,tower_http=warn";
+/// Crates whose debug output can carry request bodies or headers: never below `info`.
+const WIRE_CRATES: [&str; 6] = ["rmcp", "hyper", "hyper_util", "h2", "axum", "tower_http"];
 /// Shorter strings are too likely to occur by chance to be worth replacing.
 const MIN_SECRET_LEN: usize = 8;
 
@@ -30,18 +46,23 @@ pub fn never_log(secret: &str) {
     }
 }
 
-fn redact(line: &[u8]) -> Vec<u8> {
+/// `text` as a log writer would print it, for the few messages printed outside tracing.
+pub fn redacted_text(text: &str) -> String {
     let secrets = SECRETS.read().unwrap_or_else(PoisonError::into_inner);
-    match std::str::from_utf8(line) {
-        Ok(text) if secrets.iter().any(|s| text.contains(s.as_str())) => {
-            let mut text = text.to_string();
-            for secret in secrets.iter() {
-                text = text.replace(secret.as_str(), "<redacted>");
-            }
-            text.into_bytes()
-        }
-        _ => line.to_vec(),
-    }
+    redact::redact(text, &secrets)
+}
+
+fn redacted(line: &[u8]) -> Vec<u8> {
+    let secrets = SECRETS.read().unwrap_or_else(PoisonError::into_inner);
+    redact::redact(&String::from_utf8_lossy(line), &secrets).into_bytes()
+}
+
+/// Whether an event or span of `target` at `level` may be logged at all.
+fn allowed(target: &str, level: &Level) -> bool {
+    let wire = WIRE_CRATES
+        .iter()
+        .any(|c| target == *c || target.strip_prefix(c).is_some_and(|r| r.starts_with("::")));
+    !wire || *level <= Level::INFO
 }
 
 /// Writes each formatted event (tracing hands over one whole event per write) redacted.
@@ -49,7 +70,7 @@ struct Redacting<W: Write>(W);
 
 impl<W: Write> Write for Redacting<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write_all(&redact(buf))?;
+        self.0.write_all(&redacted(buf))?;
         Ok(buf.len())
     }
 
@@ -67,14 +88,24 @@ impl<'a> MakeWriter<'a> for Stderr {
     }
 }
 
-/// Opened with `O_APPEND` and unbuffered: each event is one atomic write(2), so lines from
-/// different threads never interleave and a crash loses no line.
-struct LogFile(File);
+/// One event, handed to [`LogFile::append`] as a single write.
+struct FileEvent<'a>(&'a LogFile);
+
+impl Write for FileEvent<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.append(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
 
 impl<'a> MakeWriter<'a> for LogFile {
-    type Writer = Redacting<&'a File>;
+    type Writer = Redacting<FileEvent<'a>>;
     fn make_writer(&'a self) -> Self::Writer {
-        Redacting(&self.0)
+        Redacting(FileEvent(self))
     }
 }
 
@@ -86,27 +117,20 @@ pub fn init(log_file: Option<&Path>) -> Option<String> {
         .with_writer(Stderr)
         .with_ansi(io::stderr().is_terminal())
         .with_target(false);
-    let (file, warning) = match log_file.map(open_log) {
+    let (file, warning) = match log_file.map(LogFile::open) {
         Some(Ok(file)) => (Some(file), None),
-        Some(Err(warning)) => (None, Some(warning)),
+        Some(Err(e)) => (None, Some(format!("{e}; logging to stderr only"))),
         None => (None, None),
     };
-    let file_layer = file.map(|f| {
-        tracing_subscriber::fmt::layer().with_writer(LogFile(f)).with_ansi(false).with_target(false)
-    });
-    let _ = tracing_subscriber::registry().with(filter).with(stderr).with(file_layer).try_init();
+    let file_layer =
+        file.map(|f| tracing_subscriber::fmt::layer().with_writer(f).with_ansi(false).with_target(false));
+    let _ = tracing_subscriber::registry()
+        .with(filter_fn(|meta| allowed(meta.target(), meta.level())))
+        .with(filter)
+        .with(stderr)
+        .with(file_layer)
+        .try_init();
     warning
-}
-
-fn open_log(path: &Path) -> Result<File, String> {
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| format!("cannot open log file {}: {e}; logging to stderr only", path.display()))
 }
 
 #[cfg(test)]
@@ -115,9 +139,9 @@ mod tests {
 
     #[test]
     fn registered_secrets_are_redacted_and_short_ones_ignored() {
-        never_log("0123456789abcdef");
+        never_log("0123456789-secret");
         never_log("abc");
-        let out = redact(b"AGENT-AUDIT: refused; tool=0123456789abcdef x abc\n");
+        let out = redacted(b"AGENT-AUDIT: refused; tool=0123456789-secret x abc\n");
         assert_eq!(String::from_utf8(out).unwrap(), "AGENT-AUDIT: refused; tool=<redacted> x abc\n");
     }
 
@@ -125,8 +149,19 @@ mod tests {
     fn writer_reports_the_original_length() {
         never_log("secret-token-value");
         let mut sink = Redacting(Vec::new());
-        let line = b"token secret-token-value here\n";
+        let line = b"got secret-token-value here\n";
         assert_eq!(sink.write(line).unwrap(), line.len());
-        assert_eq!(sink.0, b"token <redacted> here\n");
+        assert_eq!(sink.0, b"got <redacted> here\n");
+    }
+
+    #[test]
+    fn wire_crates_never_log_below_info() {
+        for target in ["rmcp", "rmcp::service", "hyper::proto::h1", "h2::codec", "tower_http::trace"] {
+            assert!(!allowed(target, &Level::DEBUG), "{target}");
+            assert!(!allowed(target, &Level::TRACE), "{target}");
+            assert!(allowed(target, &Level::INFO), "{target}");
+        }
+        assert!(allowed("mcec::audit", &Level::TRACE));
+        assert!(allowed("rmcpx", &Level::DEBUG));
     }
 }

@@ -13,6 +13,8 @@ mod logging;
 mod operator;
 mod serve;
 mod sessions_cli;
+mod stop_record;
+mod user_home;
 
 use std::process::ExitCode;
 

@@ -1,11 +1,14 @@
 //! The operator's side of the desk, brought up before any transport serves: the desktop
-//! connection, the emergency stop (provenance monitor → latch), the operator windows, and
-//! the two threads that act on the latch: the stop worker (the slow steps of a stop) and
-//! the re-arm handler (operator clicks, honoured only on the monitor's attestation).
+//! connection, the emergency stop (provenance monitor → latch, seeded from the durable stop
+//! record), the operator windows, and the threads that act on the latch: the stop worker
+//! (the slow steps of a stop, the record first), the re-arm handler (operator clicks,
+//! honoured only on the monitor's attestation) and the record follower (stops and re-arms
+//! made by other mcec processes on the same display).
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::time::{Duration, SystemTime};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
 
 use mcec_desktop::monitor::x11::X11Monitor;
 use mcec_desktop::monitor::{
@@ -19,8 +22,13 @@ use mcec_rules::StopFlag;
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason, TripKind};
+use mcec_rules::stop_record::{FollowerAction, Observation};
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
+use crate::stop_record::StopRecords;
+
+/// How often a running process looks at the stop record.
+const RECORD_POLL: Duration = Duration::from_millis(200);
 
 /// What was brought up; the agent is built from it, then [`OperatorSide::run`] starts the
 /// threads that need the agent.
@@ -32,6 +40,19 @@ pub struct OperatorSide {
     ui_events: Option<Receiver<OperatorEvent>>,
     monitor: Option<MonitorHandle>,
     ledger: LastPhysicalInput,
+    record: Record,
+    ui_thread: Option<UiShutdown>,
+}
+
+/// The durable stop record and the last thing this process saw in it. The mutex also keeps
+/// this process's own re-arm (which removes the record) and its follower from interleaving.
+#[derive(Clone)]
+struct Record {
+    files: Arc<StopRecords>,
+    seen: Arc<Mutex<Observation>>,
+    /// Whether this process's monitor watches the input, so that its refusal to follow a
+    /// re-arm means "no physical input happened" rather than "I cannot see input".
+    watching: Arc<AtomicBool>,
 }
 
 /// What to bring up.
@@ -46,6 +67,7 @@ pub struct Plan<'a> {
 impl OperatorSide {
     pub fn bring_up(plan: Plan<'_>) -> OperatorSide {
         let latch = Latch::new(StopFlag::new());
+        let record = seed_from_record(&latch);
         let ledger = LastPhysicalInput::new();
         let desktop =
             match DesktopTools::connect_x11(None, DesktopConfig { artifact_dir: plan.artifacts_dir }) {
@@ -64,6 +86,8 @@ impl OperatorSide {
                         ui_events: None,
                         monitor: None,
                         ledger,
+                        record,
+                        ui_thread: None,
                     };
                 }
             };
@@ -77,8 +101,13 @@ impl OperatorSide {
             );
             (None, DesktopGate::Ready)
         };
-        let (ui, ui_events) = start_ui(plan.surfaces);
-        OperatorSide { latch, desktop, gate, ui, ui_events, monitor, ledger }
+        let (ui, ui_events, ui_thread) = start_ui(plan.surfaces);
+        OperatorSide { latch, desktop, gate, ui, ui_events, monitor, ledger, record, ui_thread }
+    }
+
+    /// The handle that ends the operator windows before the process exits.
+    pub fn ui_shutdown(&self) -> Option<UiShutdown> {
+        self.ui_thread.clone()
     }
 
     pub fn stop_flag(&self) -> StopFlag {
@@ -93,14 +122,26 @@ impl OperatorSide {
     /// Start the stop worker and the re-arm handler (and, with `agent_tab`, the thread behind
     /// the host settings window's Agent tab); they live as long as the process.
     pub fn run(self, agent: Arc<Agent>, agent_tab: Option<AgentTabConfig>) {
-        let OperatorSide { latch, desktop, ui, ui_events, monitor, ledger, .. } = self;
+        let OperatorSide { latch, desktop, ui, ui_events, monitor, ledger, record, ui_thread, .. } = self;
+        record.watching.store(monitor.is_some(), Ordering::SeqCst);
+        let rearm = Rearm {
+            latch: latch.clone(),
+            ledger,
+            ui: ui.clone(),
+            agent: agent.clone(),
+            record: record.clone(),
+        };
+        {
+            let rearm = rearm.clone();
+            spawn("mcec-stop-record", move || follow_record(rearm));
+        }
         if let Some(events) = ui_events {
             let tab = match (agent_tab, &ui) {
                 (Some(config), Some(ui)) => {
                     let core = AgentTabCore::new(
                         config,
                         ui.clone(),
-                        ledger.clone(),
+                        rearm.ledger.clone(),
                         latch.clone(),
                         monitor.is_some(),
                     );
@@ -110,10 +151,29 @@ impl OperatorSide {
                 }
                 _ => None,
             };
-            let (latch, ui, agent) = (latch.clone(), ui.clone(), agent.clone());
-            spawn("mcec-rearm", move || rearm_handler(events, latch, ledger, ui, agent, tab));
+            spawn("mcec-rearm", move || rearm_handler(events, rearm, tab, ui_thread));
         }
-        spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent));
+        spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent, record));
+    }
+}
+
+/// Before anything serves: a stop recorded for this display (or a record that cannot be
+/// read) latches this process too, so a restart never clears a stop.
+fn seed_from_record(latch: &Latch) -> Record {
+    let files = StopRecords::for_this_process();
+    let seen = files.observe();
+    if let Some(reason) = seen.stop_reason() {
+        tracing::warn!(
+            "{reason}: starting stopped until the operator re-arms ({}; stop record {})",
+            files.scope(),
+            files.path().map_or_else(|| "unavailable".into(), |p| p.display().to_string())
+        );
+        latch.trip(StopReason::Recorded(reason));
+    }
+    Record {
+        files: Arc::new(files),
+        seen: Arc::new(Mutex::new(seen)),
+        watching: Arc::new(AtomicBool::new(false)),
     }
 }
 
@@ -138,26 +198,97 @@ fn arm(latch: &Latch, ledger: &LastPhysicalInput, spec: &str) -> (Option<Monitor
     }
 }
 
-fn start_ui(surfaces: Surfaces) -> (Option<OperatorState>, Option<Receiver<OperatorEvent>>) {
+fn start_ui(
+    surfaces: Surfaces,
+) -> (Option<OperatorState>, Option<Receiver<OperatorEvent>>, Option<UiShutdown>) {
     if !(surfaces.overlay || surfaces.prompt || surfaces.host_window) {
-        return (None, None);
+        return (None, None, None);
     }
     let state = OperatorState::new();
     let (tx, rx) = mpsc::channel();
     match mcec_operator::spawn_operator_ui_thread(state.clone(), tx, surfaces) {
         Ok(handle) => {
-            spawn("mcec-ui-watch", move || match handle.join() {
-                Ok(Ok(())) => tracing::info!("operator windows closed"),
-                Ok(Err(e)) => tracing::warn!("operator windows unavailable: {e}"),
-                Err(_) => tracing::warn!("operator windows crashed"),
+            let shutdown =
+                UiShutdown { state: state.clone(), ended: Arc::new((Mutex::new(false), Condvar::new())) };
+            let ended = shutdown.ended.clone();
+            spawn("mcec-ui-watch", move || {
+                match handle.join() {
+                    Ok(Ok(())) => tracing::info!("operator windows closed"),
+                    Ok(Err(e)) => tracing::warn!("operator windows unavailable: {e}"),
+                    Err(_) => tracing::warn!("operator windows crashed"),
+                }
+                let (flag, cvar) = &*ended;
+                *flag.lock().unwrap_or_else(PoisonError::into_inner) = true;
+                cvar.notify_all();
             });
-            (Some(state), Some(rx))
+            (Some(state), Some(rx), Some(shutdown))
         }
         Err(e) => {
             tracing::warn!("operator windows unavailable: {e}");
-            (None, None)
+            (None, None, None)
         }
     }
+}
+
+/// Ends the operator windows' thread before the process exits.
+///
+/// Exiting runs the C libraries' exit-time destructors (libglvnd's GLX dispatch, Mesa, Xlib)
+/// while the UI thread may still be inside them, setting up its OpenGL context or drawing a
+/// frame: that crashed `mcec mcp` now and then when its client closed stdin (SIGSEGV in
+/// `mcec-operator-ui`, or libGLX's `__glXFetchDispatchEntry` assertion). So the process first
+/// asks the windows to close and waits for the thread to return from the event loop; only
+/// then does it exit.
+#[derive(Clone)]
+pub struct UiShutdown {
+    state: OperatorState,
+    ended: Arc<(Mutex<bool>, Condvar)>,
+}
+
+impl UiShutdown {
+    /// Ask the windows to close and wait up to `within` for their thread to end. False when
+    /// it is still running.
+    /// A thread parked after losing its display never returns, and is not inside any call
+    /// exit could race, so it counts as ended.
+    pub fn close(&self, within: Duration) -> bool {
+        self.state.request_quit();
+        let deadline = Instant::now() + within;
+        let (flag, cvar) = &*self.ended;
+        let mut ended = flag.lock().unwrap_or_else(PoisonError::into_inner);
+        while !*ended && !mcec_operator::ui_display_lost() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            ended = cvar
+                .wait_timeout(ended, left.min(Duration::from_millis(50)))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
+    }
+}
+
+/// How long an exiting process waits for the operator windows to close.
+pub const UI_CLOSE_WAIT: Duration = Duration::from_secs(5);
+
+/// Exit with `code`: after the operator windows closed, normally; when they did not close
+/// in time, at once, without the exit-time destructors that would race the UI thread.
+pub fn exit_after_ui(ui: Option<&UiShutdown>, code: u8) -> ! {
+    if let Some(ui) = ui
+        && !ui.close(UI_CLOSE_WAIT)
+    {
+        tracing::warn!("the operator windows did not close within {UI_CLOSE_WAIT:?}; exiting without them");
+        exit_now(code);
+    }
+    std::process::exit(i32::from(code))
+}
+
+#[allow(unsafe_code, reason = "_exit: end the process without running C exit-time destructors")]
+fn exit_now(code: u8) -> ! {
+    use std::io::Write as _;
+    let _ = std::io::stderr().flush();
+    // SAFETY: _exit ends the process immediately; nothing in this process runs afterwards.
+    unsafe { libc::_exit(i32::from(code)) }
 }
 
 /// The slow steps of a stop, off the input thread; each step runs whatever the others did.
@@ -167,6 +298,7 @@ fn stop_worker(
     desktop: Option<Arc<DesktopTools>>,
     ui: Option<OperatorState>,
     agent: Arc<Agent>,
+    record: Record,
 ) {
     let mut display_lost = false;
     loop {
@@ -175,6 +307,7 @@ fn stop_worker(
                 && !display_lost
             {
                 display_lost = true;
+                record.watching.store(false, Ordering::SeqCst);
                 tracing::error!("the display went away ({why}); desktop tools now answer no-desktop");
                 audit("display-lost", &why);
                 agent.set_desktop_gate(DesktopGate::NoDesktop {
@@ -186,6 +319,16 @@ fn stop_worker(
         let reason = notice.trip.reason.to_string();
         match notice.kind {
             TripKind::Engaged => {
+                // First, before the audit line, the release and the banner: the stop must
+                // survive this process even if it dies in the very next instant.
+                if !matches!(notice.trip.reason, StopReason::Recorded(_))
+                    && let Err(e) = record.files.record(&reason, notice.trip.wall)
+                {
+                    tracing::error!(
+                        "the stop could not be recorded ({e}); a restarted mcec would not know of it"
+                    );
+                    audit("stop-record-unwritten", &e);
+                }
                 audit("emergency-stop", &format!("engaged; reason={reason}"));
                 if let Some(desktop) = &desktop
                     && let Err(e) = desktop.emergency_release()
@@ -213,41 +356,80 @@ fn stop_worker(
     }
 }
 
-/// Operator clicks from the windows. A re-arm is honoured only when the monitor says the
-/// latest press was physical and no tampering was seen recently.
-fn rearm_handler(
-    events: Receiver<OperatorEvent>,
+/// What a re-arm touches; shared by the operator's clicks and the record follower.
+#[derive(Clone)]
+struct Rearm {
     latch: Latch,
     ledger: LastPhysicalInput,
     ui: Option<OperatorState>,
     agent: Arc<Agent>,
+    record: Record,
+}
+
+impl Rearm {
+    /// Ask the latch to re-arm on the monitor's attestation. `clear_record` removes the
+    /// durable record after an accepted re-arm (the operator's own click); the follower
+    /// re-arms because the record is already gone. Holds the record lock throughout.
+    fn attempt(&self, by: &str, clear_record: bool) -> bool {
+        let mut seen = self.record.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        match self.latch.rearm(self.ledger.attest()) {
+            Ok(_) => {
+                audit("emergency-stop", &format!("re-armed {by} (physical input)"));
+                self.agent.with_record(|r| r.stamp_rearm(SystemTime::now()));
+                let cleared = if clear_record { self.record.files.clear() } else { Ok(()) };
+                *seen = Observation::Absent;
+                match cleared {
+                    Ok(()) => {
+                        if let Some(ui) = &self.ui {
+                            ui.set_rearmed();
+                        }
+                    }
+                    // The record still holds the stop: latch again at once, and say why.
+                    Err(e) => {
+                        let why = format!("the stop record could not be cleared: {e}");
+                        self.latch.trip(StopReason::Recorded(why));
+                        *seen = self.record.files.observe();
+                        tracing::error!("the stop record could not be cleared: {e}");
+                        audit("rearm-refused", &format!("the stop record could not be cleared: {e}"));
+                        if let Some(ui) = &self.ui {
+                            ui.show_refusal(format!(
+                                "Still stopped: the stop record could not be cleared: {e}"
+                            ));
+                        }
+                    }
+                }
+                true
+            }
+            Err(refusal) => {
+                audit("rearm-refused", &format!("{refusal} ({by})"));
+                if let Some(ui) = &self.ui {
+                    ui.show_refusal(format!("Re-arm refused: {refusal}"));
+                }
+                false
+            }
+        }
+    }
+}
+
+/// Operator clicks from the windows. A re-arm is honoured only when the monitor says the
+/// latest press was physical and no tampering was seen recently.
+fn rearm_handler(
+    events: Receiver<OperatorEvent>,
+    rearm: Rearm,
     agent_tab: Option<Sender<OperatorEvent>>,
+    ui_thread: Option<UiShutdown>,
 ) {
     for event in events {
         match event {
             OperatorEvent::RearmClicked { .. } | OperatorEvent::MenuRearm { .. } => {
                 // The toolkit saw the press; give the monitor thread a moment to log it too.
                 std::thread::sleep(Duration::from_millis(60));
-                match latch.rearm(ledger.attest()) {
-                    Ok(_) => {
-                        audit("emergency-stop", "re-armed by the operator (physical input)");
-                        agent.with_record(|r| r.stamp_rearm(SystemTime::now()));
-                        if let Some(ui) = &ui {
-                            ui.set_rearmed();
-                        }
-                    }
-                    Err(refusal) => {
-                        audit("rearm-refused", &refusal.to_string());
-                        if let Some(ui) = &ui {
-                            ui.show_refusal(format!("Re-arm refused: {refusal}"));
-                        }
-                    }
-                }
+                rearm.attempt("by the operator", true);
             }
             OperatorEvent::LeaveStopped => audit("rearm-prompt", "dismissed; still stopped"),
             OperatorEvent::Quit => {
                 tracing::info!("the operator quit mcec from the host window");
-                std::process::exit(0);
+                exit_after_ui(ui_thread.as_ref(), 0);
             }
             // The Agent tab's work (disk, provisioning) runs on its own thread so a re-arm
             // never waits behind a copy of the executable.
@@ -259,6 +441,42 @@ fn rearm_handler(
                 Some(tab) if tab.send(tab_event).is_ok() => {}
                 _ => tracing::warn!("an Agent tab event arrived but this process has no Agent tab"),
             },
+        }
+    }
+}
+
+/// Follows the durable record: a stop recorded by another process latches this one; when a
+/// record this process saw is removed (a physical re-arm elsewhere), this process re-arms too,
+/// but only on its own monitor's attestation that physical input just happened. If that is
+/// refused by a process that watches the input, the record is put back, so a record deleted by
+/// a program never re-arms anything; a process that cannot see input (no monitor, display
+/// lost) just stays stopped.
+fn follow_record(rearm: Rearm) {
+    loop {
+        std::thread::sleep(RECORD_POLL);
+        let action = {
+            // Looked at under the lock, so a re-arm of this process that removes the record
+            // cannot slip in between the look and the verdict.
+            let mut seen = rearm.record.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            let now = rearm.record.files.observe();
+            let action = mcec_rules::stop_record::follow(&seen, &now, rearm.latch.is_stopped());
+            if let FollowerAction::Trip(reason) = &action {
+                rearm.latch.trip(StopReason::Recorded(reason.clone()));
+            }
+            *seen = now;
+            action
+        };
+        if action == FollowerAction::TryRearm
+            && !rearm.attempt("after a re-arm in another mcec", false)
+            && rearm.record.watching.load(Ordering::SeqCst)
+        {
+            let reason = "the stop record was removed without a physical re-arm seen by this process";
+            let _seen = rearm.record.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            if rearm.latch.is_stopped()
+                && let Err(e) = rearm.record.files.record(reason, SystemTime::now())
+            {
+                tracing::error!("the stop record could not be restored: {e}");
+            }
         }
     }
 }

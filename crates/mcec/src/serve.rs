@@ -21,7 +21,7 @@ use mcec_sessions::reaper::REAP_AGE;
 use crate::agent_tab::AgentTabConfig;
 use crate::config::{self, Loaded};
 use crate::logging;
-use crate::operator::{OperatorSide, Plan};
+use crate::operator::{OperatorSide, Plan, UiShutdown};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -29,18 +29,25 @@ pub enum Mode {
     Host,
 }
 
+/// Serve until the transport ends, then exit once the operator windows have closed (see
+/// [`crate::operator::UiShutdown`]).
 pub fn run(mode: Mode) -> ExitCode {
-    match start(mode) {
-        Ok(()) => ExitCode::SUCCESS,
+    let mut ui = None;
+    let code = match start(mode, &mut ui) {
+        Ok(()) => 0,
         Err(e) => {
             tracing::error!("{e:#}");
-            eprintln!("mcec: {e:#}");
-            ExitCode::from(2)
+            eprintln!("{}", logging::redacted_text(&format!("mcec: {e:#}")));
+            2
         }
+    };
+    match ui {
+        Some(ui) => crate::operator::exit_after_ui(Some(&ui), code),
+        None => ExitCode::from(code),
     }
 }
 
-fn start(mode: Mode) -> Result<()> {
+fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     let paths =
         McecPaths::for_current_process().context("cannot work out where this copy keeps its files")?;
     if let Some(warning) = logging::init(Some(&paths.log_file())) {
@@ -90,6 +97,7 @@ fn start(mode: Mode) -> Result<()> {
         },
     };
     let side = OperatorSide::bring_up(plan);
+    *ui = side.ui_shutdown();
     // A provisioned copy can never provision: the agent must not widen its own rights.
     let allow_provisioning = Arc::new(AtomicBool::new(
         loaded.error.is_none() && loaded.settings.allow_session_provisioning && paths.session.is_none(),
@@ -225,8 +233,12 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
         format!("cannot listen on {addr} (McpHttpPort {}): is the port taken?", settings.mcp_http_port)
     })?;
     tracing::info!(
-        "MCP over HTTP on http://{addr}/mcp (bearer token {})",
-        if token.is_some() { "required" } else { "not set" }
+        "MCP over HTTP on http://{addr}/mcp ({})",
+        if token.is_some() {
+            "every request needs McpAuthToken as its bearer"
+        } else {
+            "no McpAuthToken set"
+        }
     );
     let config = HttpConfig { port: settings.mcp_http_port, token };
     // On a signal, stop the hands first: a drag in flight aborts at its next step instead of

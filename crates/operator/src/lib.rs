@@ -42,6 +42,7 @@ pub use settings_window::{
 pub use state::{
     Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE, Snapshot,
 };
+pub use xlib_guard::display_lost as ui_display_lost;
 
 /// Which windows to offer. `mcec mcp` wants the overlay and the prompt; plain `mcec` wants
 /// the overlay and the host window (whose menu re-arms).

@@ -9,10 +9,18 @@
 
 use std::os::raw::c_int;
 use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use x11_dl::xlib::{Display, Xlib};
 
 static INSTALLED: Once = Once::new();
+static LOST: AtomicBool = AtomicBool::new(false);
+
+/// True once the UI thread has lost its display and is parked for good (it will never
+/// return from the event loop, and it is not inside any library call that exit could race).
+pub fn display_lost() -> bool {
+    LOST.load(Ordering::SeqCst)
+}
 
 /// Install the handler once; a missing libX11 just means there is nothing to guard.
 pub fn survive_display_loss() {
@@ -31,6 +39,7 @@ pub fn survive_display_loss() {
 #[allow(unsafe_code, reason = "called by Xlib through a C function pointer")]
 unsafe extern "C" fn on_io_error(_display: *mut Display) -> c_int {
     tracing::error!("the operator windows lost their X display; they are gone, mcec carries on without them");
+    LOST.store(true, Ordering::SeqCst);
     loop {
         std::thread::park();
     }

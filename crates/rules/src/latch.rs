@@ -39,6 +39,9 @@ pub enum StopReason {
     Chord(String),
     /// The provenance monitor saw forged input (what it saw).
     Tampering(String),
+    /// The durable stop record holds a stop this process did not latch itself: one recorded
+    /// before it started, or by another mcec on the same display (why, in words).
+    Recorded(String),
 }
 
 impl fmt::Display for StopReason {
@@ -46,6 +49,7 @@ impl fmt::Display for StopReason {
         match self {
             StopReason::Chord(c) => write!(f, "operator pressed {c}"),
             StopReason::Tampering(d) => write!(f, "input tampering detected: {d}"),
+            StopReason::Recorded(why) => f.write_str(why),
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod opt_in;
 pub mod record;
 pub mod settings;
 pub mod stop_flag;
+pub mod stop_record;
 
 pub use error::{ErrorCode, ToolError};
 pub use stop_flag::StopFlag;
