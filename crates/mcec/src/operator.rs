@@ -3,8 +3,9 @@
 //! the two threads that act on the latch: the stop worker (the slow steps of a stop) and
 //! the re-arm handler (operator clicks, honoured only on the monitor's attestation).
 
-use std::sync::Arc;
+use std::collections::BTreeSet;
 use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use mcec_desktop::monitor::x11::X11Monitor;
@@ -16,6 +17,7 @@ use mcec_mcp::audit::audit;
 use mcec_mcp::{Agent, CallObserver};
 use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
 use mcec_rules::StopFlag;
+use mcec_rules::catalog::{self, ToolKind};
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason, TripKind};
@@ -41,6 +43,8 @@ pub struct Plan<'a> {
     pub arm_stop: bool,
     pub hotkey_spec: &'a str,
     pub surfaces: Surfaces,
+    /// `UnsafeAllowActuationWithoutStopOnWayland`: act on a display where the stop cannot be armed.
+    pub unsafe_without_stop_on_wayland: bool,
 }
 
 impl OperatorSide {
@@ -67,13 +71,18 @@ impl OperatorSide {
                     };
                 }
             };
-        let (monitor, gate) = if plan.arm_stop {
-            arm(&latch, &ledger, plan.hotkey_spec)
-        } else {
-            tracing::warn!("the emergency stop is not armed (EmergencyStopEnabled is false)");
-            (None, DesktopGate::Ready)
+        let (monitor, gate) = match stopless_display(plan.unsafe_without_stop_on_wayland) {
+            Some(gate) => (None, gate),
+            None if plan.arm_stop => arm(&latch, &ledger, plan.hotkey_spec),
+            None => {
+                tracing::warn!("the emergency stop is not armed (EmergencyStopEnabled is false)");
+                (None, DesktopGate::NotArmed { why: "EmergencyStopEnabled is false".into() })
+            }
         };
         let (ui, ui_events) = start_ui(plan.surfaces);
+        if let Some(ui) = ui.as_ref().filter(|_| !gate.stop_armed()) {
+            ui.set_front_door(gate.stop_line());
+        }
         OperatorSide { latch, desktop, gate, ui, ui_events, monitor, ledger }
     }
 
@@ -81,9 +90,16 @@ impl OperatorSide {
         self.latch.flag().clone()
     }
 
-    /// Narrates each admitted call on the overlay.
+    /// Narrates each admitted call on the overlay; without a stop, also audits each actuation
+    /// tool's first use and keeps a warning among the narrated lines.
     pub fn observer(&self) -> Option<Box<dyn CallObserver>> {
-        self.ui.clone().map(|ui| Box::new(Narrator(ui)) as Box<dyn CallObserver>)
+        let no_stop = match &self.gate {
+            DesktopGate::NotArmed { why } => Some(why.clone()),
+            _ => None,
+        };
+        (self.ui.is_some() || no_stop.is_some()).then(|| {
+            Box::new(Narrator { ui: self.ui.clone(), no_stop, used: Mutex::default() }) as Box<dyn CallObserver>
+        })
     }
 
     /// Start the stop worker and the re-arm handler (and, with `agent_tab`, the thread behind
@@ -111,6 +127,29 @@ impl OperatorSide {
         }
         spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent));
     }
+}
+
+/// On a Wayland session's X server the stop cannot be armed: the gate there, or `None` for
+/// a plain X server. A probe that fails refuses actuation (fail closed).
+fn stopless_display(unsafe_allowed: bool) -> Option<DesktopGate> {
+    let why = match X11Monitor::new(None).and_then(|m| m.wayland_session()) {
+        Ok(None) => return None,
+        Ok(Some(session)) => session.to_string(),
+        Err(e) => {
+            tracing::error!("cannot tell whether this is a Wayland session: {e}; actuation tools are refused");
+            audit("emergency-stop-unavailable", &e.to_string());
+            return Some(DesktopGate::StopUnavailable { why: e.to_string() });
+        }
+    };
+    let gate = DesktopGate::stopless_display(&why, unsafe_allowed);
+    if unsafe_allowed {
+        tracing::warn!("{}", gate.stop_line());
+        audit("unsafe-actuation-without-stop", &gate.stop_line());
+    } else {
+        tracing::error!("{}", gate.stop_line());
+        audit("emergency-stop-unavailable", &gate.stop_line());
+    }
+    Some(gate)
 }
 
 fn arm(latch: &Latch, ledger: &LastPhysicalInput, spec: &str) -> (Option<MonitorHandle>, DesktopGate) {
@@ -272,12 +311,31 @@ fn agent_tab_worker(events: Receiver<OperatorEvent>, core: AgentTabCore) {
     }
 }
 
-struct Narrator(OperatorState);
+struct Narrator {
+    ui: Option<OperatorState>,
+    /// Why actuation runs without a stop, when it does.
+    no_stop: Option<String>,
+    used: Mutex<BTreeSet<String>>,
+}
 
 impl CallObserver for Narrator {
     fn on_call(&self, tool: &str, summary: &str) {
-        self.0.set_acting(true);
-        self.0.narrate(if summary.is_empty() { tool.to_string() } else { summary.to_string() });
+        if let Some(why) = &self.no_stop
+            && catalog::find(tool).is_some_and(|s| s.kind == ToolKind::Actuation)
+            && self.used.lock().unwrap_or_else(PoisonError::into_inner).insert(tool.to_string())
+        {
+            audit("actuation-without-stop", &format!("first use of {tool}; emergency stop NOT armed ({why})"));
+        }
+        let Some(ui) = &self.ui else { return };
+        ui.set_acting(true);
+        // The warning stays among the narrated lines however many calls push older ones out.
+        const WARNING: &str = "⚠ emergency stop NOT armed";
+        if let Some(why) = &self.no_stop
+            && !ui.snapshot().narration.iter().any(|line| line.starts_with(WARNING))
+        {
+            ui.narrate(format!("{WARNING}: {why}"));
+        }
+        ui.narrate(if summary.is_empty() { tool.to_string() } else { summary.to_string() });
     }
 }
 
