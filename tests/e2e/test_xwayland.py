@@ -3,8 +3,10 @@
 A real Wayland session: headless sway 1.7 starting XWayland 22.1 (`waydesk.py`), with the real
 `mcec mcp` driven through the official MCP Python SDK. There, actuation answers
 `emergency-stop-unavailable` with the Wayland reason, observation works, `session-status` and
-the log say why; with `UnsafeAllowActuationWithoutStopOnWayland` the agent acts, and the start
-and each tool's first use are audited. The positive control runs the same calls on a plain
+the log say why; a chord typed through Wayland's virtual keyboard (`wtype`), which the old
+monitor took for the operator's own, latches nothing; with
+`UnsafeAllowActuationWithoutStopOnWayland` the agent acts, and the start and each tool's first
+use are audited. The positive control runs the same calls on a plain
 Xvfb, where the stop arms and the unsafe key changes nothing.
 
 Build first: `cargo build -p mcec && cargo build -p mcec-desktop --bin mcec-testwin`."""
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import subprocess
 import threading
 import time
@@ -161,7 +164,7 @@ async def test_actuation_is_refused_on_xwayland_and_observation_works(
         for tool, args in ACTUATIONS:
             env, result = await call(session, tool, args)
             assert result.is_error and env["ok"] is False, f"{tool} acted on XWayland: {env}"
-            assert env["error"]["code"] == "emergency-stop-unavailable", env
+            assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
             detail = env["error"]["detail"]
             assert WAYLAND_REASON in detail, detail
             assert "RandR output XWAYLAND" in detail, detail
@@ -204,6 +207,35 @@ async def test_the_unsafe_setting_lets_agents_act_without_a_stop_and_is_audited(
     first_use = [line for line in audits if "actuation-without-stop" in line and "first use" in line]
     assert [line.split("first use of ")[1].split(";")[0] for line in first_use] == ["click", "key", "type"], audits
     assert "emergency stop: armed" not in copy.log()
+
+
+async def test_a_wayland_virtual_keyboard_cannot_press_the_stop(tmp_path: Path, wayland: WaylandDesk, windows) -> None:
+    """Keys from Wayland's virtual-keyboard protocol (`wtype`, what any agent with a Wayland
+    input tool sends) reach X clients from an `xwayland-keyboard` device, as the operator's own
+    keys do. Before mcec knew XWayland, its monitor took them for physical and the injected
+    chord latched the stop (and a Space could re-arm it). Now no monitor listens there: the
+    chord changes nothing and actuation stays unavailable, never "stopped"."""
+    if shutil.which("wtype") is None:
+        pytest.fail("wtype is missing; run scripts/test (it installs it)")
+    copy = copy_with(tmp_path)
+    win = windows(wayland.env(), "Wayfarer")
+    # Real key presses for each modifier (`-M` would only set the modifier state). wtype brings
+    # its own keymap (keycode 9 = Control_L, ...); typing the chord once before mcec starts
+    # leaves that keymap on XWayland, so a monitor reading it would know these keys.
+    chord = ["-P", "Control_L", "-P", "Alt_L", "-P", "Shift_L", "-k", "s"]
+    chord += ["-p", "Shift_L", "-p", "Alt_L", "-p", "Control_L"]
+    assert wayland.wayland_client("wtype", *chord).returncode == 0
+    win.next_line(lambda line: line.startswith("key ") and line.split()[3] in ("53", "73"))
+    async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
+        typed = wayland.wayland_client("wtype", *chord)
+        assert typed.returncode == 0, typed.stderr
+        # Positive control: the whole chord, its `s` last, reached an X client of the session.
+        win.next_line(lambda line: line.startswith("key ") and line.split()[3] in ("53", "73"))
+        env, _ = await call(session, "click", {"at": {"x": 20, "y": 20}, "className": "Wayfarer"})
+        assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
+        status = await ok(session, "session-status")
+        assert status["emergencyStopped"] is False and status["stops"] == [], status
+    assert not any("emergency-stop" in line and "engaged" in line for line in audit_lines(copy.log()))
 
 
 # --------------------------------------------------------------------------- positive control

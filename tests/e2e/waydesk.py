@@ -122,6 +122,7 @@ class WaylandDesk:
             "LANG": "C.UTF-8",
         }
         drop = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"] if as_root else []
+        self._as_user = drop
         with open(self.log_path, "wb") as log:
             self._sway = subprocess.Popen(
                 [*drop, "sway", "--config", str(config)],
@@ -172,6 +173,15 @@ class WaylandDesk:
             "WAYLAND_DISPLAY": self.wayland_display,
             "XDG_RUNTIME_DIR": str(self.runtime_dir),
         }
+
+    def wayland_client(self, *argv: str) -> subprocess.CompletedProcess:
+        """Run a Wayland client (e.g. `wtype`) inside the session, as the session's user."""
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "WAYLAND_DISPLAY": self.wayland_display,
+            "XDG_RUNTIME_DIR": str(self.runtime_dir),
+        }
+        return subprocess.run([*self._as_user, *argv], env=env, capture_output=True, text=True, timeout=30)
 
     def close(self) -> None:
         if self._sway.poll() is None:

@@ -98,7 +98,8 @@ impl OperatorSide {
             _ => None,
         };
         (self.ui.is_some() || no_stop.is_some()).then(|| {
-            Box::new(Narrator { ui: self.ui.clone(), no_stop, used: Mutex::default() }) as Box<dyn CallObserver>
+            Box::new(Narrator { ui: self.ui.clone(), no_stop, used: Mutex::default() })
+                as Box<dyn CallObserver>
         })
     }
 
@@ -136,7 +137,9 @@ fn stopless_display(unsafe_allowed: bool) -> Option<DesktopGate> {
         Ok(None) => return None,
         Ok(Some(session)) => session.to_string(),
         Err(e) => {
-            tracing::error!("cannot tell whether this is a Wayland session: {e}; actuation tools are refused");
+            tracing::error!(
+                "cannot tell whether this is a Wayland session: {e}; actuation tools are refused"
+            );
             audit("emergency-stop-unavailable", &e.to_string());
             return Some(DesktopGate::StopUnavailable { why: e.to_string() });
         }
@@ -324,7 +327,10 @@ impl CallObserver for Narrator {
             && catalog::find(tool).is_some_and(|s| s.kind == ToolKind::Actuation)
             && self.used.lock().unwrap_or_else(PoisonError::into_inner).insert(tool.to_string())
         {
-            audit("actuation-without-stop", &format!("first use of {tool}; emergency stop NOT armed ({why})"));
+            audit(
+                "actuation-without-stop",
+                &format!("first use of {tool}; emergency stop NOT armed ({why})"),
+            );
         }
         let Some(ui) = &self.ui else { return };
         ui.set_acting(true);

@@ -52,7 +52,8 @@ pub fn judge(signals: &DisplaySignals) -> Option<WaylandSession> {
         evidence.push(format!("RandR output {}", shown(name)));
     }
     // One device is enough to say so; listing every one only makes the line long.
-    if let Some(name) = signals.device_names.iter().find(|n| n.to_ascii_lowercase().starts_with("xwayland-")) {
+    if let Some(name) = signals.device_names.iter().find(|n| n.to_ascii_lowercase().starts_with("xwayland-"))
+    {
         evidence.push(format!("input device {}", shown(name)));
     }
     if let Some(w) = signals.wayland_display.as_deref().filter(|w| !w.trim().is_empty()) {
@@ -121,11 +122,8 @@ mod tests {
 
     #[test]
     fn empty_or_x11_environment_values_are_not_signals() {
-        let s = DisplaySignals {
-            wayland_display: Some(" ".into()),
-            session_type: Some("x11".into()),
-            ..xorg()
-        };
+        let s =
+            DisplaySignals { wayland_display: Some(" ".into()), session_type: Some("x11".into()), ..xorg() };
         assert_eq!(judge(&s), None);
     }
 

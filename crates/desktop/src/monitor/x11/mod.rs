@@ -74,8 +74,8 @@ impl X11Monitor {
     }
 
     fn probe(&self, conn: &RustConnection, root: u32) -> Result<Option<WaylandSession>, MonitorError> {
-        let mut signals = session::server_signals(conn, root)
-            .map_err(setup("checking for a Wayland session"))?;
+        let mut signals =
+            session::server_signals(conn, root).map_err(setup("checking for a Wayland session"))?;
         if self.from_env {
             session::env_signals(&mut signals);
         }
