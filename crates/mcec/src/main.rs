@@ -13,6 +13,7 @@ mod logging;
 mod operator;
 mod serve;
 mod sessions_cli;
+mod stopless;
 
 use std::process::ExitCode;
 

@@ -3,9 +3,8 @@
 //! the two threads that act on the latch: the stop worker (the slow steps of a stop) and
 //! the re-arm handler (operator clicks, honoured only on the monitor's attestation).
 
-use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use mcec_desktop::monitor::x11::X11Monitor;
@@ -17,12 +16,12 @@ use mcec_mcp::audit::audit;
 use mcec_mcp::{Agent, CallObserver};
 use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
 use mcec_rules::StopFlag;
-use mcec_rules::catalog::{self, ToolKind};
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason, TripKind};
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
+use crate::stopless::{NoStopWatch, stopless_display};
 
 /// What was brought up; the agent is built from it, then [`OperatorSide::run`] starts the
 /// threads that need the agent.
@@ -90,17 +89,11 @@ impl OperatorSide {
         self.latch.flag().clone()
     }
 
-    /// Narrates each admitted call on the overlay; without a stop, also audits each actuation
-    /// tool's first use and keeps a warning among the narrated lines.
+    /// Narrates each admitted call on the overlay (and watches actuation without a stop).
     pub fn observer(&self) -> Option<Box<dyn CallObserver>> {
-        let no_stop = match &self.gate {
-            DesktopGate::NotArmed { why } => Some(why.clone()),
-            _ => None,
-        };
-        (self.ui.is_some() || no_stop.is_some()).then(|| {
-            Box::new(Narrator { ui: self.ui.clone(), no_stop, used: Mutex::default() })
-                as Box<dyn CallObserver>
-        })
+        let no_stop = NoStopWatch::for_gate(&self.gate);
+        (self.ui.is_some() || no_stop.is_some())
+            .then(|| Box::new(Narrator { ui: self.ui.clone(), no_stop }) as Box<dyn CallObserver>)
     }
 
     /// Start the stop worker and the re-arm handler (and, with `agent_tab`, the thread behind
@@ -128,31 +121,6 @@ impl OperatorSide {
         }
         spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent));
     }
-}
-
-/// On a Wayland session's X server the stop cannot be armed: the gate there, or `None` for
-/// a plain X server. A probe that fails refuses actuation (fail closed).
-fn stopless_display(unsafe_allowed: bool) -> Option<DesktopGate> {
-    let why = match X11Monitor::new(None).and_then(|m| m.wayland_session()) {
-        Ok(None) => return None,
-        Ok(Some(session)) => session.to_string(),
-        Err(e) => {
-            tracing::error!(
-                "cannot tell whether this is a Wayland session: {e}; actuation tools are refused"
-            );
-            audit("emergency-stop-unavailable", &e.to_string());
-            return Some(DesktopGate::StopUnavailable { why: e.to_string() });
-        }
-    };
-    let gate = DesktopGate::stopless_display(&why, unsafe_allowed);
-    if unsafe_allowed {
-        tracing::warn!("{}", gate.stop_line());
-        audit("unsafe-actuation-without-stop", &gate.stop_line());
-    } else {
-        tracing::error!("{}", gate.stop_line());
-        audit("emergency-stop-unavailable", &gate.stop_line());
-    }
-    Some(gate)
 }
 
 fn arm(latch: &Latch, ledger: &LastPhysicalInput, spec: &str) -> (Option<MonitorHandle>, DesktopGate) {
@@ -316,32 +284,20 @@ fn agent_tab_worker(events: Receiver<OperatorEvent>, core: AgentTabCore) {
 
 struct Narrator {
     ui: Option<OperatorState>,
-    /// Why actuation runs without a stop, when it does.
-    no_stop: Option<String>,
-    used: Mutex<BTreeSet<String>>,
+    no_stop: Option<NoStopWatch>,
 }
 
 impl CallObserver for Narrator {
     fn on_call(&self, tool: &str, summary: &str) {
-        if let Some(why) = &self.no_stop
-            && catalog::find(tool).is_some_and(|s| s.kind == ToolKind::Actuation)
-            && self.used.lock().unwrap_or_else(PoisonError::into_inner).insert(tool.to_string())
-        {
-            audit(
-                "actuation-without-stop",
-                &format!("first use of {tool}; emergency stop NOT armed ({why})"),
-            );
+        if let Some(ui) = &self.ui {
+            ui.set_acting(true);
         }
-        let Some(ui) = &self.ui else { return };
-        ui.set_acting(true);
-        // The warning stays among the narrated lines however many calls push older ones out.
-        const WARNING: &str = "⚠ emergency stop NOT armed";
-        if let Some(why) = &self.no_stop
-            && !ui.snapshot().narration.iter().any(|line| line.starts_with(WARNING))
-        {
-            ui.narrate(format!("{WARNING}: {why}"));
+        if let Some(watch) = &self.no_stop {
+            watch.on_call(tool, self.ui.as_ref());
         }
-        ui.narrate(if summary.is_empty() { tool.to_string() } else { summary.to_string() });
+        if let Some(ui) = &self.ui {
+            ui.narrate(if summary.is_empty() { tool.to_string() } else { summary.to_string() });
+        }
     }
 }
 

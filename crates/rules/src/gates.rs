@@ -110,11 +110,11 @@ impl DesktopGate {
     pub fn stop_line(&self) -> String {
         match self {
             DesktopGate::Ready => "emergency stop: armed".into(),
-            DesktopGate::NotArmed { why } => format!("emergency stop: NOT armed ({why})"),
+            DesktopGate::NotArmed { why } => format!("emergency stop: NOT armed: {why}"),
             DesktopGate::StopUnavailable { why } => {
-                format!("emergency stop: not armed, agents may only observe ({why})")
+                format!("emergency stop: not armed, agents may only observe: {why}")
             }
-            DesktopGate::NoDesktop { detail } => format!("emergency stop: no desktop ({detail})"),
+            DesktopGate::NoDesktop { detail } => format!("emergency stop: no desktop: {detail}"),
         }
     }
 }
