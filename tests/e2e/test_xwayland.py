@@ -116,8 +116,8 @@ def windows() -> Iterator[Callable[[dict[str, str], str], ProbeWindow]]:
         w.close()
 
 
-def copy_with(tmp_path: Path, extra: str = "") -> Copy:
-    return manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n" + extra, commands=COMMANDS)
+def copy_with(tmp_path: Path, extra: str = "", name: str = "c") -> Copy:
+    return manual_copy(tmp_path / name, settings="AgentCommandsEnabled = true\n" + extra, commands=COMMANDS)
 
 
 async def call(session: Any, tool: str, args: dict | None = None) -> tuple[dict, Any]:
@@ -236,6 +236,23 @@ async def test_a_wayland_virtual_keyboard_cannot_press_the_stop(tmp_path: Path, 
         status = await ok(session, "session-status")
         assert status["emergencyStopped"] is False and status["stops"] == [], status
     assert not any("emergency-stop" in line and "engaged" in line for line in audit_lines(copy.log()))
+
+
+async def test_turning_the_stop_off_does_not_unlock_xwayland(
+    tmp_path: Path, wayland: WaylandDesk, xvfb: Screen
+) -> None:
+    """`EmergencyStopEnabled = false` lets agents act on a plain X server (and the status says
+    the stop is not armed); on XWayland only the key that names the risk does."""
+    off = "EmergencyStopEnabled = false\n"
+    async with sdk_stdio(copy_with(tmp_path, off, "x11"), env_extra=xvfb.env()) as (session, _):
+        await ok(session, "key", {"keys": "a"})
+        stop = (await ok(session, "session-status"))["emergencyStop"]
+        assert stop["armed"] is False and stop["actuationAllowed"] is True, stop
+        assert "EmergencyStopEnabled is false" in stop["status"], stop
+    async with sdk_stdio(copy_with(tmp_path, off, "wl"), env_extra=wayland.session_env()) as (session, _):
+        env, _ = await call(session, "key", {"keys": "a"})
+        assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
+        assert WAYLAND_REASON in env["error"]["detail"], env
 
 
 # --------------------------------------------------------------------------- positive control
