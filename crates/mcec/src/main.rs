@@ -14,6 +14,7 @@ mod operator;
 mod serve;
 mod sessions_cli;
 mod stop_record;
+mod stopless;
 mod user_home;
 
 use std::process::ExitCode;

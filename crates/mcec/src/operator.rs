@@ -26,6 +26,7 @@ use mcec_rules::stop_record::{FollowerAction, Observation};
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
 use crate::stop_record::StopRecords;
+use crate::stopless::{NoStopWatch, stopless_display};
 
 /// How often a running process looks at the stop record.
 const RECORD_POLL: Duration = Duration::from_millis(200);
@@ -62,6 +63,8 @@ pub struct Plan<'a> {
     pub arm_stop: bool,
     pub hotkey_spec: &'a str,
     pub surfaces: Surfaces,
+    /// `UnsafeAllowActuationWithoutStopOnWayland`: act on a display where the stop cannot be armed.
+    pub unsafe_without_stop_on_wayland: bool,
 }
 
 impl OperatorSide {
@@ -91,17 +94,22 @@ impl OperatorSide {
                     };
                 }
             };
-        let (monitor, gate) = if plan.arm_stop {
-            arm(&latch, &ledger, plan.hotkey_spec)
-        } else {
-            tracing::warn!("the emergency stop is not armed (EmergencyStopEnabled is false)");
-            audit(
-                "emergency-stop-disabled",
-                "EmergencyStopEnabled = false: the operator turned the stop off; actuation runs with no stop, no chord, no prompt",
-            );
-            (None, DesktopGate::Ready)
+        let (monitor, gate) = match stopless_display(plan.unsafe_without_stop_on_wayland) {
+            Some(gate) => (None, gate),
+            None if plan.arm_stop => arm(&latch, &ledger, plan.hotkey_spec),
+            None => {
+                tracing::warn!("the emergency stop is not armed (EmergencyStopEnabled is false)");
+                audit(
+                    "emergency-stop-disabled",
+                    "EmergencyStopEnabled = false: the operator turned the stop off; actuation runs with no stop, no chord, no prompt",
+                );
+                (None, DesktopGate::NotArmed { why: "EmergencyStopEnabled is false".into() })
+            }
         };
         let (ui, ui_events, ui_thread) = start_ui(plan.surfaces);
+        if let Some(ui) = ui.as_ref().filter(|_| !gate.stop_armed()) {
+            ui.set_front_door(gate.stop_line());
+        }
         OperatorSide { latch, desktop, gate, ui, ui_events, monitor, ledger, record, ui_thread }
     }
 
@@ -114,9 +122,11 @@ impl OperatorSide {
         self.latch.flag().clone()
     }
 
-    /// Narrates each admitted call on the overlay.
+    /// Narrates each admitted call on the overlay (and watches actuation without a stop).
     pub fn observer(&self) -> Option<Box<dyn CallObserver>> {
-        self.ui.clone().map(|ui| Box::new(Narrator(ui)) as Box<dyn CallObserver>)
+        let no_stop = NoStopWatch::for_gate(&self.gate);
+        (self.ui.is_some() || no_stop.is_some())
+            .then(|| Box::new(Narrator { ui: self.ui.clone(), no_stop }) as Box<dyn CallObserver>)
     }
 
     /// Start the stop worker and the re-arm handler (and, with `agent_tab`, the thread behind
@@ -494,12 +504,22 @@ fn agent_tab_worker(events: Receiver<OperatorEvent>, core: AgentTabCore) {
     }
 }
 
-struct Narrator(OperatorState);
+struct Narrator {
+    ui: Option<OperatorState>,
+    no_stop: Option<NoStopWatch>,
+}
 
 impl CallObserver for Narrator {
     fn on_call(&self, tool: &str, summary: &str) {
-        self.0.set_acting(true);
-        self.0.narrate(if summary.is_empty() { tool.to_string() } else { summary.to_string() });
+        if let Some(ui) = &self.ui {
+            ui.set_acting(true);
+        }
+        if let Some(watch) = &self.no_stop {
+            watch.on_call(tool, self.ui.as_ref());
+        }
+        if let Some(ui) = &self.ui {
+            ui.narrate(if summary.is_empty() { tool.to_string() } else { summary.to_string() });
+        }
     }
 }
 

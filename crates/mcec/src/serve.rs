@@ -14,6 +14,7 @@ use mcec_mcp::http::HttpConfig;
 use mcec_mcp::tools::{SessionServices, ToolServices};
 use mcec_mcp::{Agent, AgentConfig, audit::audit};
 use mcec_operator::Surfaces;
+use mcec_rules::settings::UNSAFE_WAYLAND_KEY;
 use mcec_sessions::lock::InstanceLock;
 use mcec_sessions::paths::McecPaths;
 use mcec_sessions::reaper::REAP_AGE;
@@ -95,7 +96,13 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
             prompt: mode == Mode::Stdio,
             host_window: mode == Mode::Host,
         },
+        // Like the provisioning opt-in, never honoured in a copy an agent drives.
+        unsafe_without_stop_on_wayland: settings.unsafe_allow_actuation_without_stop_on_wayland
+            && paths.session.is_none(),
     };
+    if settings.unsafe_allow_actuation_without_stop_on_wayland && paths.session.is_some() {
+        tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a provisioned session copy");
+    }
     let side = OperatorSide::bring_up(plan);
     *ui = side.ui_shutdown();
     // A provisioned copy can never provision: the agent must not widen its own rights.

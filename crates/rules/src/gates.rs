@@ -8,10 +8,10 @@
 //! 5. unknown tool → `unknown-tool`; disabled command → `command-disabled`;
 //! 6. arguments (checked by the tool's typed parser, between [`admit`] and [`desktop_gate`]);
 //! 7. no desktop → `no-desktop`; desktop but stop not armed → `emergency-stop-unavailable`
-//!    for actuation.
+//!    for actuation, unless the operator's own setting runs without it ([`DesktopGate::NotArmed`]).
 
 use crate::catalog::{self, ToolKind, ToolSpec};
-use crate::settings::Commands;
+use crate::settings::{Commands, UNSAFE_WAYLAND_KEY};
 use crate::{ErrorCode, ToolError};
 
 /// What gates 1–5 need to know about this process, sampled once per call.
@@ -68,24 +68,67 @@ pub fn admit(state: &CallState<'_>, name: &str) -> Result<&'static ToolSpec, Too
 /// Whether this process can reach a desktop and whether the stop is armed there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DesktopGate {
-    /// A display is reachable and the stop hotkey is armed (or disabled by the operator).
+    /// A display is reachable and the stop hotkey is armed.
     Ready,
-    /// A display is reachable, but arming the stop failed: observation only.
+    /// A display is reachable and actuation runs with no stop, because an operator setting
+    /// says so (`why` names it). Never claims the stop is armed.
+    NotArmed { why: String },
+    /// A display is reachable, but the stop is not armed there: observation only.
     StopUnavailable { why: String },
     /// No display: `detail` says which one was tried.
     NoDesktop { detail: String },
+}
+
+impl DesktopGate {
+    /// The gate on a display where the stop cannot be armed (a Wayland session's X server,
+    /// `why` says so): observation only, unless the operator's [`UNSAFE_WAYLAND_KEY`] is on.
+    pub fn stopless_display(why: &str, unsafe_allowed: bool) -> DesktopGate {
+        if unsafe_allowed {
+            DesktopGate::NotArmed {
+                why: format!("{why}; agents may act anyway because {UNSAFE_WAYLAND_KEY} = true"),
+            }
+        } else {
+            DesktopGate::StopUnavailable {
+                why: format!(
+                    "{why}; to let agents act, log into an X11 session (or wait for mcec's Wayland backend)"
+                ),
+            }
+        }
+    }
+
+    /// Whether the stop chord is armed.
+    pub fn stop_armed(&self) -> bool {
+        matches!(self, DesktopGate::Ready)
+    }
+
+    /// Whether actuation tools may run at all.
+    pub fn actuation_allowed(&self) -> bool {
+        matches!(self, DesktopGate::Ready | DesktopGate::NotArmed { .. })
+    }
+
+    /// The stop's state in operator words, for the log, `session-status` and the host window.
+    pub fn stop_line(&self) -> String {
+        match self {
+            DesktopGate::Ready => "emergency stop: armed".into(),
+            DesktopGate::NotArmed { why } => format!("emergency stop: NOT armed: {why}"),
+            DesktopGate::StopUnavailable { why } => {
+                format!("emergency stop: not armed, agents may only observe: {why}")
+            }
+            DesktopGate::NoDesktop { detail } => format!("emergency stop: no desktop: {detail}"),
+        }
+    }
 }
 
 /// Gate 7, run after the arguments parsed.
 pub fn desktop_gate(spec: &ToolSpec, desktop: &DesktopGate) -> Result<(), ToolError> {
     match desktop {
         _ if !spec.needs_desktop() => Ok(()),
-        DesktopGate::Ready => Ok(()),
+        DesktopGate::Ready | DesktopGate::NotArmed { .. } => Ok(()),
         DesktopGate::NoDesktop { detail } => Err(ToolError::new(ErrorCode::NoDesktop, detail.clone())),
         DesktopGate::StopUnavailable { why } if spec.kind == ToolKind::Actuation => Err(ToolError::new(
             ErrorCode::EmergencyStopUnavailable,
             format!(
-                "The operator's emergency stop could not be armed ({why}), so nothing may actuate; observation tools still work."
+                "The operator's emergency stop is not armed: {why}. Nothing may actuate; observation tools still work."
             ),
         )),
         DesktopGate::StopUnavailable { .. } => Ok(()),
@@ -180,5 +223,26 @@ mod tests {
         assert!(desktop_gate(capture, &unarmed).is_ok());
         assert_eq!(desktop_gate(click, &unarmed).unwrap_err().code, ErrorCode::EmergencyStopUnavailable);
         assert!(desktop_gate(click, &DesktopGate::Ready).is_ok());
+    }
+
+    #[test]
+    fn a_stopless_display_refuses_actuation_unless_the_operator_allows_it() {
+        let click = catalog::find("click").unwrap();
+        let capture = catalog::find("capture").unwrap();
+        let why = "this is a Wayland session; the X11 stop cannot see your keyboard here";
+        let refused = DesktopGate::stopless_display(why, false);
+        let err = desktop_gate(click, &refused).unwrap_err();
+        assert_eq!(err.code, ErrorCode::EmergencyStopUnavailable);
+        assert!(err.detail.contains(why), "{}", err.detail);
+        assert!(err.detail.contains("X11 session"), "{}", err.detail);
+        assert!(desktop_gate(capture, &refused).is_ok());
+        assert!(!refused.stop_armed() && !refused.actuation_allowed());
+
+        let allowed = DesktopGate::stopless_display(why, true);
+        assert!(desktop_gate(click, &allowed).is_ok());
+        assert!(!allowed.stop_armed() && allowed.actuation_allowed());
+        assert!(allowed.stop_line().contains("NOT armed"), "{}", allowed.stop_line());
+        assert!(allowed.stop_line().contains(UNSAFE_WAYLAND_KEY), "{}", allowed.stop_line());
+        assert!(DesktopGate::Ready.stop_armed());
     }
 }

@@ -29,6 +29,8 @@ pub struct Settings {
     pub command_overlay_enabled: bool,
     pub allow_session_provisioning: bool,
     pub act_as_server: bool,
+    /// Lets agents actuate on a Wayland session's X server, where the stop cannot be armed.
+    pub unsafe_allow_actuation_without_stop_on_wayland: bool,
 }
 
 impl Default for Settings {
@@ -44,6 +46,7 @@ impl Default for Settings {
             command_overlay_enabled: true,
             allow_session_provisioning: false,
             act_as_server: false,
+            unsafe_allow_actuation_without_stop_on_wayland: false,
         }
     }
 }
@@ -61,6 +64,10 @@ impl fmt::Debug for Settings {
             .field("command_overlay_enabled", &self.command_overlay_enabled)
             .field("allow_session_provisioning", &self.allow_session_provisioning)
             .field("act_as_server", &self.act_as_server)
+            .field(
+                "unsafe_allow_actuation_without_stop_on_wayland",
+                &self.unsafe_allow_actuation_without_stop_on_wayland,
+            )
             .finish()
     }
 }
@@ -71,6 +78,10 @@ impl Settings {
         (!self.mcp_auth_token.is_empty()).then_some(self.mcp_auth_token.as_str())
     }
 }
+
+/// The operator's explicit, never-default permission to act on a display where the stop
+/// cannot be armed (a Wayland session). Named so nobody turns it on by accident.
+pub const UNSAFE_WAYLAND_KEY: &str = "UnsafeAllowActuationWithoutStopOnWayland";
 
 /// Why a settings or commands file was rejected. `Display` names file, line and key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,6 +142,7 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
             "CommandOverlayEnabled" => Field::Bool(&mut s.command_overlay_enabled),
             "AllowSessionProvisioning" => Field::Bool(&mut s.allow_session_provisioning),
             "ActAsServer" => Field::Bool(&mut s.act_as_server),
+            UNSAFE_WAYLAND_KEY => Field::Bool(&mut s.unsafe_allow_actuation_without_stop_on_wayland),
             _ => {
                 warnings.push(format!(
                     "{file}, line {}: unknown key `{key}` ignored",
@@ -316,6 +328,7 @@ EmergencyStopHotkey = "Pause"
 CommandOverlayEnabled = false
 AllowSessionProvisioning = true
 ActAsServer = true
+UnsafeAllowActuationWithoutStopOnWayland = true
 "#;
         let s = parse_settings(text, "f").unwrap().value;
         assert!(s.agent_commands_enabled && s.mcp_server_enabled && s.allow_session_provisioning);
@@ -324,6 +337,8 @@ ActAsServer = true
         assert_eq!(s.mcp_http_port, 6000);
         assert_eq!(s.auth_token(), Some("abc"));
         assert_eq!(s.emergency_stop_hotkey, "Pause");
+        assert!(s.unsafe_allow_actuation_without_stop_on_wayland);
+        assert!(!Settings::default().unsafe_allow_actuation_without_stop_on_wayland);
     }
 
     #[test]

@@ -18,6 +18,7 @@
 
 mod ledger;
 mod sink;
+pub mod wayland;
 pub mod x11;
 
 use std::fmt;
@@ -30,6 +31,7 @@ pub use ledger::{InputSnapshot, LastPhysicalInput};
 pub use mcec_rules::chord::{ChordDetector, Key};
 pub use mcec_rules::latch::Latch;
 pub use sink::{Dispatcher, MonitorSink, MonitorStats, StatsSnapshot};
+pub use wayland::{WAYLAND_REASON, WaylandSession};
 
 /// A pressed or released thing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +117,9 @@ pub enum MonitorError {
     Setup(String),
     /// The monitor thread could not be spawned.
     Thread(String),
+    /// The display belongs to a Wayland session: the stop could not see the operator's
+    /// keyboard there, so it is not armed.
+    Wayland(WaylandSession),
 }
 
 impl fmt::Display for MonitorError {
@@ -126,6 +131,7 @@ impl fmt::Display for MonitorError {
             }
             MonitorError::Setup(d) => write!(f, "setting up the input monitor failed: {d}"),
             MonitorError::Thread(d) => write!(f, "cannot start the input monitor thread: {d}"),
+            MonitorError::Wayland(w) => write!(f, "{w}"),
         }
     }
 }

@@ -10,11 +10,13 @@
 //! What it cannot see, plainly: input injected below X (a uinput device, a kernel-level
 //! injector) looks physical to X; remote operators (VNC, RDP, software KVMs) type through
 //! XTEST and so can neither press nor re-arm the stop. Without RECORD on the server, the
-//! forged XI1 form cannot be detected and the status says the stop is best effort.
+//! forged XI1 form cannot be detected and the status says the stop is best effort. On a
+//! Wayland session's X server (XWayland) it refuses to start at all (`session.rs`).
 
 pub mod devices;
 pub mod keys;
 pub mod record;
+pub mod session;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,6 +30,7 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::rust_connection::RustConnection;
 
+use super::wayland::{WaylandSession, judge};
 use super::{
     ClassifiedEvent, Coverage, Dispatcher, Input, MonitorError, MonitorHandle, MonitorSink, MonitorStatus,
     ProvenanceMonitor, StatusCell,
@@ -43,11 +46,14 @@ const XI_ALL_MASTER_DEVICES: u16 = 1;
 #[derive(Debug, Clone)]
 pub struct X11Monitor {
     display: String,
+    /// The display came from `$DISPLAY`, so the environment's Wayland signals count.
+    from_env: bool,
 }
 
 impl X11Monitor {
     /// A monitor for `display` (e.g. `:0`), or `$DISPLAY` when `None`.
     pub fn new(display: Option<&str>) -> Result<X11Monitor, MonitorError> {
+        let from_env = display.is_none();
         let display = match display {
             Some(d) => d.to_owned(),
             None => std::env::var("DISPLAY")
@@ -55,8 +61,30 @@ impl X11Monitor {
                 .filter(|d| !d.is_empty())
                 .ok_or_else(|| MonitorError::NoDisplay("DISPLAY is not set".into()))?,
         };
-        Ok(X11Monitor { display })
+        Ok(X11Monitor { display, from_env })
     }
+
+    /// Whether the display belongs to a Wayland session, where the stop cannot be armed.
+    /// `start` refuses such a display by itself; this is for callers that do not arm.
+    pub fn wayland_session(&self) -> Result<Option<WaylandSession>, MonitorError> {
+        let (conn, screen) = RustConnection::connect(Some(&self.display))
+            .map_err(|e| MonitorError::NoDisplay(format!("{}: {e}", self.display)))?;
+        let root = root_of(&conn, screen)?;
+        self.probe(&conn, root)
+    }
+
+    fn probe(&self, conn: &RustConnection, root: u32) -> Result<Option<WaylandSession>, MonitorError> {
+        let mut signals =
+            session::server_signals(conn, root).map_err(setup("checking for a Wayland session"))?;
+        if self.from_env {
+            session::env_signals(&mut signals);
+        }
+        Ok(judge(&signals))
+    }
+}
+
+fn root_of(conn: &RustConnection, screen: usize) -> Result<u32, MonitorError> {
+    conn.setup().roots.get(screen).map(|s| s.root).ok_or_else(|| MonitorError::Setup("no screen".into()))
 }
 
 fn setup<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> MonitorError {
@@ -90,12 +118,10 @@ impl ProvenanceMonitor for X11Monitor {
     fn start(self, sink: MonitorSink) -> Result<MonitorHandle, MonitorError> {
         let (conn, screen) = RustConnection::connect(Some(&self.display))
             .map_err(|e| MonitorError::NoDisplay(format!("{}: {e}", self.display)))?;
-        let root = conn
-            .setup()
-            .roots
-            .get(screen)
-            .map(|s| s.root)
-            .ok_or_else(|| MonitorError::Setup("no screen".into()))?;
+        let root = root_of(&conn, screen)?;
+        if let Some(wayland) = self.probe(&conn, root)? {
+            return Err(MonitorError::Wayland(wayland));
+        }
         if conn.extension_information(xinput::X11_EXTENSION_NAME).map_err(setup("XInput"))?.is_none() {
             return Err(MonitorError::Unsupported("no XInput extension".into()));
         }

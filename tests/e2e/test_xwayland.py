@@ -1,0 +1,277 @@
+"""On a Wayland session's X server the stop must not claim to be armed (issue 16).
+
+A real Wayland session: headless sway 1.7 starting XWayland 22.1 (`waydesk.py`), with the real
+`mcec mcp` driven through the official MCP Python SDK. There, actuation answers
+`emergency-stop-unavailable` with the Wayland reason, observation works, `session-status` and
+the log say why; a chord typed through Wayland's virtual keyboard (`wtype`), which the old
+monitor took for the operator's own, latches nothing; with
+`UnsafeAllowActuationWithoutStopOnWayland` the agent acts, and the start and each tool's first
+use are audited. The positive control runs the same calls on a plain
+Xvfb, where the stop arms and the unsafe key changes nothing.
+
+Build first: `cargo build -p mcec && cargo build -p mcec-desktop --bin mcec-testwin`."""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from mcec_e2e import HANG_GUARD_S, REPO, Copy, audit_lines, manual_copy, sdk_envelope, sdk_stdio
+from waydesk import WaylandDesk
+from xdesk import Screen
+
+TESTWIN = Path(os.environ.get("MCEC_TESTWIN_BIN", str(REPO / "target" / "debug" / "mcec-testwin")))
+COMMANDS = ("displays", "windows", "capture", "click", "type", "key")
+WAYLAND_REASON = "this is a Wayland session; the X11 stop cannot see your keyboard here"
+UNSAFE = "UnsafeAllowActuationWithoutStopOnWayland = true\n"
+
+pytestmark = pytest.mark.anyio
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def wayland() -> Iterator[WaylandDesk]:
+    with WaylandDesk() as desk:
+        yield desk
+
+
+@pytest.fixture(scope="module")
+def xvfb() -> Iterator[Screen]:
+    with Screen() as s:
+        yield s
+
+
+class ProbeWindow:
+    """One `mcec-testwin` (prints `ready <id>`, then every input event); killed by PID."""
+
+    def __init__(self, env: dict[str, str], name: str) -> None:
+        if not TESTWIN.is_file():
+            pytest.fail(f"{TESTWIN} is missing; run `cargo build -p mcec-desktop --bin mcec-testwin`")
+        self.proc = subprocess.Popen(
+            [str(TESTWIN), "--class", name, "--title", name],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+        self.next_line(lambda line: line.startswith("ready"))
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line.rstrip("\n"))
+
+    def next_line(self, want: Callable[[str], bool]) -> str:
+        deadline = time.monotonic() + HANG_GUARD_S
+        seen = []
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if want(line):
+                return line
+            seen.append(line)
+        raise AssertionError(f"the test window never printed the line wanted; it printed {seen[-20:]}")
+
+    def inputs(self) -> list[str]:
+        """Input events printed so far (presses, releases, keys)."""
+        lines = []
+        while True:
+            try:
+                line = self._lines.get_nowait()
+            except queue.Empty:
+                return [x for x in lines if x.split(" ", 1)[0] in ("press", "release", "key")]
+            lines.append(line)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def windows() -> Iterator[Callable[[dict[str, str], str], ProbeWindow]]:
+    opened: list[ProbeWindow] = []
+
+    def open_window(env: dict[str, str], name: str) -> ProbeWindow:
+        w = ProbeWindow(env, name)
+        opened.append(w)
+        return w
+
+    yield open_window
+    for w in opened:
+        w.close()
+
+
+def copy_with(tmp_path: Path, extra: str = "", name: str = "c") -> Copy:
+    return manual_copy(tmp_path / name, settings="AgentCommandsEnabled = true\n" + extra, commands=COMMANDS)
+
+
+async def call(session: Any, tool: str, args: dict | None = None) -> tuple[dict, Any]:
+    result = await session.call_tool(tool, args or {})
+    return sdk_envelope(result), result
+
+
+async def ok(session: Any, tool: str, args: dict | None = None) -> Any:
+    env, result = await call(session, tool, args)
+    assert env["ok"] and not result.is_error, f"{tool} {args}: {env}"
+    return env["result"]
+
+
+ACTUATIONS = (
+    ("click", {"at": {"x": 20, "y": 20}, "className": "Wayfarer"}),
+    ("key", {"keys": "a"}),
+    ("type", {"text": "hi"}),
+)
+
+
+async def observation_works(session: Any, window: str) -> None:
+    displays = await ok(session, "displays")
+    assert displays["displays"], displays
+    listed = await ok(session, "windows", {"className": window})
+    assert [w["className"] for w in listed["windows"]] == [window], listed
+    env, result = await call(session, "capture")
+    assert env["ok"], env
+    assert [c.mime_type for c in result.content if getattr(c, "type", None) == "image"] == ["image/png"]
+
+
+# --------------------------------------------------------------------------- XWayland
+
+
+@pytest.mark.parametrize("from_session", [True, False], ids=["session-env", "server-signals-only"])
+async def test_actuation_is_refused_on_xwayland_and_observation_works(
+    tmp_path: Path, wayland: WaylandDesk, windows, from_session: bool
+) -> None:
+    """With the session's WAYLAND_DISPLAY beside DISPLAY, and with DISPLAY alone (then only
+    what the X server itself shows, its `XWAYLAND0` output, gives it away)."""
+    copy = copy_with(tmp_path)
+    win = windows(wayland.env(), "Wayfarer")
+    env_extra = wayland.session_env() if from_session else wayland.env()
+    async with sdk_stdio(copy, env_extra=env_extra) as (session, _):
+        for tool, args in ACTUATIONS:
+            env, result = await call(session, tool, args)
+            assert result.is_error and env["ok"] is False, f"{tool} acted on XWayland: {env}"
+            assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
+            detail = env["error"]["detail"]
+            assert WAYLAND_REASON in detail, detail
+            assert "RandR output XWAYLAND" in detail, detail
+            assert ("WAYLAND_DISPLAY=" in detail) == from_session, detail
+            assert "X11 session" in detail, detail
+        await observation_works(session, "Wayfarer")
+        status = await ok(session, "session-status")
+        stop = status["emergencyStop"]
+        assert stop["armed"] is False and stop["actuationAllowed"] is False, stop
+        assert WAYLAND_REASON in stop["status"], stop
+        assert status["refusals"] == {"emergency-stop-unavailable": 3}, status
+    assert win.inputs() == [], "a refused call still reached the window"
+    log = copy.log()
+    assert WAYLAND_REASON in log
+    assert "emergency stop: armed" not in log
+    audits = audit_lines(log)
+    assert any("emergency-stop-unavailable" in line and WAYLAND_REASON in line for line in audits), audits
+    assert not any("actuation-without-stop" in line for line in audits), audits
+
+
+async def test_the_unsafe_setting_lets_agents_act_without_a_stop_and_is_audited(
+    tmp_path: Path, wayland: WaylandDesk, windows
+) -> None:
+    copy = copy_with(tmp_path, UNSAFE)
+    win = windows(wayland.env(), "Wayfarer")
+    async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
+        await ok(session, "click", {"at": {"x": 20, "y": 20}, "className": "Wayfarer"})
+        assert win.next_line(lambda line: line.startswith("press")).startswith("press 1 20 20")
+        await ok(session, "click", {"at": {"x": 30, "y": 30}, "className": "Wayfarer"})
+        await ok(session, "key", {"keys": "a"})
+        await ok(session, "type", {"text": "hi"})
+        await observation_works(session, "Wayfarer")
+        stop = (await ok(session, "session-status"))["emergencyStop"]
+        assert stop["armed"] is False and stop["actuationAllowed"] is True, stop
+        assert "NOT armed" in stop["status"] and WAYLAND_REASON in stop["status"], stop
+        assert "UnsafeAllowActuationWithoutStopOnWayland" in stop["status"], stop
+    audits = audit_lines(copy.log())
+    start = [line for line in audits if "unsafe-actuation-without-stop" in line]
+    assert len(start) == 1 and WAYLAND_REASON in start[0], audits
+    first_use = [line for line in audits if "actuation-without-stop" in line and "first use" in line]
+    assert [line.split("first use of ")[1].split(";")[0] for line in first_use] == ["click", "key", "type"], audits
+    assert "emergency stop: armed" not in copy.log()
+
+
+async def test_a_wayland_virtual_keyboard_cannot_press_the_stop(tmp_path: Path, wayland: WaylandDesk, windows) -> None:
+    """Keys from Wayland's virtual-keyboard protocol (`wtype`, what any agent with a Wayland
+    input tool sends) reach X clients from an `xwayland-keyboard` device, as the operator's own
+    keys do. Before mcec knew XWayland, its monitor took them for physical and the injected
+    chord latched the stop (and a Space could re-arm it). Now no monitor listens there: the
+    chord changes nothing and actuation stays unavailable, never "stopped"."""
+    if shutil.which("wtype") is None:
+        pytest.fail("wtype is missing; run scripts/test (it installs it)")
+    copy = copy_with(tmp_path)
+    win = windows(wayland.env(), "Wayfarer")
+    # Real key presses for each modifier (`-M` would only set the modifier state). wtype brings
+    # its own keymap (keycode 9 = Control_L, ...); typing the chord once before mcec starts
+    # leaves that keymap on XWayland, so a monitor reading it would know these keys.
+    chord = ["-P", "Control_L", "-P", "Alt_L", "-P", "Shift_L", "-k", "s"]
+    chord += ["-p", "Shift_L", "-p", "Alt_L", "-p", "Control_L"]
+    assert wayland.wayland_client("wtype", *chord).returncode == 0
+    win.next_line(lambda line: line.startswith("key ") and line.split()[3] in ("53", "73"))
+    async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
+        typed = wayland.wayland_client("wtype", *chord)
+        assert typed.returncode == 0, typed.stderr
+        # Positive control: the whole chord, its `s` last, reached an X client of the session.
+        win.next_line(lambda line: line.startswith("key ") and line.split()[3] in ("53", "73"))
+        env, _ = await call(session, "click", {"at": {"x": 20, "y": 20}, "className": "Wayfarer"})
+        assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
+        status = await ok(session, "session-status")
+        assert status["emergencyStopped"] is False and status["stops"] == [], status
+    assert not any("emergency-stop" in line and "engaged" in line for line in audit_lines(copy.log()))
+
+
+async def test_turning_the_stop_off_does_not_unlock_xwayland(
+    tmp_path: Path, wayland: WaylandDesk, xvfb: Screen
+) -> None:
+    """`EmergencyStopEnabled = false` lets agents act on a plain X server (and the status says
+    the stop is not armed); on XWayland only the key that names the risk does."""
+    off = "EmergencyStopEnabled = false\n"
+    async with sdk_stdio(copy_with(tmp_path, off, "x11"), env_extra=xvfb.env()) as (session, _):
+        await ok(session, "key", {"keys": "a"})
+        stop = (await ok(session, "session-status"))["emergencyStop"]
+        assert stop["armed"] is False and stop["actuationAllowed"] is True, stop
+        assert "EmergencyStopEnabled is false" in stop["status"], stop
+    async with sdk_stdio(copy_with(tmp_path, off, "wl"), env_extra=wayland.session_env()) as (session, _):
+        env, _ = await call(session, "key", {"keys": "a"})
+        assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
+        assert WAYLAND_REASON in env["error"]["detail"], env
+
+
+# --------------------------------------------------------------------------- positive control
+
+
+@pytest.mark.parametrize("extra", ["", UNSAFE], ids=["defaults", "unsafe-key-set"])
+async def test_plain_xvfb_still_arms(tmp_path: Path, xvfb: Screen, windows, extra: str) -> None:
+    """The same calls on a plain X server: the stop arms and every actuation runs; the unsafe
+    key changes nothing there."""
+    copy = copy_with(tmp_path, extra)
+    win = windows(xvfb.env(), "Wayfarer")
+    async with sdk_stdio(copy, env_extra=xvfb.env()) as (session, _):
+        for tool, args in ACTUATIONS:
+            await ok(session, tool, args)
+        assert win.next_line(lambda line: line.startswith("press")).startswith("press 1 20 20")
+        await observation_works(session, "Wayfarer")
+        stop = (await ok(session, "session-status"))["emergencyStop"]
+        assert stop == {"armed": True, "actuationAllowed": True, "status": "emergency stop: armed"}, stop
+    log = copy.log()
+    assert "emergency stop: armed" in log
+    assert "Wayland" not in log
+    assert not any("actuation-without-stop" in line for line in audit_lines(log))
