@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from xdesk import forget_stop_record
+
 USER = "mcec-wayland"
 X11_UNIX = Path("/tmp/.X11-unix")
 #: Upper bound for sway and XWayland to come up before we call it a hang.
@@ -145,6 +147,7 @@ class WaylandDesk:
                 raise RuntimeError(f"sway did not bring up XWayland (exit {self._sway.poll()}):\n{self.log()}")
             time.sleep(0.05)
         self.display, self.wayland_display = ready.read_text().split()
+        forget_stop_record(self.display)
         self._xwayland_pid = _xwayland_pid(self.display, self._uid)
         probe = subprocess.run(["xdpyinfo", "-display", self.display], capture_output=True, timeout=30)
         if probe.returncode != 0:
