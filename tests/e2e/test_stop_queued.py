@@ -149,3 +149,23 @@ async def test_calls_from_two_http_sessions_share_the_lock_and_the_stop(tmp_path
         finally:
             host.stop()
             win.close()
+
+
+async def test_a_button_held_by_mouse_down_is_released_by_the_stop(tmp_path: Path) -> None:
+    copy = manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=("mouse",))
+    with Desk() as desk:
+        win = ProbeWindow(SimpleNamespace(env=desk.inner_env), "--x", "0", "--y", "0", "--width", "1024",
+                          "--height", "768", "--title", "held button")
+        try:
+            async with sdk_stdio(copy, env_extra={"DISPLAY": desk.inner}) as (s, _):
+                held = await call(s, "mouse", {"action": "down", "at": {"x": 500, "y": 400}, "button": "right"})
+                assert held["ok"], held
+                await anyio.to_thread.run_sync(win.wait_for, lambda line: line.startswith("press 3 500 400"))
+                assert desk.buttons_down(XTEST_POINTER) == [3], "the button is down before the stop"
+                await anyio.to_thread.run_sync(desk.physical, "key", CHORD)
+                await anyio.to_thread.run_sync(win.wait_for, lambda line: line.startswith("release 3 "))
+                assert wait_until(lambda: desk.buttons_down(XTEST_POINTER) == [])
+                after = await call(s, "mouse", {"action": "up", "button": "right"})
+                assert after["error"]["code"] == "emergency-stopped", after
+        finally:
+            win.close()
