@@ -98,9 +98,51 @@ pub fn target_size(width: u32, height: u32, max_width: Option<u32>, scale: Optio
     (w, h)
 }
 
+/// The long side and pixel count a capture with no size argument is held to: what
+/// computer-use models take without resizing it themselves.
+pub const CLIENT_LONG_SIDE: u32 = 1568;
+pub const CLIENT_PIXELS: u64 = 1_150_000;
+
+/// The largest size of the same aspect within `long_side` and `max_pixels`; never larger
+/// than the source.
+pub fn client_size(width: u32, height: u32, long_side: u32, max_pixels: u64) -> (u32, u32) {
+    let long = width.max(height).max(1);
+    let by_side = f64::from(long_side) / f64::from(long);
+    let pixels = u64::from(width) * u64::from(height);
+    let by_area = if pixels == 0 { 1.0 } else { (max_pixels as f64 / pixels as f64).sqrt() };
+    let factor = by_side.min(by_area);
+    if factor >= 1.0 {
+        return (width, height);
+    }
+    // Round down so both limits hold after rounding.
+    let w = ((f64::from(width) * factor).floor() as u32).clamp(1, width);
+    let h = ((f64::from(height) * factor).floor() as u32).clamp(1, height);
+    (w, h)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_size_keeps_both_limits_and_the_aspect() {
+        for (w, h) in [(3840, 2160), (1280, 800), (1920, 1080), (7680, 800), (800, 7680), (1568, 1568)] {
+            let (cw, ch) = client_size(w, h, CLIENT_LONG_SIDE, CLIENT_PIXELS);
+            assert!(
+                cw.max(ch) <= CLIENT_LONG_SIDE && u64::from(cw) * u64::from(ch) <= CLIENT_PIXELS,
+                "{w}x{h}"
+            );
+            assert!(cw <= w && ch <= h);
+            let aspect = |a: u32, b: u32| f64::from(a) / f64::from(b);
+            assert!((aspect(cw, ch) - aspect(w, h)).abs() / aspect(w, h) < 0.01, "{w}x{h} -> {cw}x{ch}");
+        }
+        assert_eq!(
+            client_size(1280, 800, CLIENT_LONG_SIDE, CLIENT_PIXELS),
+            (1280, 800),
+            "small enough already"
+        );
+        assert_eq!(client_size(3840, 2160, CLIENT_LONG_SIDE, CLIENT_PIXELS), (1429, 804));
+    }
 
     fn step_ok(path: &[Point]) -> bool {
         path.windows(2).all(|w| {

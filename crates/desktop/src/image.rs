@@ -1,5 +1,5 @@
 //! Turning captured pixels into what an agent receives: downscaled (never upscaled) with
-//! `fast_image_resize`, encoded as PNG with the fast compression preset.
+//! `fast_image_resize`, encoded as PNG with the fast compression preset, or as JPEG.
 
 use fast_image_resize::images::Image;
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
@@ -41,6 +41,18 @@ pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, ToolError> {
     Ok(out)
 }
 
+/// Encode as a baseline JPEG of `quality` (1 to 100).
+pub fn encode_jpeg(img: &RgbImage, quality: u8) -> Result<Vec<u8>, ToolError> {
+    let (Ok(w), Ok(h)) = (u16::try_from(img.width), u16::try_from(img.height)) else {
+        return Err(ToolError::bad_argument("format", "JPEG images are at most 65535 px a side; use png"));
+    };
+    let mut out = Vec::with_capacity(img.pixels.len() / 8);
+    jpeg_encoder::Encoder::new(&mut out, quality.clamp(1, 100))
+        .encode(&img.pixels, w, h, jpeg_encoder::ColorType::Rgb)
+        .map_err(|e| internal("encode the JPEG", e))?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,6 +78,16 @@ mod tests {
         let info = reader.next_frame(&mut buf).unwrap();
         assert_eq!((info.width, info.height), (16, 8));
         assert_eq!(&buf[..info.buffer_size()], &img.pixels[..]);
+    }
+
+    #[test]
+    fn jpeg_is_a_jpeg_of_the_size() {
+        let bytes = encode_jpeg(&checker(40, 24), 80).unwrap();
+        assert_eq!(&bytes[..3], &[0xFF, 0xD8, 0xFF], "SOI marker");
+        let sof = bytes.windows(2).position(|w| w == [0xFF, 0xC0]).expect("baseline SOF0");
+        let h = u16::from_be_bytes([bytes[sof + 5], bytes[sof + 6]]);
+        let w = u16::from_be_bytes([bytes[sof + 7], bytes[sof + 8]]);
+        assert_eq!((w, h), (40, 24));
     }
 
     #[test]

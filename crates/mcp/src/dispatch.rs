@@ -14,13 +14,13 @@ use serde_json::{Map, Value};
 
 use crate::agent::Agent;
 use crate::audit::audit;
-use crate::tools::{self, ToolOutput};
+use crate::tools::{self, Image, ToolOutput};
 
-/// The answer to one call: the envelope plus an optional PNG.
+/// The answer to one call: the envelope plus an optional image.
 #[derive(Debug)]
 pub struct Answer {
     pub envelope: Value,
-    pub png: Option<Vec<u8>>,
+    pub image: Option<Image>,
 }
 
 impl Answer {
@@ -32,10 +32,10 @@ impl Answer {
     pub fn into_call_tool_result(self) -> CallToolResult {
         let ok = self.ok();
         let mut content = Vec::with_capacity(2);
-        if let Some(png) = self.png {
+        if let Some(image) = self.image {
             content.push(ContentBlock::image(
-                base64::engine::general_purpose::STANDARD.encode(png),
-                "image/png",
+                base64::engine::general_purpose::STANDARD.encode(image.data),
+                image.mime_type,
             ));
         }
         content.push(ContentBlock::text(self.envelope.to_string()));
@@ -56,7 +56,7 @@ pub fn call(agent: &Agent, name: &str, args: Option<Map<String, Value>>, stop: &
             audit("call", &format!("tool={shown} ok=true ms={ms:.1}"));
             Answer {
                 envelope: envelope::success(&agent.session_id, output.result, &output.warnings),
-                png: output.png,
+                image: output.image,
             }
         }
         Err(Failure { error, refused_before_run }) => {
@@ -66,7 +66,7 @@ pub fn call(agent: &Agent, name: &str, args: Option<Map<String, Value>>, stop: &
                 action,
                 &format!("tool={shown} ok=false code={} ms={ms:.1} detail={}", error.code, error.detail),
             );
-            Answer { envelope: envelope::failure(&agent.session_id, &error), png: None }
+            Answer { envelope: envelope::failure(&agent.session_id, &error), image: None }
         }
     }
 }

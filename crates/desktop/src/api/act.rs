@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde::Serialize;
 
+use super::captures::CaptureMap;
 use super::{DesktopTools, stopped_after};
 use crate::geometry::{MAX_DRAG_POINTS, densify};
 use crate::keys::{Chord, Key, Modifier, parse_keys};
@@ -80,6 +81,27 @@ pub struct FocusResult {
     /// Where `clickAt` clicked, in desktop pixels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clicked: Option<Point>,
+}
+
+/// Where a request's points are given.
+pub(crate) enum Space {
+    Desktop,
+    /// Relative to this window's top-left corner.
+    Window(WindowInfo),
+    /// In the image pixels of this capture.
+    Capture(CaptureMap),
+}
+
+impl Space {
+    /// `p` in desktop pixels; `bad-arguments` naming `field` when it lies outside the window
+    /// or the image it is relative to.
+    pub(crate) fn to_desktop(&self, p: Point, field: &str) -> Result<Point, ToolError> {
+        match self {
+            Space::Desktop => Ok(p),
+            Space::Window(w) => inside_window(w, p, field),
+            Space::Capture(map) => map.to_desktop(p, field),
+        }
+    }
 }
 
 /// A `durationMs` for pointer movement: 0 to [`MAX_DRAG_MS`].
@@ -302,7 +324,8 @@ impl DesktopTools {
             return Err(ToolError::bad_argument("count", format!("must be 1 to {MAX_CLICKS}")));
         }
         let button = req.button.unwrap_or_default();
-        let at = self.target_point(&req.selector(), req.at, "at")?;
+        let space = self.space(&req.selector(), req.capture_id.as_deref())?;
+        let at = self.target_point(&space, req.at, "at")?;
         let modifiers = req.modifiers.as_deref().unwrap_or(&[]);
         self.actuate(stop, |b| holding(b, modifiers, || click_at(b, at, button, count)))?;
         Ok(ClickResult { at, button, count })
@@ -314,7 +337,8 @@ impl DesktopTools {
     pub fn drag(&self, req: &DragRequest, stop: &StopFlag) -> Result<DragResult, ToolError> {
         let duration = checked_duration(req.duration_ms)?;
         let path = req.path.as_deref().unwrap_or(&[]);
-        let (from, path, to) = self.relative_to(&req.selector(), req.from, path, req.to)?;
+        let space = self.space(&req.selector(), req.capture_id.as_deref())?;
+        let (from, path, to) = self.relative_to(&space, req.from, path, req.to)?;
         let points = self.drag_points(from, &path, to, ["from", "path", "to"])?;
         let button = req.button.unwrap_or_default();
         let modifiers = req.modifiers.as_deref().unwrap_or(&[]);
@@ -322,36 +346,43 @@ impl DesktopTools {
         Ok(DragResult { from, to, points: points.len() })
     }
 
-    /// `from`, `path` and `to` in desktop pixels: as given, or translated from the coordinates
-    /// of the window `selector` names (each checked to lie inside it).
-    pub(crate) fn relative_to(
+    /// The coordinates a request's points are given in: the desktop's, a window's (when a
+    /// selector is given), or a capture's image pixels (when `captureId` is).
+    pub(crate) fn space(
         &self,
         selector: &WindowSelector,
+        capture_id: Option<&str>,
+    ) -> Result<Space, ToolError> {
+        match (selector.is_empty(), capture_id) {
+            (true, None) => Ok(Space::Desktop),
+            (false, None) => Ok(Space::Window(self.resolve(selector)?)),
+            (true, Some(id)) => Ok(Space::Capture(self.captures.get(id)?)),
+            (false, Some(_)) => Err(ToolError::bad_argument(
+                "captureId",
+                "give either a window selector or a captureId, not both",
+            )),
+        }
+    }
+
+    /// `from`, `path` and `to` in desktop pixels, translated from `space`.
+    pub(crate) fn relative_to(
+        &self,
+        space: &Space,
         from: Point,
         path: &[Point],
         to: Point,
     ) -> Result<(Point, Vec<Point>, Point), ToolError> {
-        if selector.is_empty() {
-            return Ok((from, path.to_vec(), to));
-        }
-        let w = self.resolve(selector)?;
         let path = path
             .iter()
             .enumerate()
-            .map(|(i, p)| inside_window(&w, *p, &format!("path[{i}]")))
+            .map(|(i, p)| space.to_desktop(*p, &format!("path[{i}]")))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok((inside_window(&w, from, "from")?, path, inside_window(&w, to, "to")?))
+        Ok((space.to_desktop(from, "from")?, path, space.to_desktop(to, "to")?))
     }
 
-    /// A point given in desktop pixels, or relative to the window `selector` names, checked
-    /// to lie on a screen.
-    pub(crate) fn target_point(
-        &self,
-        selector: &WindowSelector,
-        at: Point,
-        field: &str,
-    ) -> Result<Point, ToolError> {
-        let at = if selector.is_empty() { at } else { inside_window(&self.resolve(selector)?, at, field)? };
+    /// A point given in `space`, in desktop pixels, checked to lie on a screen.
+    pub(crate) fn target_point(&self, space: &Space, at: Point, field: &str) -> Result<Point, ToolError> {
+        let at = space.to_desktop(at, field)?;
         self.on_screen(at, field)?;
         Ok(at)
     }

@@ -8,6 +8,7 @@
 
 mod act;
 mod artifacts;
+mod captures;
 mod gated;
 mod held;
 mod launch;
@@ -52,6 +53,8 @@ pub struct DesktopTools {
     /// Shared with the watchdog of buttons held by `mouse down`.
     input_lock: Arc<Mutex<()>>,
     held: held::HeldButtons,
+    /// The captures handed out, for points given in image pixels.
+    captures: captures::Captures,
     /// How long `mouse down` may hold a button ([`MAX_HOLD`] unless changed).
     hold_limit: std::time::Duration,
     recorder: record::Recorder,
@@ -66,6 +69,7 @@ impl DesktopTools {
             config,
             input_lock: Arc::new(Mutex::new(())),
             held: held::HeldButtons::default(),
+            captures: captures::Captures::default(),
             hold_limit: MAX_HOLD,
             recorder: record::Recorder::default(),
             raw_queue: raw::RawQueue::default(),

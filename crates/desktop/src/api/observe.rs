@@ -5,10 +5,11 @@ use std::time::{Duration, Instant};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde::Serialize;
 
+use super::captures::CaptureMap;
 use super::{DesktopTools, artifacts};
-use crate::geometry::{check_capture_size, target_size};
+use crate::geometry::{CLIENT_LONG_SIDE, CLIENT_PIXELS, check_capture_size, client_size, target_size};
 use crate::requests::{
-    CaptureRequest, DisplaysRequest, Region, WaitCondition, WindowSelector, WindowsRequest,
+    CaptureRequest, DisplaysRequest, ImageFormat, Region, WaitCondition, WindowSelector, WindowsRequest,
 };
 use crate::types::{DisplaysResult, Rect, WindowInfo};
 use crate::{image, select};
@@ -16,6 +17,8 @@ use crate::{image, select};
 /// Default and longest wait of `windows` with a `condition`.
 const DEFAULT_WAIT_MS: u64 = 5_000;
 const MAX_WAIT_MS: u64 = 60_000;
+/// JPEG quality when none is asked for.
+const DEFAULT_JPEG_QUALITY: u8 = 80;
 /// How often a wait looks again.
 const POLL: Duration = Duration::from_millis(15);
 
@@ -29,22 +32,28 @@ pub struct WindowsResult {
     pub waited_ms: u64,
 }
 
-/// The answer of `capture`. `png` is not serialised: the MCP layer sends it as an image
+/// The answer of `capture`. `data` is not serialised: the MCP layer sends it as an image
 /// block and the rest as the envelope's result.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CaptureResult {
     #[serde(skip)]
-    pub png: Vec<u8>,
-    /// Always `image/png`.
+    pub data: Vec<u8>,
+    /// `image/png` or `image/jpeg`.
     pub mime_type: &'static str,
     /// Size of the image returned (after any downscale).
     pub width: u32,
     pub height: u32,
-    /// Size of the PNG in bytes.
+    /// Size of the encoded image in bytes.
     pub byte_size: usize,
     /// The desktop area captured, before downscaling.
     pub source: Rect,
+    /// Give this as `captureId` to click, drag, scroll or move at image pixels of this
+    /// capture: mcec maps them back to the desktop.
+    pub capture_id: String,
+    /// Image pixels per desktop pixel, across and down (1 when not downscaled).
+    pub scale_x: f64,
+    pub scale_y: f64,
     /// The window captured, when a selector was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<WindowInfo>,
@@ -167,12 +176,34 @@ impl DesktopTools {
         }
     }
 
-    /// `capture`: the desktop, a region, or a window, as PNG.
+    /// `capture`: the desktop, a region, or a window, as PNG or JPEG, held to a
+    /// client-friendly size unless asked otherwise.
     pub fn capture(&self, req: &CaptureRequest) -> Result<CaptureResult, ToolError> {
         let selector = req.selector();
         check_downscale(req.max_width, req.scale)?;
+        let full = req.full.unwrap_or(false);
+        if full && (req.max_width.is_some() || req.scale.is_some()) {
+            return Err(ToolError::bad_argument(
+                "full",
+                "asks for every pixel: leave out `maxWidth` and `scale`",
+            ));
+        }
+        let format = req.format.unwrap_or_default();
+        let quality = match (format, req.quality) {
+            (ImageFormat::Jpeg, q) => q.unwrap_or(DEFAULT_JPEG_QUALITY),
+            (ImageFormat::Png, None) => 0,
+            (ImageFormat::Png, Some(_)) => {
+                return Err(ToolError::bad_argument("quality", "applies to `format: jpeg` only"));
+            }
+        };
+        if format == ImageFormat::Jpeg && !(1..=100).contains(&quality) {
+            return Err(ToolError::bad_argument("quality", "must be 1 to 100"));
+        }
+        let extension = if format == ImageFormat::Jpeg { "jpg" } else { "png" };
         let out_path = match req.file.as_deref() {
-            Some(f) => Some(artifacts::output_path(&self.config.artifact_dir, Some(f), "capture", "png")?),
+            Some(f) => {
+                Some(artifacts::output_path(&self.config.artifact_dir, Some(f), "capture", extension)?)
+            }
             None => None,
         };
         let (area, window) = self.target_area(req.region.as_ref(), &selector)?;
@@ -181,23 +212,35 @@ impl DesktopTools {
             // The window must still exist after the pixels were read, or they show something else.
             self.backend.window_info(w.id)?;
         }
-        let (tw, th) = target_size(img.width, img.height, req.max_width, req.scale);
+        let (tw, th) = match (full, req.max_width, req.scale) {
+            (true, _, _) => (img.width, img.height),
+            (false, None, None) => client_size(img.width, img.height, CLIENT_LONG_SIDE, CLIENT_PIXELS),
+            (false, max_width, scale) => target_size(img.width, img.height, max_width, scale),
+        };
         let img = image::downscale(img, tw, th)?;
-        let png = image::encode_png(&img)?;
+        let (data, mime_type) = match format {
+            ImageFormat::Png => (image::encode_png(&img)?, "image/png"),
+            ImageFormat::Jpeg => (image::encode_jpeg(&img, quality)?, "image/jpeg"),
+        };
         let file = match out_path {
             Some(p) => {
-                artifacts::write(&self.config.artifact_dir, &p, &png)?;
+                artifacts::write(&self.config.artifact_dir, &p, &data)?;
                 Some(p.display().to_string())
             }
             None => None,
         };
+        let capture_id =
+            self.captures.remember(CaptureMap { source: area, width: img.width, height: img.height });
         Ok(CaptureResult {
-            mime_type: "image/png",
+            mime_type,
             width: img.width,
             height: img.height,
-            byte_size: png.len(),
-            png,
+            byte_size: data.len(),
+            data,
             source: area,
+            capture_id,
+            scale_x: f64::from(img.width) / f64::from(area.width),
+            scale_y: f64::from(img.height) / f64::from(area.height),
             window,
             file,
         })

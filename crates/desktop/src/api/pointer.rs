@@ -76,7 +76,8 @@ impl DesktopTools {
         if !(1..=MAX_NOTCHES).contains(&notches) {
             return Err(ToolError::bad_argument("notches", format!("must be 1 to {MAX_NOTCHES}")));
         }
-        let at = self.target_point(&req.selector(), req.at, "at")?;
+        let space = self.space(&req.selector(), req.capture_id.as_deref())?;
+        let at = self.target_point(&space, req.at, "at")?;
         let modifiers = req.modifiers.as_deref().unwrap_or(&[]);
         self.actuate(stop, |b| {
             b.pointer_move(at)?;
@@ -93,7 +94,7 @@ impl DesktopTools {
 
     /// `mouse`: `move` (hover, optionally along a path), `down`, `up` or `position`.
     pub fn mouse(&self, req: &MouseRequest, stop: &StopFlag) -> Result<MouseResult, ToolError> {
-        let selector = req.selector();
+        let space = self.space(&req.selector(), req.capture_id.as_deref())?;
         let needs_at =
             |field: &str| req.at.ok_or_else(|| ToolError::bad_argument(field, "is required for this action"));
         let button = req.button.unwrap_or_default();
@@ -103,7 +104,7 @@ impl DesktopTools {
                 let to = needs_at("at")?;
                 let path = req.path.as_deref().unwrap_or(&[]);
                 let from = self.backend.pointer_position()?;
-                let (_, path, to) = self.relative_to(&selector, to, path, to)?;
+                let (_, path, to) = self.relative_to(&space, to, path, to)?;
                 let points = self.drag_points(from, &path, to, ["at", "path", "at"])?;
                 self.actuate(stop, |b| {
                     b.pointer_move(points[0])?;
@@ -112,7 +113,7 @@ impl DesktopTools {
                 Ok(MouseResult::new(MouseAction::Move, to))
             }
             MouseAction::Down => {
-                let at = self.target_point(&selector, needs_at("at")?, "at")?;
+                let at = self.target_point(&space, needs_at("at")?, "at")?;
                 self.actuate(stop, |b| {
                     b.pointer_move(at)?;
                     b.settle()?;
@@ -128,7 +129,7 @@ impl DesktopTools {
             }
             MouseAction::Up => {
                 let at = match req.at {
-                    Some(at) => Some(self.target_point(&selector, at, "at")?),
+                    Some(at) => Some(self.target_point(&space, at, "at")?),
                     None => None,
                 };
                 let was_held = self.held.let_go(button);

@@ -132,7 +132,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let png = tools.capture(&CaptureRequest::full_screen())?;
     println!("full-screen PNG: {}x{}, {} bytes", png.width, png.height, png.byte_size);
     if let Some(path) = args.iter().find_map(|a| a.strip_prefix("--save=")) {
-        std::fs::write(path, &png.png)?;
+        std::fs::write(path, &png.data)?;
     }
 
     let click = ClickRequest::at(Point::new(5, 5));

@@ -23,6 +23,10 @@ with_selector! {
         /// `["ctrl"]` to add an item to a selection.
         #[serde(default)]
         pub modifiers: Option<Vec<Modifier>>,
+        /// Give the points in the pixels of an image `capture` returned: its `captureId`.
+        /// mcec maps them back to the desktop. Not together with a window selector.
+        #[serde(default)]
+        pub capture_id: Option<String>,
     }
 }
 
@@ -34,6 +38,7 @@ impl ClickRequest {
             button: None,
             count: None,
             modifiers: None,
+            capture_id: None,
             window: None,
             process: None,
             class_name: None,
@@ -66,6 +71,10 @@ with_selector! {
         /// Modifier keys held for the whole drag only (`shift`, `ctrl`, `alt`, `super`).
         #[serde(default)]
         pub modifiers: Option<Vec<Modifier>>,
+        /// Give the points in the pixels of an image `capture` returned: its `captureId`.
+        /// mcec maps them back to the desktop. Not together with a window selector.
+        #[serde(default)]
+        pub capture_id: Option<String>,
     }
 }
 
@@ -79,6 +88,7 @@ impl DragRequest {
             duration_ms: None,
             button: None,
             modifiers: None,
+            capture_id: None,
             window: None,
             process: None,
             class_name: None,

@@ -15,7 +15,8 @@ pub use act::{
     WindowRequest,
 };
 pub use observe::{
-    CaptureRequest, DisplaysRequest, RecordAction, RecordRequest, Region, WaitCondition, WindowsRequest,
+    CaptureRequest, DisplaysRequest, ImageFormat, RecordAction, RecordRequest, Region, WaitCondition,
+    WindowsRequest,
 };
 pub use pointer::{MouseAction, MouseRequest, ScrollRequest, WaitRequest};
 pub use raw::{CommandLine, SendCommandRequest};

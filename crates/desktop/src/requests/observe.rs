@@ -60,6 +60,15 @@ pub struct Region {
     pub height: i64,
 }
 
+/// How a capture is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ImageFormat {
+    #[default]
+    Png,
+    Jpeg,
+}
+
 with_selector! {
     /// `capture`: the whole desktop, a `region`, or one window (selector fields) as PNG.
     pub struct CaptureRequest {
@@ -72,6 +81,17 @@ with_selector! {
         /// Downscale by this factor, in (0, 1]; larger values leave the size unchanged.
         #[serde(default)]
         pub scale: Option<f64>,
+        /// `true`: every desktop pixel, no downscale. Without `full`, `maxWidth` or `scale`
+        /// the image is held to a size models take as they are (long side at most 1568 px,
+        /// at most 1.15 megapixels); the answer says the scale either way.
+        #[serde(default)]
+        pub full: Option<bool>,
+        /// `png` (default, lossless) or `jpeg` (smaller).
+        #[serde(default)]
+        pub format: Option<ImageFormat>,
+        /// JPEG quality, 1 to 100 (default 80).
+        #[serde(default)]
+        pub quality: Option<u8>,
         /// Also write the PNG to this file: a relative path lands in the session's artefact
         /// directory, an absolute path is used as given.
         #[serde(default)]
@@ -86,6 +106,9 @@ impl CaptureRequest {
             region: None,
             max_width: None,
             scale: None,
+            full: None,
+            format: None,
+            quality: None,
             file: None,
             window: None,
             process: None,

@@ -22,6 +22,10 @@ with_selector! {
         /// Modifier keys held while scrolling only (`ctrl` zooms in most programs).
         #[serde(default)]
         pub modifiers: Option<Vec<Modifier>>,
+        /// Give the points in the pixels of an image `capture` returned: its `captureId`.
+        /// mcec maps them back to the desktop. Not together with a window selector.
+        #[serde(default)]
+        pub capture_id: Option<String>,
     }
 }
 
@@ -56,6 +60,10 @@ with_selector! {
         /// `down`/`up`: `left` (default), `right` or `middle`.
         #[serde(default)]
         pub button: Option<MouseButton>,
+        /// Give the points in the pixels of an image `capture` returned: its `captureId`.
+        /// mcec maps them back to the desktop. Not together with a window selector.
+        #[serde(default)]
+        pub capture_id: Option<String>,
     }
 }
 

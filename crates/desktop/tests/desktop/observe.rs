@@ -74,8 +74,8 @@ fn displays_and_capture_match_the_pattern_with_and_without_shm() {
         );
         let full = tools.capture(&CaptureRequest::full_screen()).unwrap();
         assert_eq!((full.width, full.height), (1280, 800));
-        let img = decode(&full.png);
-        assert_eq!(full.byte_size, full.png.len());
+        let img = decode(&full.data);
+        assert_eq!(full.byte_size, full.data.len());
         assert_eq!(px(&img, 150, 150), [255, 0, 0], "shm={shm}");
         assert_eq!(px(&img, 450, 150), [0, 255, 0], "shm={shm}");
         assert_eq!(px(&img, 150, 350), [0, 0, 255], "shm={shm}");
@@ -93,11 +93,11 @@ fn displays_and_capture_match_the_pattern_with_and_without_shm() {
     let shot = tools.capture(&req).unwrap();
     assert_eq!((shot.width, shot.height), (200, 150));
     assert_eq!((shot.source.width, shot.source.height), (400, 300));
-    let img = decode(&shot.png);
+    let img = decode(&shot.data);
     assert_eq!(px(&img, 50, 37), [255, 0, 0]);
     assert_eq!(px(&img, 150, 112), [255, 255, 255]);
     let written = std::fs::read(dir.path().join("shots/win.png")).unwrap();
-    assert_eq!(written, shot.png);
+    assert_eq!(written, shot.data);
 
     // A region partly off screen is clipped; caps and bad sizes are refused.
     let region = |x, y, width, height| CaptureRequest {
@@ -117,7 +117,7 @@ fn displays_and_capture_match_the_pattern_with_and_without_shm() {
         tools.capture(&CaptureRequest { max_width: Some(100), ..CaptureRequest::full_screen() }).unwrap();
     let result = serde_json::to_value(&shot).unwrap();
     assert_eq!(result["width"], 100);
-    assert_eq!(result["byteSize"], shot.png.len());
+    assert_eq!(result["byteSize"], shot.data.len());
     assert_eq!(result["mimeType"], "image/png");
     assert!(result.get("png").is_none());
 

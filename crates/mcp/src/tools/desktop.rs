@@ -60,9 +60,10 @@ bind!(RecordRequest, |d, r, stop| d.record(r, stop));
 impl Invocation for CaptureRequest {
     fn run(self: Box<Self>, agent: &Agent, _stop: &StopFlag) -> Result<ToolOutput, ToolError> {
         let mut capture = desktop(agent)?.capture(&self)?;
-        let png = std::mem::take(&mut capture.png);
+        let data = std::mem::take(&mut capture.data);
+        let mime_type = capture.mime_type;
         let mut output = json(capture)?;
-        output.png = Some(png);
+        output.image = Some(super::Image { data, mime_type });
         Ok(output)
     }
 }

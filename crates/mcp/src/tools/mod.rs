@@ -20,13 +20,20 @@ use serde_json::{Map, Value};
 
 use crate::agent::Agent;
 
-/// What a tool produced: the envelope's `result`, an optional PNG for an image block, and
+/// What a tool produced: the envelope's `result`, an optional image for an image block, and
 /// warnings for the envelope.
 #[derive(Debug, Default)]
 pub struct ToolOutput {
     pub result: Value,
-    pub png: Option<Vec<u8>>,
+    pub image: Option<Image>,
     pub warnings: Vec<String>,
+}
+
+/// An encoded image and its MIME type (`image/png`, `image/jpeg`).
+#[derive(Debug)]
+pub struct Image {
+    pub data: Vec<u8>,
+    pub mime_type: &'static str,
 }
 
 impl ToolOutput {

@@ -81,7 +81,7 @@ impl Invocation for ProvisionSession {
         );
         let result = serde_json::to_value(&handoff)
             .map_err(|e| ToolError::new(ErrorCode::Internal, format!("cannot encode the handoff: {e}")))?;
-        Ok(ToolOutput { result, png: None, warnings })
+        Ok(ToolOutput { result, image: None, warnings })
     }
 }
 
