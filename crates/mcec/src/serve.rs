@@ -2,7 +2,7 @@
 //! `McpServerEnabled`). Both share the start-up: paths, logs, settings, the instance lock of
 //! a provisioned copy, and the [`Agent`] every transport serves.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -168,17 +168,9 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
         tokio::signal::ctrl_c().await?;
         return Ok(());
     }
-    let ip: IpAddr = settings
-        .mcp_bind_address
-        .parse()
-        .with_context(|| format!("McpBindAddress {:?} is not an IP address", settings.mcp_bind_address))?;
     let token = settings.auth_token().map(str::to_string);
-    if !ip.is_loopback() && token.is_none() {
-        bail!(
-            "refusing to serve MCP on non-loopback address {ip} without McpAuthToken: anyone on the network \
-             could drive this desktop. Set McpAuthToken or bind 127.0.0.1"
-        );
-    }
+    let ip = mcec_rules::http_gate::check_bind(&settings.mcp_bind_address, token.as_deref())
+        .map_err(anyhow::Error::msg)?;
     let addr = SocketAddr::new(ip, settings.mcp_http_port);
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
         format!("cannot listen on {addr} (McpHttpPort {}): is the port taken?", settings.mcp_http_port)
@@ -187,7 +179,8 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
         "MCP over HTTP on http://{addr}/mcp (bearer token {})",
         if token.is_some() { "required" } else { "not set" }
     );
-    let config = HttpConfig { port: settings.mcp_http_port, token };
+    let config =
+        HttpConfig { port: settings.mcp_http_port, token, allowed_hosts: settings.mcp_allowed_hosts.clone() };
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
