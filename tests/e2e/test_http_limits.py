@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import resource
+import selectors
 import socket
 import subprocess
 import time
@@ -112,12 +113,20 @@ def test_an_idle_kept_alive_connection_is_closed(host: Host) -> None:
 
 
 def test_a_trickling_authenticated_body_gets_408_and_frees_its_slot(host: Host) -> None:
-    slow = [connect(host.port) for _ in range(16)]
+    slow = [connect(host.port) for _ in range(17)]
     for sock in slow:
         sock.sendall(head(host.port, host.token, 1000) + b'{"jsonrpc":')
-    # Sixteen admitted requests hold every in-flight slot for now: a seventeenth gets 503.
-    assert served(host) == 503
-    for sock in slow:
+    # Sixteen admitted requests hold every in-flight slot: exactly one of the 17 gets 503 now.
+    with selectors.DefaultSelector() as sel:
+        for sock in slow:
+            sel.register(sock, selectors.EVENT_READ)
+        ready = sel.select(timeout=HANG_GUARD_S)
+        assert len(ready) == 1, f"{len(ready)} answers before any body timeout"
+        refused = ready[0][0].fileobj
+        assert read_http_response(refused)[0] == 503
+    admitted = [sock for sock in slow if sock is not refused]
+    assert served(host) == 503, "still full"
+    for sock in admitted:
         sock.settimeout(BODY_READ_TIMEOUT_S + HANG_GUARD_S)
         status, body = read_http_response(sock)
         assert status == 408, body

@@ -4,13 +4,19 @@ Four SDK clients provision sessions while the operator runs `sessions rm --all` 
 fixed number of times each. Afterwards every `ok: true` handoff is either a complete session
 that starts and answers, or was named as removed by one of the `rm` runs; `sessions list`
 and the root's contents agree; and no failure claimed that nothing was left behind when
-something was. Before the fix, about half the handoffs pointed at a directory that had lost
-its stamp and executable but kept its token, which nothing listed or removed."""
+something was. A watcher lists the root throughout: a directory under a session id must
+always hold the whole session (it is built elsewhere and renamed in, and a deletion renames
+it away first), never a half-made or half-deleted one. Before the fix the watcher saw
+directories holding only the stamp (being built) or only a few files (being deleted), and
+the break test found handoffs whose directory had lost its stamp and executable but kept its
+token, which nothing listed or removed."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import threading
 from pathlib import Path
 
 import anyio
@@ -26,6 +32,7 @@ from sessions_support import (  # noqa: F401 - fixtures
 CLIENTS = 4
 PROVISIONS_EACH = 8
 RM_RUNS = 25
+SESSION_FILES = {"mcec", "mcec.settings", "mcec.commands", ".mcec-session"}
 
 
 @pytest.mark.anyio
@@ -49,10 +56,37 @@ async def test_provisions_racing_rm_all_leave_no_orphan(operator: Copy) -> None:
             rm_errors.extend(report["errors"])
             assert code == 0 or report["skippedRunning"] or report["errors"], (code, out, err)
 
-    async with anyio.create_task_group() as tg:
-        for _ in range(CLIENTS):
-            tg.start_soon(client)
-        tg.start_soon(anyio.to_thread.run_sync, rm_loop)
+    root = sessions_root(operator)
+    incomplete: list[tuple[str, list[str]]] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            try:
+                names = os.listdir(root)
+            except FileNotFoundError:
+                continue
+            for name in names:
+                if not re.fullmatch(r"[0-9a-f]{12}", name):
+                    continue
+                try:
+                    inside = os.listdir(root / name)
+                except (FileNotFoundError, NotADirectoryError):
+                    continue
+                if not SESSION_FILES <= set(inside) and (root / name).is_dir():
+                    incomplete.append((name, sorted(inside)))
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        async with anyio.create_task_group() as tg:
+            for _ in range(CLIENTS):
+                tg.start_soon(client)
+            tg.start_soon(anyio.to_thread.run_sync, rm_loop)
+    finally:
+        done.set()
+        watcher.join(timeout=30)
+    assert incomplete == [], f"half-made or half-deleted sessions were visible: {incomplete[:5]}"
 
     assert len(handoffs) + len(failures) == CLIENTS * PROVISIONS_EACH
     assert rm_errors == [], rm_errors
@@ -72,7 +106,6 @@ async def test_provisions_racing_rm_all_leave_no_orphan(operator: Copy) -> None:
         if "nothing was left behind" not in detail:
             assert "reaper" in detail, detail
 
-    root = sessions_root(operator)
     code, out, err = run_cli(operator, ["sessions", "list", "--json"])
     assert code == 0, err
     listed = {s["id"] for s in json.loads(out)}
