@@ -142,3 +142,22 @@ async def test_special_operator_config_never_hangs(tmp_path: Path, which: str, k
     assert code != 0 and str(op.config_dir / which) in err, (out, err)
     code, out, err = run_cli(op, ["sessions", "list"])
     assert code == 0, err
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", KINDS)
+async def test_special_root_lock_never_hangs(operator: Copy, kind: str) -> None:
+    """`.mcec-sessions.lock` (the deleters' lock in the sessions root) replaced: deletions
+    refuse at once and name it; listing, provisioning and start-up go on."""
+    made = provision_cli(operator)
+    root_lock = Path(made["directory"]).parent / ".mcec-sessions.lock"
+    plant(root_lock, kind)
+    code, out, err = run_cli(operator, ["sessions", "rm", made["sessionId"]])
+    assert code != 0 and ".mcec-sessions.lock" in out, (out, err)
+    async with mcp(operator) as session:
+        env = await end(session, made["sessionId"], made["token"])
+        assert env["ok"] is False and error_code(env) == "internal", env
+    assert made["sessionId"] in listed_ids(operator)
+    assert provision_cli(operator)["sessionId"]
+    code, out, err = run_cli(operator, ["sessions", "reap"])
+    assert code == 0, (out, err)
