@@ -524,6 +524,24 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_that_left_something_says_so() {
+        let gone = ProvisionError::Failed("disk full".into()).to_tool_error();
+        assert!(gone.detail.contains("nothing was left behind"), "{}", gone.detail);
+        let left = ProvisionError::LeftBehind {
+            cause: "disk full".into(),
+            left: PathBuf::from("/r/.mcec-building-ab"),
+        }
+        .to_tool_error();
+        assert_eq!(left.code, ErrorCode::ProvisioningFailed);
+        assert!(!left.detail.contains("nothing was left behind"), "{}", left.detail);
+        assert!(
+            left.detail.contains(".mcec-building-ab") && left.detail.contains("reaper"),
+            "{}",
+            left.detail
+        );
+    }
+
+    #[test]
     fn free_port_is_nonzero() {
         assert_ne!(free_loopback_port().expect("port"), 0);
     }
