@@ -69,7 +69,9 @@ async def test_end_session_without_stamp_or_settings_is_token_invalid_and_writes
         env = await end(session, handoff["sessionId"], handoff["token"])
         assert error_code(env) == "session-token-invalid", env
         after = tree_snapshot(root), {p.name: p.stat().st_mtime_ns for p in root.iterdir()}
-        assert after == before, "a refused end-session wrote something"
+        changed = sorted(k for k in set(before[0]) | set(after[0]) if before[0].get(k) != after[0].get(k))
+        changed += sorted(k for k in set(before[1]) | set(after[1]) if before[1].get(k) != after[1].get(k))
+        assert after == before, f"a refused end-session wrote something: {changed}"
         ok = await end(session, control["sessionId"], control["token"])
         assert ok["ok"] is True, "positive control: the intact session ends"
 
