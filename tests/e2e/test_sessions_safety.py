@@ -81,7 +81,7 @@ async def test_installed_copy_instructions_and_end_session_schema(tmp_path: Path
     op = installed_copy(tmp_path / "inst")
     async with sdk_stdio(op) as (session, init):
         text = init.instructions or ""
-        assert "installed copy of mcec, which is bootstrap-only" in text and "call provision-session" in text, text
+        assert "installed copy of mcec, which is bootstrap-only" in text and "call provision-session" in text.lower(), text
         tools = {t.name: t for t in (await session.list_tools()).tools}
     assert sorted(tools["end-session"].input_schema.get("required", [])) == ["sessionId", "token"]
     manual = manual_copy(tmp_path / "man", settings="AgentCommandsEnabled = true\n")
