@@ -16,8 +16,9 @@ import socket
 import tempfile
 from pathlib import Path
 
+import anyio
 import pytest
-from mcec_e2e import Copy, manual_copy, run_cli, sdk_envelope, sdk_stderr, sdk_stdio
+from mcec_e2e import HANG_GUARD_S, Copy, manual_copy, run_cli, sdk_envelope, sdk_stderr, sdk_stdio
 from sessions_support import (  # noqa: F401 - fixtures
     OPERATOR_SETTINGS,
     call,
@@ -132,11 +133,12 @@ async def test_special_lock_file_never_hangs(operator: Copy, kind: str) -> None:
 async def test_special_operator_config_never_hangs(tmp_path: Path, which: str, kind: str) -> None:
     op = manual_copy(tmp_path / "op", settings=OPERATOR_SETTINGS)
     plant(op.config_dir / which, kind)
-    async with sdk_stdio(op) as (session, _):
-        env = sdk_envelope(await session.call_tool("session-status", {}))
-        assert env["error"]["code"] == "agent-commands-disabled", env
-        refused = sdk_envelope(await session.call_tool("provision-session", {}))
-        assert refused["ok"] is False, refused
+    with anyio.fail_after(HANG_GUARD_S * 2):
+        async with sdk_stdio(op) as (session, _):
+            env = sdk_envelope(await session.call_tool("session-status", {}))
+            assert env["error"]["code"] == "agent-commands-disabled", env
+            refused = sdk_envelope(await session.call_tool("provision-session", {}))
+            assert refused["ok"] is False, refused
     assert "not a regular file" in sdk_stderr(op) or "not follow" in sdk_stderr(op), sdk_stderr(op)
     code, out, err = run_cli(op, ["provision", "--json"])
     assert code != 0 and str(op.config_dir / which) in err, (out, err)
