@@ -183,3 +183,19 @@ def test_extra_prefixes_can_list_several_directories(tmp_path: Path) -> None:
     prefixes = os.pathsep.join([str(tmp_path / "nothing-here"), copy.extra_env["MCEC_EXTRA_INSTALL_PREFIXES"]])
     rc, stderr = run_to_exit(copy, [], {"MCEC_EXTRA_INSTALL_PREFIXES": prefixes})
     assert rc != 0 and "provision" in stderr.lower(), stderr
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("typo", ["McpAuthtoken", "mcpauthtoken", "McpAuthTokn"])
+async def test_a_misspelled_key_fails_closed_with_did_you_mean(tmp_path: Path, typo: str) -> None:
+    port = free_port()
+    copy = manual_copy(tmp_path / "c", settings=host_settings(port) + f'{typo} = "secret-token-0123456789abcdef0123"\n')
+    async with sdk_stdio(copy) as (session, _):
+        env = sdk_envelope(await session.call_tool("session-status", {}))
+        assert env["error"]["code"] == "agent-commands-disabled", env
+    assert "did you mean `McpAuthToken`?" in sdk_stderr(copy), sdk_stderr(copy)
+    # Positive control: spelled right, the same file turns the surface on.
+    copy.write_settings(host_settings(port) + 'McpAuthToken = "secret-token-0123456789abcdef0123"\n')
+    async with sdk_stdio(copy) as (session, _):
+        env = sdk_envelope(await session.call_tool("session-status", {}))
+        assert env["ok"] is True, env

@@ -255,3 +255,46 @@ def test_tool_results_over_raw_stdio_match_envelope_rules(agent_copy: Copy, raw_
         env = json.loads(result["content"][-1]["text"])
         assert bool(result.get("isError", False)) == (not env["ok"]), resp
     server.wait_exit()
+
+
+# --------------------------------------------------------------------------- every line answered
+
+
+def deep(levels: int) -> bytes:
+    """A tools/call whose arguments nest `levels` arrays deep (the whole line is deeper)."""
+    args = "[" * levels + "]" * levels
+    return b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"session-status","arguments":{"a":' + args.encode() + b"}}}\n"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param(deep(200), id="nested-200"),
+        pytest.param(deep(127), id="nested-127"),
+        pytest.param(b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"\\ud800","arguments":{}}}\n', id="lone-surrogate"),
+        pytest.param(b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"\\udc00"}}\n', id="lone-low-surrogate"),
+    ],
+)
+def test_every_stdio_line_gets_an_answer(agent_copy: Copy, raw_stdio, line: bytes) -> None:
+    server = raw_stdio(agent_copy)
+    server.initialize()
+    server.send_bytes(line)
+    answer = server.next_message()  # bounded by the harness's hang guard
+    assert answer is not None and answer.get("id") in (7, None), answer
+    assert "error" in answer or "result" in answer, answer
+    assert server.request("ping", id=8)["result"] == {}, "the server goes on"
+    assert server.wait_exit() == 0, server.stderr()
+
+
+@pytest.mark.parametrize("first", ["notifications/initialized", "notifications/cancelled", "response"])
+def test_a_message_before_initialize_is_not_fatal(agent_copy: Copy, raw_stdio, first: str) -> None:
+    server = raw_stdio(agent_copy)
+    if first == "response":
+        server.send({"jsonrpc": "2.0", "id": 99, "result": {}})
+    else:
+        server.send(rpc(first, {"requestId": 1, "reason": "x"} if "cancel" in first else None, id=None))
+    init = server.initialize()
+    assert init["result"]["serverInfo"]["name"] == "mcec", init
+    env = json.loads(server.call("session-status", {}, id=3)["result"]["content"][-1]["text"])
+    assert env["ok"] is True, env
+    assert server.wait_exit() == 0, server.stderr()

@@ -121,11 +121,11 @@ impl AgentTabCore {
 
     fn edited_settings(&self, enabled: bool) -> Result<String, (&'static str, String)> {
         let path = self.config.config_dir.join(SETTINGS_FILE);
-        let text = match std::fs::read(&path) {
-            Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
+        let text = match mcec_sessions::safe_open::read_regular(&path, 1024 * 1024) {
+            Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| {
                 ("settings-unparsable", format!("{} is not valid UTF-8; fix it by hand", path.display()))
             })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Ok(None) => String::new(),
             Err(e) => return Err(("settings-unreadable", format!("cannot read {}: {e}", path.display()))),
         };
         let shown = path.display().to_string();

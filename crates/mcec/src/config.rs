@@ -1,9 +1,14 @@
 //! Loading `mcec.settings` and `mcec.commands` from this copy's config directory. A file
 //! that does not parse leaves the agent surface off (fail closed) and is never rewritten.
+//! Files are opened through `mcec_sessions::safe_open`: a symlink, FIFO, socket, device or
+//! directory in their place is an error at once, never a hang.
 
 use std::path::Path;
 
 use mcec_rules::settings::{self, Commands, Parsed, Settings, SettingsError};
+
+/// Largest settings or commands file read.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// The settings this process runs with, and what went wrong reading them.
 pub struct Loaded {
@@ -36,8 +41,9 @@ fn read<T: Default>(
     error: &mut Option<SettingsError>,
 ) -> T {
     let shown = path.display().to_string();
-    let text = match std::fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
+    let text = match mcec_sessions::safe_open::read_regular(path, MAX_CONFIG_BYTES) {
+        Ok(None) => return T::default(),
+        Ok(Some(bytes)) => match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(_) => {
                 error.get_or_insert(SettingsError {
@@ -49,13 +55,12 @@ fn read<T: Default>(
                 return T::default();
             }
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return T::default(),
         Err(e) => {
             error.get_or_insert(SettingsError {
                 file: shown,
                 line: None,
                 key: None,
-                problem: format!("cannot read it ({e})"),
+                problem: format!("cannot read it: {e}"),
             });
             return T::default();
         }

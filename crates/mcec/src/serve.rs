@@ -2,7 +2,7 @@
 //! `McpServerEnabled`). Both share the start-up: paths, logs, settings, the instance lock of
 //! a provisioned copy, and the [`Agent`] every transport serves.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -224,17 +224,9 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
         termination().await;
         return Ok(());
     }
-    let ip: IpAddr = settings
-        .mcp_bind_address
-        .parse()
-        .with_context(|| format!("McpBindAddress {:?} is not an IP address", settings.mcp_bind_address))?;
     let token = settings.auth_token().map(str::to_string);
-    if !ip.is_loopback() && token.is_none() {
-        bail!(
-            "refusing to serve MCP on non-loopback address {ip} without McpAuthToken: anyone on the network \
-             could drive this desktop. Set McpAuthToken or bind 127.0.0.1"
-        );
-    }
+    let ip = mcec_rules::http_gate::check_bind(&settings.mcp_bind_address, token.as_deref())
+        .map_err(anyhow::Error::msg)?;
     let addr = SocketAddr::new(ip, settings.mcp_http_port);
     let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| {
         format!("cannot listen on {addr} (McpHttpPort {}): is the port taken?", settings.mcp_http_port)
@@ -247,7 +239,8 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
             "no McpAuthToken set"
         }
     );
-    let config = HttpConfig { port: settings.mcp_http_port, token };
+    let config =
+        HttpConfig { port: settings.mcp_http_port, token, allowed_hosts: settings.mcp_allowed_hosts.clone() };
     // On a signal, stop the hands first: a drag in flight aborts at its next step instead of
     // running to its end while the front door drains its connections.
     let stopping = agent.clone();

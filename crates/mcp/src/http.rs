@@ -3,8 +3,9 @@
 //! One `middleware::from_fn` layer on the whole router gathers the request head, asks the
 //! pure [`mcec_rules::http_gate::decide`], audits and answers any rejection before the
 //! body is read. Only then is the body read, under a 1 MiB limit that also holds for
-//! chunked bodies, and handed to rmcp complete. rmcp's own Host check is turned off: our
-//! gate is the one authority.
+//! chunked bodies and must arrive within [`BODY_READ_TIMEOUT`], and handed to rmcp complete.
+//! rmcp's own Host check is turned off: our gate is the one authority. Connections (accept
+//! loop, header timeout, connection cap) are [`crate::http_conns`].
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Extension, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -25,6 +26,7 @@ use tokio::net::TcpListener;
 
 use crate::agent::Agent;
 use crate::audit::audit;
+use crate::http_conns::{self, BODY_READ_TIMEOUT, ConnHandle};
 use crate::server::McecServer;
 
 /// How the front door is configured. The token is only ever compared, never logged.
@@ -32,6 +34,8 @@ use crate::server::McecServer;
 pub struct HttpConfig {
     pub port: u16,
     pub token: Option<String>,
+    /// Extra host names or addresses the `Host`/`Origin` check accepts (`McpAllowedHosts`).
+    pub allowed_hosts: Vec<String>,
 }
 
 struct GateState {
@@ -67,18 +71,25 @@ pub async fn serve_http(
     );
     let state = Arc::new(GateState { config, in_flight: AtomicUsize::new(0) });
     let app = Router::new().nest_service("/mcp", mcp).layer(middleware::from_fn_with_state(state, gate));
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
+    http_conns::serve(listener, app, shutdown).await;
+    Ok(())
 }
 
 async fn gate(
     State(state): State<Arc<GateState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(conn): Extension<ConnHandle>,
     request: Request,
     next: Next,
 ) -> Response {
+    // Busy from here until the answer is built: the connection cap never evicts it.
+    let Some(_busy) = conn.busy() else {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    };
     let headers = request.headers();
+    let repeated = [header::HOST, header::ORIGIN, header::AUTHORIZATION, header::CONTENT_LENGTH]
+        .into_iter()
+        .find(|name| headers.get_all(name).iter().nth(1).is_some());
     let head = RequestHead {
         method: request.method().as_str(),
         path: request.uri().path(),
@@ -86,8 +97,13 @@ async fn gate(
         origin: header_str(headers, header::ORIGIN),
         authorization: header_str(headers, header::AUTHORIZATION),
         content_length: header_str(headers, header::CONTENT_LENGTH).map(|v| v.parse().unwrap_or(u64::MAX)),
+        repeated_header: repeated.as_ref().map(header::HeaderName::as_str),
     };
-    let config = GateConfig { port: state.config.port, token: state.config.token.as_deref() };
+    let config = GateConfig {
+        port: state.config.port,
+        token: state.config.token.as_deref(),
+        allowed_hosts: &state.config.allowed_hosts,
+    };
     let prior = state.in_flight.fetch_add(1, Ordering::SeqCst);
     let _in_flight = InFlight(&state.in_flight);
     let decision = http_gate::decide(&head, &config, prior);
@@ -103,11 +119,14 @@ async fn gate(
     }
     // The head passed: now read the body, capped, whatever its framing (a chunked body
     // declares no length), so rmcp only ever sees a complete body of at most 1 MiB.
+    // A body that trickles in is cut off after BODY_READ_TIMEOUT.
     let (parts, body) = request.into_parts();
-    match Limited::new(body, MAX_BODY_BYTES as usize).collect().await {
-        Ok(collected) => next.run(Request::from_parts(parts, Body::from(collected.to_bytes()))).await,
-        Err(e) if e.is::<LengthLimitError>() => reject(413, "request body over 1 MiB", &who),
-        Err(_) => reject(400, "the request body could not be read", &who),
+    let read = tokio::time::timeout(BODY_READ_TIMEOUT, Limited::new(body, MAX_BODY_BYTES as usize).collect());
+    match read.await {
+        Ok(Ok(collected)) => next.run(Request::from_parts(parts, Body::from(collected.to_bytes()))).await,
+        Ok(Err(e)) if e.is::<LengthLimitError>() => reject(413, "request body over 1 MiB", &who),
+        Ok(Err(_)) => reject(400, "the request body could not be read", &who),
+        Err(_) => reject(408, "the request body did not arrive in time", &who),
     }
 }
 
@@ -115,6 +134,10 @@ fn reject(status: u16, reason: &str, who: &str) -> Response {
     audit("http-rejected", &format!("status={status} reason={reason} {who}"));
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::FORBIDDEN);
     let mut response = (status, format!("{reason}\n")).into_response();
+    if status == StatusCode::REQUEST_TIMEOUT || status == StatusCode::BAD_REQUEST {
+        // The rest of the request may still be on the wire: never read it as a new request.
+        response.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+    }
     if status == StatusCode::UNAUTHORIZED {
         response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
     }

@@ -14,6 +14,7 @@ mod args;
 pub mod audit;
 pub mod dispatch;
 pub mod http;
+pub mod http_conns;
 pub mod server;
 pub mod stdio;
 pub mod tools;

@@ -27,6 +27,15 @@ user, and do not retry or work around it; only the operator can re-arm it, at th
 this is the operator's installed copy: call provision-session to get a disposable copy and drive that. Otherwise \
 read error.detail: it says what to do next. Window selectors never pick \"the first\" of several matches.";
 
+/// What an agent is told by an installed copy, which serves only the provisioning tools.
+pub const INSTALLED_INSTRUCTIONS: &str = "This is the operator's installed copy of mcec, which is bootstrap-only: \
+it never drives the desktop itself and lists only provision-session and end-session. Call provision-session (the \
+operator must have enabled AllowSessionProvisioning) to get a disposable copy of mcec with its own directory and \
+token, start that copy as the handoff says, and drive the desktop through it; call end-session with the handoff's \
+sessionId and token when you are done. Every tools/call answers with one JSON envelope: {ok, sessionId, result | \
+error{code, category, detail}}; read error.detail, it says what to do next. If error.code is `emergency-stopped`, the \
+operator has pressed the emergency stop: stop, tell the user, and do not retry.";
+
 /// Sets a call's flag when dropped: a finished call ignores it, an abandoned one stops.
 struct SetOnDrop(StopFlag);
 
@@ -71,7 +80,7 @@ impl ServerHandler for McecServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("mcec", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(if self.agent.installed_copy { INSTALLED_INSTRUCTIONS } else { INSTRUCTIONS })
     }
 
     async fn list_tools(

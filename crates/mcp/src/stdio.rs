@@ -1,9 +1,12 @@
 //! `mcec mcp`: MCP over stdin/stdout.
 //!
 //! A small line filter sits between the real streams and rmcp. Each stdin line that is not
-//! UTF-8 JSON gets JSON-RPC's parse error (`-32700`, `id: null`) instead of silent loss; a
-//! line over [`MAX_LINE_BYTES`] is discarded with an invalid-request error; everything else
-//! goes to rmcp untouched. One writer task owns stdout, so rmcp's answers and the filter's
+//! UTF-8 JSON (including JSON nested deeper than serde_json's 128 levels, and strings holding
+//! a lone surrogate such as `\ud800`, which rmcp would drop without a word) gets JSON-RPC's
+//! parse error (`-32700`, `id: null`) instead of silent loss; a line over [`MAX_LINE_BYTES`]
+//! is discarded with an invalid-request error. Until the client's `initialize` request has
+//! gone through, notifications and responses are dropped with a log line (rmcp would end the
+//! session on them). Everything else goes to rmcp untouched. One writer task owns stdout, so rmcp's answers and the filter's
 //! errors never interleave within a line. Stdout carries JSON-RPC only; logs go to stderr.
 
 use std::sync::Arc;
@@ -55,6 +58,7 @@ async fn filter_input(
 ) {
     let mut reader = BufReader::with_capacity(PIPE_BYTES, input);
     let mut line = Vec::new();
+    let mut initialize_sent = false;
     loop {
         line.clear();
         match read_line_capped(&mut reader, &mut line).await {
@@ -67,15 +71,25 @@ async fn filter_input(
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                // Skipping a value does not check the UTF-8 inside its strings: check it first.
-                let why = match std::str::from_utf8(&line) {
-                    Err(_) => Some("not UTF-8"),
-                    Ok(text) => serde_json::from_str::<serde::de::IgnoredAny>(text).err().map(|_| "not JSON"),
+                let value = match std::str::from_utf8(&line) {
+                    Err(_) => Err("not UTF-8"),
+                    Ok(text) => serde_json::from_str::<serde_json::Value>(text).map_err(|_| "not JSON"),
                 };
-                if let Some(why) = why {
-                    tracing::warn!("stdin: answered a line that is {why} with a parse error");
-                    let _ = errors.send(error_line(-32700, "Parse error")).await;
-                    continue;
+                let value = match value {
+                    Ok(value) => value,
+                    Err(why) => {
+                        tracing::warn!("stdin: answered a line that is {why} with a parse error");
+                        let _ = errors.send(error_line(-32700, "Parse error")).await;
+                        continue;
+                    }
+                };
+                if !initialize_sent {
+                    let is_request = value.get("method").is_some() && value.get("id").is_some();
+                    if value.is_object() && !is_request {
+                        tracing::warn!("stdin: ignored a notification or response sent before initialize");
+                        continue;
+                    }
+                    initialize_sent = value.get("method").and_then(|m| m.as_str()) == Some("initialize");
                 }
                 if !line.ends_with(b"\n") {
                     line.push(b'\n');

@@ -13,6 +13,7 @@ use crate::catalog;
 use crate::command_lang::RawKind;
 
 mod edit;
+mod near;
 pub use edit::{EditError, set_key, set_setting};
 
 /// The operator's settings, with the contract's defaults.
@@ -31,6 +32,8 @@ pub struct Settings {
     pub act_as_server: bool,
     /// Lets agents actuate on a Wayland session's X server, where the stop cannot be armed.
     pub unsafe_allow_actuation_without_stop_on_wayland: bool,
+    /// Host names or addresses the HTTP `Host`/`Origin` check accepts besides loopback.
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 impl Default for Settings {
@@ -47,6 +50,7 @@ impl Default for Settings {
             allow_session_provisioning: false,
             act_as_server: false,
             unsafe_allow_actuation_without_stop_on_wayland: false,
+            mcp_allowed_hosts: Vec::new(),
         }
     }
 }
@@ -68,6 +72,7 @@ impl fmt::Debug for Settings {
                 "unsafe_allow_actuation_without_stop_on_wayland",
                 &self.unsafe_allow_actuation_without_stop_on_wayland,
             )
+            .field("mcp_allowed_hosts", &self.mcp_allowed_hosts)
             .finish()
     }
 }
@@ -122,7 +127,24 @@ enum Field<'a> {
     Bool(&'a mut bool),
     Str(&'a mut String),
     Port(&'a mut u16),
+    List(&'a mut Vec<String>),
 }
+
+/// Every key `mcec.settings` knows; an unknown key close to one of these is an error.
+pub const SETTINGS_KEYS: &[&str] = &[
+    "AgentCommandsEnabled",
+    "McpServerEnabled",
+    "McpBindAddress",
+    "McpHttpPort",
+    "McpAuthToken",
+    "McpAllowedHosts",
+    "EmergencyStopEnabled",
+    "EmergencyStopHotkey",
+    "CommandOverlayEnabled",
+    "AllowSessionProvisioning",
+    "ActAsServer",
+    UNSAFE_WAYLAND_KEY,
+];
 
 /// Parse the text of `mcec.settings`. `file` is only used in messages.
 pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, SettingsError> {
@@ -143,7 +165,16 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
             "AllowSessionProvisioning" => Field::Bool(&mut s.allow_session_provisioning),
             "ActAsServer" => Field::Bool(&mut s.act_as_server),
             UNSAFE_WAYLAND_KEY => Field::Bool(&mut s.unsafe_allow_actuation_without_stop_on_wayland),
+            "McpAllowedHosts" => Field::List(&mut s.mcp_allowed_hosts),
             _ => {
+                if let Some(known) = near::near_miss(key, SETTINGS_KEYS) {
+                    return Err(SettingsError {
+                        file: file.to_string(),
+                        line: line_of_key(text, key),
+                        key: Some(key.clone()),
+                        problem: format!("unknown key; did you mean `{known}`?"),
+                    });
+                }
                 warnings.push(format!(
                     "{file}, line {}: unknown key `{key}` ignored",
                     line_of_key(text, key).unwrap_or(0)
@@ -166,6 +197,13 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
                     ..wrong("a port")
                 })?;
             }
+            (Field::List(slot), toml::Value::Array(items)) => {
+                *slot = items
+                    .iter()
+                    .map(|item| item.as_str().map(str::to_string).ok_or_else(|| wrong("a list of strings")))
+                    .collect::<Result<_, _>>()?;
+            }
+            (Field::List(_), _) => return Err(wrong("a list of strings")),
             (Field::Bool(_), _) => return Err(wrong("true or false")),
             (Field::Str(_), _) => return Err(wrong("a string")),
             (Field::Port(_), _) => return Err(wrong("an integer port")),
@@ -433,5 +471,31 @@ UnsafeAllowActuationWithoutStopOnWayland = true
     fn commands_round_trip_through_toml() {
         let c = Commands::enabling(["click", "capture"]);
         assert_eq!(parse_commands(&c.to_toml(), "c").unwrap().value, c);
+    }
+
+    #[test]
+    fn a_near_miss_of_a_known_key_fails_closed_with_did_you_mean() {
+        for (line, known) in [
+            ("McpAuthtoken = \"x\"", "McpAuthToken"),
+            ("mcpauthtoken = \"x\"", "McpAuthToken"),
+            ("McpAuthTokn = \"x\"", "McpAuthToken"),
+            ("McpBindAdress = \"0.0.0.0\"", "McpBindAddress"),
+            ("AgentCommandEnabled = true", "AgentCommandsEnabled"),
+            ("EmergencyStopEnabeld = false", "EmergencyStopEnabled"),
+        ] {
+            let err = parse_settings(&format!("AgentCommandsEnabled = true\n{line}\n"), "f").unwrap_err();
+            assert_eq!(err.line, Some(2), "{line}");
+            assert!(err.to_string().contains(&format!("did you mean `{known}`?")), "{line}: {err}");
+        }
+        // Far from every key: still only a warning.
+        assert_eq!(parse_settings("Colour = 1\nMcpZZZZZZZZ = 2\n", "f").unwrap().warnings.len(), 2);
+    }
+
+    #[test]
+    fn allowed_hosts_is_a_list_of_strings() {
+        let s = parse_settings("McpAllowedHosts = [\"desk.lan\", \"10.0.0.5\"]\n", "f").unwrap().value;
+        assert_eq!(s.mcp_allowed_hosts, vec!["desk.lan", "10.0.0.5"]);
+        assert!(parse_settings("McpAllowedHosts = \"desk.lan\"\n", "f").is_err());
+        assert!(parse_settings("McpAllowedHosts = [1]\n", "f").is_err());
     }
 }

@@ -5,7 +5,9 @@
 //! real path cannot be resolved, its directory cannot be probed) the copy counts as installed.
 //!
 //! A copy is installed when its executable's real path lies under one of the built-in prefixes
-//! (`/usr`, `/opt`, `/snap`, `/nix/store`, `~/.local/bin`, `~/.cargo/bin`), under a prefix
+//! (`/usr`, `/opt`, `/snap`, `/nix/store`, `~/.local/bin`, `~/.cargo/bin`, where `~` is both
+//! the home directory in the user database and `$HOME`, so changing `$HOME` cannot make an
+//! installed copy look like a manual one), under a prefix
 //! listed in `MCEC_EXTRA_INSTALL_PREFIXES` (colon-separated; it can only add prefixes), or in a
 //! directory the current user cannot write. The writability probe creates and removes a
 //! uniquely named empty file, which answers for permissions, ACLs and read-only mounts alike
@@ -49,9 +51,31 @@ pub fn is_installed_with(exe_real: &Path, prefixes: &[PathBuf], dir_writable: bo
 /// [`EXTRA_PREFIXES_ENV`] from the environment. Fails closed (answers `true`) when the real path
 /// of `exe` cannot be resolved.
 pub fn is_installed_copy(exe: &Path) -> bool {
-    let home = crate::paths::home_dir();
     let extra = std::env::var_os(EXTRA_PREFIXES_ENV);
-    is_installed_copy_with(exe, home.as_deref(), extra.as_deref())
+    let mut homes = vec![user_database_home()];
+    homes.push(crate::paths::home_dir());
+    homes.into_iter().flatten().any(|home| is_installed_copy_with(exe, Some(&home), extra.as_deref()))
+        || is_installed_copy_with(exe, None, extra.as_deref())
+}
+
+/// The current user's home directory from the user database (`getpwuid_r`), ignoring `$HOME`.
+pub fn user_database_home() -> Option<PathBuf> {
+    use std::ffi::CStr;
+    use std::os::unix::ffi::OsStrExt;
+    let mut buf = vec![0u8; 16 * 1024];
+    #[allow(unsafe_code, reason = "getpwuid_r has no safe wrapper in our dependencies")]
+    // SAFETY: `pwd` and `buf` outlive the call and `buf.len()` is its real length; on success
+    // `pw_dir` points into `buf`, which is still alive when it is copied out below.
+    let home = unsafe {
+        let mut pwd: libc::passwd = std::mem::zeroed();
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        let rc = libc::getpwuid_r(libc::getuid(), &mut pwd, buf.as_mut_ptr().cast(), buf.len(), &mut result);
+        if rc != 0 || result.is_null() || pwd.pw_dir.is_null() {
+            return None;
+        }
+        PathBuf::from(OsStr::from_bytes(CStr::from_ptr(pwd.pw_dir).to_bytes()))
+    };
+    home.is_absolute().then_some(home)
 }
 
 /// [`is_installed_copy`] with the home directory and the extra-prefix list given explicitly.
@@ -190,5 +214,16 @@ mod tests {
         assert_eq!(writable, can_write_anyway);
         assert_eq!(is_installed_copy_with(&exe, None, None), !can_write_anyway);
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    }
+
+    #[test]
+    fn the_user_database_home_is_found_without_home() {
+        let home = user_database_home().expect("this user has a home in the user database");
+        assert!(home.is_absolute());
+        // The copy's own check covers that home whatever $HOME says: a copy under its
+        // `.local/bin` is installed (checked through the pure decision, as the real home may
+        // not be writable here).
+        let prefixes = install_prefixes(Some(&home), None);
+        assert!(is_installed_with(&home.join(".local/bin/mcec"), &prefixes, true));
     }
 }

@@ -16,6 +16,8 @@
 //! * [`list`]: the operator's view.
 //! * [`atomic`]: the temp-file-and-rename write of a config file.
 //! * [`remove`]: the one guarded directory removal all of the above use.
+//! * [`safe_open`]: the one way a file in a session or config directory is opened (no
+//!   symlink followed, no FIFO waited on, only regular files).
 //!
 //! Invariants, written as absences: nothing here deletes outside the sessions root; nothing
 //! here follows a symlink while deleting; no token is ever logged or shown by `Debug`. The
@@ -31,6 +33,7 @@ pub mod paths;
 pub mod provision;
 pub mod reaper;
 pub mod remove;
+pub mod safe_open;
 pub mod stamp;
 pub mod teardown;
 pub mod token;

@@ -8,8 +8,9 @@
 //! `flock` locks belong to an *open file description*, so two separate `File::open`s of the
 //! lock file conflict even inside one process; the tests rely on that.
 //!
-//! The lock file is opened with `O_NOFOLLOW`: a symlink planted at `.mcec.lock` is never
-//! followed, so no instance can lock it and no probe can be fooled through it.
+//! The lock file is opened through [`crate::safe_open`]: a symlink, FIFO, socket or directory
+//! planted at `.mcec.lock` is never followed or waited on, no instance can lock it, and every
+//! probe answers at once.
 
 use std::fmt;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -61,11 +62,11 @@ impl std::error::Error for LockError {}
 
 fn open_lock_file(path: &Path, create: bool) -> std::io::Result<File> {
     let mut opts = OpenOptions::new();
-    opts.read(true).custom_flags(libc::O_NOFOLLOW);
+    opts.read(true);
     if create {
         opts.write(true).create(true).mode(0o600);
     }
-    opts.open(path)
+    crate::safe_open::open_regular(path, &mut opts)
 }
 
 impl InstanceLock {
@@ -116,9 +117,9 @@ impl InstanceLock {
 }
 
 /// Whether `error` (from opening a lock file) shows that the path can never be locked by an
-/// instance: it is a symlink (refused by `O_NOFOLLOW`) or a directory.
+/// instance: it is not a regular file (a symlink, FIFO, socket, device or directory).
 pub(crate) fn lock_file_is_unusable(error: &std::io::Error) -> bool {
-    error.raw_os_error() == Some(libc::ELOOP) || error.kind() == std::io::ErrorKind::IsADirectory
+    crate::safe_open::is_not_regular(error)
 }
 
 fn read_pid(file: &mut File) -> Option<u32> {
@@ -137,7 +138,7 @@ pub fn is_locked(dir: &Path) -> bool {
     let file = match open_lock_file(&path, false) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
-        // No instance can hold a symlink or a directory: `acquire` refuses both.
+        // No instance can hold anything but a regular file: `acquire` refuses the rest.
         Err(e) if lock_file_is_unusable(&e) => return false,
         Err(_) => return true,
     };
@@ -202,5 +203,18 @@ mod tests {
         let e = LockError::HeldByOther { path: PathBuf::from("/s/.mcec.lock"), pid: Some(7) };
         let text = e.to_string();
         assert!(text.contains("pid 7") && text.contains("/s/.mcec.lock"), "{text}");
+    }
+
+    #[test]
+    fn a_special_lock_file_answers_at_once_and_never_counts_as_held() {
+        for kind in crate::safe_open::tests::KINDS {
+            let dir = tempfile::tempdir().expect("tempdir");
+            crate::safe_open::tests::plant(&dir.path().join(LOCK_FILE), kind);
+            assert!(!is_locked(dir.path()), "{kind}");
+            match InstanceLock::acquire(dir.path()) {
+                Err(LockError::Io { error, .. }) => assert!(lock_file_is_unusable(&error), "{kind}: {error}"),
+                other => panic!("{kind}: expected an unusable lock file, got {other:?}"),
+            }
+        }
     }
 }

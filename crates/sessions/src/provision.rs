@@ -9,9 +9,13 @@
 //! else guarantees the operator's `mcec.settings`, `mcec.commands` and `*.log` never leak into
 //! a session and the sessions root is never recursed into.
 //!
-//! Provisioning is all or nothing: the stamp is written first (so the directory is a session
-//! from its first instant and the guarded removal can take it back), and if any later step
-//! fails the directory is removed and the caller gets [`ProvisionError::Failed`].
+//! Provisioning is all or nothing, and a session becomes visible only when complete: it is
+//! built in `<root>/.mcec-building-<random>` (locked by the provision while it works, so the
+//! reaper leaves it alone), then renamed to `<root>/<id>` in one step that never replaces an
+//! existing entry. `sessions rm`, `end-session` and the reaper never see a half-made session.
+//! If a step fails the build directory is removed and the caller gets
+//! [`ProvisionError::Failed`]; if even that removal fails, [`ProvisionError::LeftBehind`] names
+//! the directory, which the reaper removes later.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -27,7 +31,7 @@ use serde::Serialize;
 use crate::id::SessionId;
 use crate::paths::{COMMANDS_FILE, EXE_NAME, SETTINGS_FILE};
 use crate::reaper::{REAP_AGE, reap};
-use crate::remove::{Removal, remove_session_dir};
+use crate::remove::{BUILDING_PREFIX, Removal, lock_building_dir, remove_scratch_dir, scratch_name};
 use crate::token::SessionToken;
 use mcec_rules::command_lang::RawKind;
 
@@ -103,6 +107,9 @@ pub enum ProvisionError {
     BadArguments { field: &'static str, problem: String },
     /// A step failed; the partial directory has been removed. The text names the step.
     Failed(String),
+    /// A step failed and the partial directory `left` (in the sessions root, not a session)
+    /// could not be removed; the reaper removes it later.
+    LeftBehind { cause: String, left: PathBuf },
 }
 
 impl ProvisionError {
@@ -114,6 +121,15 @@ impl ProvisionError {
                 ErrorCode::ProvisioningFailed,
                 format!("Provisioning failed and nothing was left behind: {cause}."),
             ),
+            ProvisionError::LeftBehind { cause, left } => ToolError::new(
+                ErrorCode::ProvisioningFailed,
+                format!(
+                    "Provisioning failed: {cause}. A partial directory {} was left in the sessions \
+                     root (it is not a session); the reaper removes it, or the operator with `mcec \
+                     sessions reap`.",
+                    left.display()
+                ),
+            ),
         }
     }
 }
@@ -123,6 +139,13 @@ impl fmt::Display for ProvisionError {
         match self {
             ProvisionError::BadArguments { field, problem } => write!(f, "`{field}`: {problem}"),
             ProvisionError::Failed(cause) => write!(f, "provisioning failed: {cause}"),
+            ProvisionError::LeftBehind { cause, left } => {
+                write!(
+                    f,
+                    "provisioning failed: {cause}; the partial directory {} is left for the reaper",
+                    left.display()
+                )
+            }
         }
     }
 }
@@ -227,26 +250,73 @@ pub fn provision_at(req: ProvisionRequest, now: SystemTime) -> Result<Handoff, P
     tracing::debug!(removed = report.removed.len(), "pre-provision reap done");
 
     let root = prepare_root(&req.sessions_root).map_err(ProvisionError::Failed)?;
-    let (id, dir) = create_session_dir(&root, now).map_err(ProvisionError::Failed)?;
-    match fill_session(&req, &plan, &id, &dir) {
+    let id = SessionId::generate()
+        .map_err(|e| ProvisionError::Failed(format!("no OS randomness for the id: {e}")))?;
+    let (build, build_lock) = create_build_dir(&root).map_err(ProvisionError::Failed)?;
+    let result = fill_session(&req, &plan, &id, &build, now).and_then(|mut handoff| {
+        place(&build, &root, &id)?;
+        let dir = root.join(id.as_str());
+        handoff.exe_path = dir.join(EXE_NAME);
+        handoff.launch = launch_line(&handoff.exe_path, req.mcp_server);
+        handoff.directory = dir.clone();
+        handoff.working_dir = dir;
+        Ok(handoff)
+    });
+    drop(build_lock);
+    match result {
         Ok(handoff) => {
             tracing::info!(
                 "AGENT-AUDIT: session-provisioned; session={id} dir={} mcpServer={} commands_enabled={}",
-                dir.display(),
+                handoff.directory.display(),
                 req.mcp_server,
                 plan.enabled.values().filter(|e| **e).count()
             );
             Ok(handoff)
         }
         Err(cause) => {
-            match remove_session_dir(&root, &id) {
-                Ok(Removal::Removed | Removal::AlreadyGone) => {}
-                Err(e) => tracing::error!(session = %id, "could not remove a failed session: {e}"),
-            }
             tracing::warn!("AGENT-AUDIT: provision-failed; session={id} cause={cause}");
-            Err(ProvisionError::Failed(cause))
+            let name = build.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            match remove_scratch_dir(&root, &name) {
+                Ok(Removal::Removed | Removal::AlreadyGone) => Err(ProvisionError::Failed(cause)),
+                Err(e) => {
+                    tracing::error!(session = %id, "could not remove a failed provision's directory: {e}");
+                    Err(ProvisionError::LeftBehind { cause, left: build })
+                }
+            }
         }
     }
+}
+
+/// Creates `<root>/.mcec-building-<random>` (0700) and locks it for the provision.
+fn create_build_dir(root: &Path) -> Result<(PathBuf, std::fs::File), String> {
+    let name =
+        scratch_name(BUILDING_PREFIX, None).map_err(|e| format!("cannot name a build directory: {e}"))?;
+    let dir = root.join(name);
+    DirBuilder::new()
+        .mode(0o700)
+        .create(&dir)
+        .map_err(|e| format!("cannot create a session directory in {}: {e}", root.display()))?;
+    match lock_building_dir(&dir) {
+        Ok(lock) => Ok((dir, lock)),
+        Err(e) => {
+            let _ = std::fs::remove_dir(&dir);
+            Err(format!("cannot lock the new session directory: {e}"))
+        }
+    }
+}
+
+/// Renames the complete build directory to `<root>/<id>`, never replacing anything there.
+fn place(build: &Path, root: &Path, id: &SessionId) -> Result<(), String> {
+    let dest = root.join(id.as_str());
+    rustix::fs::renameat_with(
+        rustix::fs::CWD,
+        build,
+        rustix::fs::CWD,
+        &dest,
+        rustix::fs::RenameFlags::NOREPLACE,
+    )
+    .map_err(|e| format!("cannot move the session into place as {id}: {e}"))?;
+    sync_dir(root)
 }
 
 /// Creates the sessions root (0700) if needed and returns its real path.
@@ -268,35 +338,16 @@ fn prepare_root(root: &Path) -> Result<PathBuf, String> {
     root.canonicalize().map_err(|e| format!("cannot resolve the sessions root {}: {e}", root.display()))
 }
 
-/// Creates `<root>/<fresh id>` (0700) with its stamp. Nothing to clean up on error: a failed
-/// stamp leaves an empty directory, which is removed here.
-fn create_session_dir(root: &Path, now: SystemTime) -> Result<(SessionId, PathBuf), String> {
-    for _ in 0..8 {
-        let id = SessionId::generate().map_err(|e| format!("no OS randomness for the id: {e}"))?;
-        let dir = root.join(id.as_str());
-        match DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(format!("cannot create a session directory in {}: {e}", root.display()));
-            }
-        }
-        if let Err(e) = crate::stamp::write_stamp(&dir, now) {
-            let _ = std::fs::remove_file(dir.join(crate::paths::STAMP_FILE));
-            let _ = std::fs::remove_dir(&dir);
-            return Err(format!("cannot write the creation stamp: {e}"));
-        }
-        return Ok((id, dir));
-    }
-    Err("could not find an unused session id".into())
-}
-
+/// Writes everything into the build directory `dir`. The handoff's paths are fixed up by the
+/// caller once the directory has its final name.
 fn fill_session(
     req: &ProvisionRequest,
     plan: &CommandPlan,
     id: &SessionId,
     dir: &Path,
+    now: SystemTime,
 ) -> Result<Handoff, String> {
+    crate::stamp::write_stamp(dir, now).map_err(|e| format!("cannot write the creation stamp: {e}"))?;
     let exe = dir.join(EXE_NAME);
     copy_executable(&req.source_exe, &exe)?;
 
@@ -339,8 +390,7 @@ fn fill_session(
     write_atomic(dir, COMMANDS_FILE, commands_text.as_bytes())?;
     sync_dir(dir)?;
 
-    let exe_text = shell_quote(&exe.to_string_lossy());
-    let launch = if req.mcp_server { exe_text } else { format!("{exe_text} mcp") };
+    let launch = launch_line(&exe, req.mcp_server);
     let http = req.mcp_server;
     Ok(Handoff {
         session_id: *id,
@@ -360,6 +410,12 @@ fn fill_session(
         token: token.expose().to_string(),
         warnings: plan.warnings.clone(),
     })
+}
+
+/// The shell command that starts the copy at `exe`.
+fn launch_line(exe: &Path, mcp_server: bool) -> String {
+    let exe_text = shell_quote(&exe.to_string_lossy());
+    if mcp_server { exe_text } else { format!("{exe_text} mcp") }
 }
 
 fn copy_executable(source: &Path, dest: &Path) -> Result<(), String> {
@@ -465,6 +521,24 @@ mod tests {
         );
         assert_eq!(shell_quote("/home/o p/mcec"), "'/home/o p/mcec'");
         assert_eq!(shell_quote("/it's"), r"'/it'\''s'");
+    }
+
+    #[test]
+    fn a_failure_that_left_something_says_so() {
+        let gone = ProvisionError::Failed("disk full".into()).to_tool_error();
+        assert!(gone.detail.contains("nothing was left behind"), "{}", gone.detail);
+        let left = ProvisionError::LeftBehind {
+            cause: "disk full".into(),
+            left: PathBuf::from("/r/.mcec-building-ab"),
+        }
+        .to_tool_error();
+        assert_eq!(left.code, ErrorCode::ProvisioningFailed);
+        assert!(!left.detail.contains("nothing was left behind"), "{}", left.detail);
+        assert!(
+            left.detail.contains(".mcec-building-ab") && left.detail.contains("reaper"),
+            "{}",
+            left.detail
+        );
     }
 
     #[test]

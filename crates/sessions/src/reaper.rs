@@ -13,11 +13,16 @@ use serde::Serialize;
 
 use crate::id::SessionId;
 use crate::paths::session_id_of_dir;
-use crate::remove::{ROOT_LOCK_FILE, Removal, RemoveError, remove_session_dir};
+use crate::remove::{
+    BUILDING_PREFIX, ROOT_LOCK_FILE, Removal, RemoveError, is_scratch_name, remove_scratch_dir,
+    remove_session_dir,
+};
 use crate::stamp::read_created;
 
 /// Sessions older than this are reaped.
 pub const REAP_AGE: Duration = Duration::from_secs(12 * 60 * 60);
+/// A directory being built that nobody holds and nobody touched for this long is abandoned.
+pub const ABANDONED_BUILD_AGE: Duration = Duration::from_secs(60);
 
 /// What one reaper pass did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -29,6 +34,8 @@ pub struct ReapReport {
     pub skipped_running: Vec<SessionId>,
     /// Names of entries in the root that are not session directories.
     pub skipped_not_session: Vec<String>,
+    /// Leftovers of interrupted deletions and provisions that were removed.
+    pub removed_leftovers: Vec<String>,
     /// Failures, one sentence each.
     pub errors: Vec<String>,
 }
@@ -53,6 +60,7 @@ pub fn reap(sessions_root: &Path, max_age: Duration, now: SystemTime) -> ReapRep
     report.removed.sort();
     report.skipped_running.sort();
     report.skipped_not_session.sort();
+    report.removed_leftovers.sort();
     tracing::info!(
         "AGENT-AUDIT: reap-summary; removed={} skipped_running={} skipped_not_session={} errors={}",
         report.removed.len(),
@@ -69,6 +77,10 @@ pub fn reap(sessions_root: &Path, max_age: Duration, now: SystemTime) -> ReapRep
 fn reap_entry(root: &Path, path: &Path, max_age: Duration, now: SystemTime, report: &mut ReapReport) {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     if name == ROOT_LOCK_FILE {
+        return;
+    }
+    if is_scratch_name(&name) {
+        reap_leftover(root, path, &name, now, report);
         return;
     }
     let Some(id) = session_id_of_dir(path) else {
@@ -93,6 +105,25 @@ fn reap_entry(root: &Path, path: &Path, max_age: Duration, now: SystemTime, repo
         Err(RemoveError::Running(id)) => report.skipped_running.push(id),
         Err(RemoveError::NotASession(_)) => report.skipped_not_session.push(name),
         Err(e) => report.errors.push(e.to_string()),
+    }
+}
+
+fn reap_leftover(root: &Path, path: &Path, name: &str, now: SystemTime, report: &mut ReapReport) {
+    if name.starts_with(BUILDING_PREFIX) {
+        let touched = std::fs::symlink_metadata(path).and_then(|m| m.modified()).unwrap_or(now);
+        if now.duration_since(touched).unwrap_or(Duration::ZERO) < ABANDONED_BUILD_AGE {
+            return;
+        }
+    }
+    match remove_scratch_dir(root, name) {
+        Ok(Removal::Removed) => {
+            tracing::info!("AGENT-AUDIT: leftover-reaped; name={name}");
+            report.removed_leftovers.push(name.to_string());
+        }
+        Ok(Removal::AlreadyGone) => {}
+        // A provision is still building it.
+        Err(e) if e.contains("being built") => {}
+        Err(e) => report.errors.push(e),
     }
 }
 
@@ -146,5 +177,37 @@ mod tests {
         std::fs::write(&file, b"").expect("write");
         let r = reap(&file, REAP_AGE, SystemTime::now());
         assert_eq!(r.errors.len(), 1);
+    }
+
+    #[test]
+    fn leftovers_are_reaped_but_a_build_in_progress_is_not() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let now = SystemTime::now();
+        let tomb = root.path().join(".mcec-removing-0123456789ab-00ff");
+        std::fs::create_dir_all(tomb.join("sub")).expect("mkdir");
+        std::fs::write(tomb.join("mcec.settings"), b"McpAuthToken = \"x\"").expect("write");
+        let abandoned = root.path().join(".mcec-building-0a0b");
+        std::fs::create_dir(&abandoned).expect("mkdir");
+        let held_dir = root.path().join(".mcec-building-0c0d");
+        std::fs::create_dir(&held_dir).expect("mkdir");
+        let held = crate::remove::lock_building_dir(&held_dir).expect("lock");
+        let fresh = root.path().join(".mcec-building-0e0f");
+        std::fs::create_dir(&fresh).expect("mkdir");
+
+        // Measured a little later than the build dirs' age limit.
+        let later = now + ABANDONED_BUILD_AGE + Duration::from_secs(5);
+        let report = reap(root.path(), REAP_AGE, later);
+        assert_eq!(
+            report.removed_leftovers,
+            vec![".mcec-building-0a0b", ".mcec-building-0e0f", ".mcec-removing-0123456789ab-00ff"]
+        );
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        assert!(held_dir.exists(), "a held build is never reaped");
+        drop(held);
+
+        let young = root.path().join(".mcec-building-1a1b");
+        std::fs::create_dir(&young).expect("mkdir");
+        let report = reap(root.path(), REAP_AGE, SystemTime::now());
+        assert!(young.exists() && report.removed_leftovers.is_empty(), "a build touched just now is kept");
     }
 }

@@ -11,9 +11,16 @@
 //!    followed) holding the creation stamp, and its real path must lie inside the root.
 //! 4. The session's own instance lock is taken and held during the removal: a running copy is
 //!    reported as [`RemoveError::Running`], and a copy cannot start half-way through.
-//! 5. [`std::fs::remove_dir_all`] itself never follows symlinks (it unlinks them and works
+//! 5. The directory is first renamed, in one step, to a tombstone `.mcec-removing-<id>-<random>`
+//!    in the root, and only then deleted. A session is therefore either whole under its id or
+//!    gone: a deletion that fails half-way (a file appearing in it, a permission) leaves a
+//!    tombstone, which the reaper deletes, never a stampless directory nobody can remove.
+//! 6. [`std::fs::remove_dir_all`] itself never follows symlinks (it unlinks them and works
 //!    through directory descriptors), so a link inside a session pointing elsewhere loses only
 //!    the link, never its target.
+//!
+//! The scratch directories in the root (tombstones, and the `.mcec-building-*` directories a
+//! provision fills before renaming them into place) are removed by [`remove_scratch_dir`].
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -29,6 +36,28 @@ use crate::paths::session_id_of_dir;
 
 /// The deleters' lock file in the sessions root.
 pub const ROOT_LOCK_FILE: &str = ".mcec-sessions.lock";
+/// Prefix of a session directory being deleted.
+pub const TOMBSTONE_PREFIX: &str = ".mcec-removing-";
+/// Prefix of a session directory being built by a provision.
+pub const BUILDING_PREFIX: &str = ".mcec-building-";
+
+/// A scratch name `<prefix><id>-<random>` (or `<prefix><random>`) in the sessions root.
+pub(crate) fn scratch_name(prefix: &str, id: Option<&SessionId>) -> std::io::Result<String> {
+    let mut suffix = [0u8; 8];
+    getrandom::fill(&mut suffix).map_err(|e| std::io::Error::other(format!("no OS randomness: {e}")))?;
+    Ok(match id {
+        Some(id) => format!("{prefix}{id}-{}", hex::encode(suffix)),
+        None => format!("{prefix}{}", hex::encode(suffix)),
+    })
+}
+
+/// Whether `name` is one of the scratch directories this module may remove.
+pub fn is_scratch_name(name: &str) -> bool {
+    name.strip_prefix(TOMBSTONE_PREFIX).or_else(|| name.strip_prefix(BUILDING_PREFIX)).is_some_and(|rest| {
+        !rest.is_empty()
+            && rest.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase() || b == b'-')
+    })
+}
 
 /// What a successful removal found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,39 +114,18 @@ impl DeletionGuard {
     /// Locks the deleters' lock of `sessions_root`, waiting for any other deleter. `Ok(None)`
     /// when the root does not exist (then no session exists either).
     pub(crate) fn lock(sessions_root: &Path) -> Result<Option<DeletionGuard>, RemoveError> {
-        let root = match sessions_root.canonicalize() {
-            Ok(r) => r,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(RemoveError::BadRoot(format!(
-                    "cannot resolve the sessions root {}: {e}",
-                    sessions_root.display()
-                )));
-            }
+        let Some(root) = resolve_root(sessions_root)? else {
+            return Ok(None);
         };
-        if !root.is_dir() {
-            return Err(RemoveError::BadRoot(format!(
-                "the sessions root {} is not a directory",
-                root.display()
-            )));
-        }
         let path = root.join(ROOT_LOCK_FILE);
         let bad = |e: std::io::Error| RemoveError::BadRoot(format!("cannot lock {}: {e}", path.display()));
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-            .map_err(bad)?;
+        let file = crate::safe_open::open_regular(
+            &path,
+            OpenOptions::new().read(true).write(true).create(true).mode(0o600),
+        )
+        .map_err(bad)?;
         file.lock().map_err(bad)?;
         Ok(Some(DeletionGuard { root, _lock: file }))
-    }
-
-    /// The canonical sessions root.
-    pub(crate) fn root(&self) -> &Path {
-        &self.root
     }
 
     /// Removes `<root>/<id>` under every guard listed in the module doc.
@@ -142,16 +150,99 @@ impl DeletionGuard {
             Err(LockError::Io { error, .. }) if lock_file_is_unusable(&error) => None,
             Err(LockError::Io { error, .. }) => return Err(io(error)),
         };
-        #[allow(clippy::disallowed_methods, reason = "the one guarded call site")]
-        let removed = std::fs::remove_dir_all(&dir);
-        match removed {
-            Ok(()) => {
-                tracing::debug!(session = %id, "session directory removed");
-                Ok(Removal::Removed)
-            }
-            Err(e) if e.kind() == ErrorKind::NotFound && !dir.exists() => Ok(Removal::AlreadyGone),
-            Err(e) => Err(io(e)),
+        let tombstone = self.root.join(scratch_name(TOMBSTONE_PREFIX, Some(id)).map_err(io)?);
+        match std::fs::rename(&dir, &tombstone) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound && !dir.exists() => return Ok(Removal::AlreadyGone),
+            Err(e) => return Err(io(e)),
         }
+        if let Err(e) = delete_tree(&tombstone) {
+            tracing::warn!(session = %id, "session removed, but its tombstone {} is left for the reaper: {e}", tombstone.display());
+        } else {
+            tracing::debug!(session = %id, "session directory removed");
+        }
+        Ok(Removal::Removed)
+    }
+
+    /// Removes the scratch directory `name` (see [`is_scratch_name`]) from the root. A
+    /// directory being built is removed only when no provision holds its lock.
+    pub(crate) fn remove_scratch(&self, name: &str) -> std::io::Result<Removal> {
+        if !is_scratch_name(name) {
+            return Err(std::io::Error::new(
+                ErrorKind::InvalidInput,
+                format!("{name} is not a scratch name"),
+            ));
+        }
+        let dir = self.root.join(name);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.file_type().is_dir() => {}
+            Ok(_) => {
+                return Err(std::io::Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("{name} is not a directory"),
+                ));
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Removal::AlreadyGone),
+            Err(e) => return Err(e),
+        }
+        if name.starts_with(BUILDING_PREFIX) && building_dir_is_held(&dir) {
+            return Err(std::io::Error::new(ErrorKind::WouldBlock, format!("{name} is being built")));
+        }
+        delete_tree(&dir)?;
+        Ok(Removal::Removed)
+    }
+}
+
+/// The canonical sessions root; `None` when it does not exist.
+pub(crate) fn resolve_root(sessions_root: &Path) -> Result<Option<PathBuf>, RemoveError> {
+    let root = match sessions_root.canonicalize() {
+        Ok(r) => r,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(RemoveError::BadRoot(format!(
+                "cannot resolve the sessions root {}: {e}",
+                sessions_root.display()
+            )));
+        }
+    };
+    if !root.is_dir() {
+        return Err(RemoveError::BadRoot(format!("the sessions root {} is not a directory", root.display())));
+    }
+    Ok(Some(root))
+}
+
+/// A provision holds an exclusive `flock` on the directory it builds (see `provision.rs`).
+pub(crate) fn lock_building_dir(dir: &Path) -> std::io::Result<File> {
+    let file = OpenOptions::new().read(true).custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW).open(dir)?;
+    file.try_lock().map_err(|e| match e {
+        std::fs::TryLockError::WouldBlock => std::io::Error::new(ErrorKind::WouldBlock, "held"),
+        std::fs::TryLockError::Error(e) => e,
+    })?;
+    Ok(file)
+}
+
+fn building_dir_is_held(dir: &Path) -> bool {
+    match lock_building_dir(dir) {
+        Ok(file) => {
+            let _ = file.unlock();
+            false
+        }
+        Err(_) => true,
+    }
+}
+
+/// Deletes the tree at `path`, never following a symlink out of it.
+fn delete_tree(path: &Path) -> std::io::Result<()> {
+    #[allow(clippy::disallowed_methods, reason = "the one guarded call site")]
+    std::fs::remove_dir_all(path)
+}
+
+/// Removes the scratch directory `name` from the sessions root under the deleters' lock.
+pub fn remove_scratch_dir(sessions_root: &Path, name: &str) -> Result<Removal, String> {
+    let guard = DeletionGuard::lock(sessions_root).map_err(|e| e.to_string())?;
+    match guard {
+        Some(guard) => guard.remove_scratch(name).map_err(|e| format!("cannot remove {name}: {e}")),
+        None => Ok(Removal::AlreadyGone),
     }
 }
 
@@ -274,5 +365,55 @@ mod tests {
         assert_eq!(report.skipped_running, vec![b]);
         assert!(report.errors.is_empty());
         drop(held);
+    }
+
+    fn chattr(flag: &str, path: &Path) -> bool {
+        std::process::Command::new("chattr").arg(flag).arg(path).status().is_ok_and(|s| s.success())
+    }
+
+    #[test]
+    fn a_failed_delete_leaves_a_tombstone_the_scratch_removal_takes() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let (id, dir) = make_session(root.path(), "0123456789ab");
+        // An immutable file cannot be unlinked, even by root: the tree deletion fails half-way.
+        let pinned = dir.join("pinned");
+        std::fs::write(&pinned, b"x").expect("write");
+        if !chattr("+i", &pinned) {
+            eprintln!("chattr +i is not available here; the failure half of this test did not run");
+            return;
+        }
+        let removed = remove_session_dir(root.path(), &id);
+        let left: Vec<String> = std::fs::read_dir(root.path())
+            .expect("ls")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != ROOT_LOCK_FILE)
+            .collect();
+        for name in &left {
+            chattr("-i", &root.path().join(name).join("pinned"));
+        }
+        assert_eq!(removed, Ok(Removal::Removed));
+        assert!(!dir.exists(), "the id is free at once: no stampless directory under it");
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert!(left[0].starts_with(TOMBSTONE_PREFIX) && is_scratch_name(&left[0]), "{left:?}");
+        assert_eq!(remove_scratch_dir(root.path(), &left[0]), Ok(Removal::Removed));
+        assert_eq!(std::fs::read_dir(root.path()).expect("ls").count(), 1, "only the root lock is left");
+    }
+
+    #[test]
+    fn scratch_removal_takes_only_scratch_names_and_spares_a_held_building_dir() {
+        let root = tempfile::tempdir().expect("tempdir");
+        for bad in ["0123456789ab", ".mcec-removing-", ".mcec-removing-../x", "other", ".mcec-building-ABC"] {
+            assert!(!is_scratch_name(bad), "{bad}");
+        }
+        let name = scratch_name(BUILDING_PREFIX, None).expect("name");
+        let dir = root.path().join(&name);
+        std::fs::create_dir(&dir).expect("mkdir");
+        let held = lock_building_dir(&dir).expect("lock");
+        assert!(remove_scratch_dir(root.path(), &name).is_err(), "held: kept");
+        assert!(dir.exists());
+        drop(held);
+        assert_eq!(remove_scratch_dir(root.path(), &name), Ok(Removal::Removed));
+        assert!(!dir.exists());
     }
 }

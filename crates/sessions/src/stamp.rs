@@ -22,7 +22,7 @@ pub fn write_stamp(dir: &Path, created: SystemTime) -> std::io::Result<()> {
 /// does not parse, the stamp file's modification time. `None` when there is no readable stamp.
 pub fn read_created(dir: &Path) -> Option<SystemTime> {
     let path = dir.join(STAMP_FILE);
-    let mut file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(&path).ok()?;
+    let mut file = crate::safe_open::open_regular(&path, OpenOptions::new().read(true)).ok()?;
     parse_stamp(&mut file).or_else(|| file.metadata().and_then(|m| m.modified()).ok())
 }
 
@@ -51,5 +51,14 @@ mod tests {
 
         let empty = tempfile::tempdir().expect("tempdir");
         assert_eq!(read_created(empty.path()), None);
+    }
+
+    #[test]
+    fn a_special_stamp_reads_as_none_at_once() {
+        for kind in crate::safe_open::tests::KINDS {
+            let dir = tempfile::tempdir().expect("tempdir");
+            crate::safe_open::tests::plant(&dir.path().join(STAMP_FILE), kind);
+            assert_eq!(read_created(dir.path()), None, "{kind}");
+        }
     }
 }

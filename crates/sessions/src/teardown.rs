@@ -9,11 +9,13 @@
 //! Order of answers (first match): malformed id or blank token → `bad-arguments`; no such
 //! session → `{removed:true, alreadyGone:true}`; unverifiable or wrong token →
 //! `session-token-invalid`; lock held → `session-running`; otherwise the directory goes.
+//!
+//! The token is read (through [`crate::safe_open`]) before the deleters' lock is taken: no
+//! lock is ever held while a file the agent can replace is read, and a refused call writes
+//! nothing at all.
 
 use std::fmt;
-use std::fs::OpenOptions;
-use std::io::{ErrorKind, Read};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io::ErrorKind;
 use std::path::Path;
 
 use mcec_rules::{ErrorCode, ToolError};
@@ -21,7 +23,7 @@ use serde::Serialize;
 
 use crate::id::SessionId;
 use crate::paths::{SETTINGS_FILE, session_id_of_dir};
-use crate::remove::{DeletionGuard, Removal, RemoveError};
+use crate::remove::{DeletionGuard, Removal, RemoveError, resolve_root};
 use crate::token::tokens_equal;
 
 /// Largest settings file teardown will read.
@@ -120,17 +122,14 @@ pub fn end_session(sessions_root: &Path, id: &str, token: &str) -> Result<EndOut
     }
     let gone = EndOutcome { session_id: id, removed: true, already_gone: true };
     let internal = |cause: String| TeardownError::Internal { id, cause };
-
-    // Held from the token check to the removal, so a concurrent delete of the same session
-    // cannot make this call see a half-deleted directory.
-    let guard = match DeletionGuard::lock(sessions_root).map_err(|e| match e {
+    let bad_root = |e: RemoveError| match e {
         RemoveError::BadRoot(cause) => TeardownError::BadRoot(cause),
         other => internal(other.to_string()),
-    })? {
-        Some(g) => g,
-        None => return Ok(gone),
     };
-    let dir = guard.root().join(id.as_str());
+    let Some(root) = resolve_root(sessions_root).map_err(bad_root)? else {
+        return Ok(gone);
+    };
+    let dir = root.join(id.as_str());
     match std::fs::symlink_metadata(&dir) {
         Ok(_) => {}
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(gone),
@@ -140,13 +139,20 @@ pub fn end_session(sessions_root: &Path, id: &str, token: &str) -> Result<EndOut
         tracing::info!("AGENT-AUDIT: end-session-refused; session={id} reason={reason}");
         TeardownError::TokenInvalid { id, reason }
     };
-    if session_id_of_dir(&dir) != Some(id) {
-        return Err(token_invalid("not a provisioned session directory".into()));
+    let checked = if session_id_of_dir(&dir) != Some(id) {
+        Err("not a provisioned session directory".to_string())
+    } else {
+        read_session_token(&dir)
+            .and_then(|expected| tokens_equal(&expected, token).then_some(()).ok_or("wrong token".into()))
+    };
+    if let Err(reason) = checked {
+        // A concurrent deletion may have taken the directory while it was being read.
+        return if dir.symlink_metadata().is_err() { Ok(gone) } else { Err(token_invalid(reason)) };
     }
-    let expected = read_session_token(&dir).map_err(token_invalid)?;
-    if !tokens_equal(&expected, token) {
-        return Err(token_invalid("wrong token".into()));
-    }
+    let guard = match DeletionGuard::lock(sessions_root).map_err(bad_root)? {
+        Some(g) => g,
+        None => return Ok(gone),
+    };
     match guard.remove(&id) {
         Ok(Removal::Removed) => {
             tracing::info!("AGENT-AUDIT: session-ended; session={id} removed=true");
@@ -168,23 +174,15 @@ pub fn end_session(sessions_root: &Path, id: &str, token: &str) -> Result<EndOut
 /// The `McpAuthToken` of the session in `dir`, read from its co-located settings without
 /// following a symlink. The error is a log-safe reason; it never quotes the file.
 pub fn read_session_token(dir: &Path) -> Result<String, String> {
-    let path = dir.join(SETTINGS_FILE);
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .map_err(|e| format!("cannot open {SETTINGS_FILE}: {}", e.kind()))?;
-    let meta = file.metadata().map_err(|e| format!("cannot stat {SETTINGS_FILE}: {}", e.kind()))?;
-    if !meta.is_file() {
-        return Err(format!("{SETTINGS_FILE} is not a regular file"));
-    }
-    if meta.len() > MAX_SETTINGS_BYTES {
-        return Err(format!("{SETTINGS_FILE} is larger than {MAX_SETTINGS_BYTES} bytes"));
-    }
-    let mut text = String::new();
-    file.take(MAX_SETTINGS_BYTES)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot read {SETTINGS_FILE}: {}", e.kind()))?;
+    let bytes = match crate::safe_open::read_regular(&dir.join(SETTINGS_FILE), MAX_SETTINGS_BYTES) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Err(format!("{SETTINGS_FILE} is missing")),
+        Err(e) if crate::safe_open::is_not_regular(&e) => {
+            return Err(format!("{SETTINGS_FILE} is not a regular file"));
+        }
+        Err(e) => return Err(format!("cannot read {SETTINGS_FILE}: {}", e.kind())),
+    };
+    let text = String::from_utf8(bytes).map_err(|_| format!("{SETTINGS_FILE} is not UTF-8"))?;
     let table: toml::Table =
         toml::from_str(&text).map_err(|_| format!("{SETTINGS_FILE} does not parse as TOML"))?;
     match table.get("McpAuthToken") {

@@ -99,7 +99,7 @@ impl Space {
         match self {
             Space::Desktop => Ok(p),
             Space::Window(w) => inside_window(w, p, field),
-            Space::Capture(map) => map.to_desktop(p, field),
+            Space::Capture(map) => map.desktop_point(p, field),
         }
     }
 }

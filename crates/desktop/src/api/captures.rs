@@ -30,7 +30,7 @@ pub(crate) struct CaptureMap {
 impl CaptureMap {
     /// The desktop pixel under image pixel `p`; `bad-arguments` naming `field` when `p` lies
     /// outside the image.
-    pub(crate) fn to_desktop(&self, p: Point, field: &str) -> Result<Point, ToolError> {
+    pub(crate) fn desktop_point(self, p: Point, field: &str) -> Result<Point, ToolError> {
         let inside = p.x >= 0 && p.y >= 0 && (p.x as u32) < self.width && (p.y as u32) < self.height;
         if !inside {
             return Err(ToolError::bad_argument(
@@ -99,7 +99,7 @@ mod tests {
             for dx in (0..dw as i32).step_by(7) {
                 // The image pixel a desktop pixel lands in, and back.
                 let ix = ((f64::from(dx) + 0.5) * f64::from(iw) / f64::from(dw)) as i32;
-                let back = map.to_desktop(Point::new(ix, 0), "at").unwrap();
+                let back = map.desktop_point(Point::new(ix, 0), "at").unwrap();
                 let err = (back.x - 100 - dx).abs() as f64;
                 assert!(
                     err <= f64::from(dw) / f64::from(iw) / 2.0 + 1.0,
@@ -107,7 +107,7 @@ mod tests {
                     back.x - 100
                 );
             }
-            let corner = map.to_desktop(Point::new(iw as i32 - 1, ih as i32 - 1), "at").unwrap();
+            let corner = map.desktop_point(Point::new(iw as i32 - 1, ih as i32 - 1), "at").unwrap();
             assert!(corner.x < 100 + dw as i32 && corner.y < 50 + dh as i32);
         }
     }
@@ -120,9 +120,12 @@ mod tests {
         assert!(caps.get("cap-999").unwrap_err().detail.starts_with("`captureId`: no capture `cap-999`"));
         let map = caps.get(&id).unwrap();
         assert!(
-            map.to_desktop(Point::new(50, 0), "at").unwrap_err().detail.contains("lies outside the capture")
+            map.desktop_point(Point::new(50, 0), "at")
+                .unwrap_err()
+                .detail
+                .contains("lies outside the capture")
         );
-        assert!(map.to_desktop(Point::new(-1, 0), "at").is_err());
+        assert!(map.desktop_point(Point::new(-1, 0), "at").is_err());
         for _ in 0..KEPT {
             caps.remember(CaptureMap { source: Rect::new(0, 0, 1, 1), width: 1, height: 1 });
         }
