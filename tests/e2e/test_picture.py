@@ -132,3 +132,19 @@ def test_a_4k_screen_is_captured_at_a_client_friendly_size_unless_full(tmp_path:
     finally:
         proc.kill()
         proc.wait(timeout=10)
+
+
+async def test_the_pointer_is_drawn_when_asked(copy: Copy, screen: Screen, full_window: ProbeWindow) -> None:
+    from test_desktop import decode_png
+
+    async with sdk_stdio(copy, env_extra={"DISPLAY": screen.display}) as (s, _):
+        # The bottom-right quadrant of the test window is plain white.
+        at = {"x": W * 3 // 4, "y": H * 3 // 4}
+        assert (await call(s, "mouse", {"action": "move", "at": at}))[0]["ok"]
+        region = {"x": at["x"] - 32, "y": at["y"] - 32, "width": 64, "height": 64}
+        plain = decode_png(image_block((await call(s, "capture", {"region": region}))[1])[0])
+        drawn = decode_png(image_block((await call(s, "capture", {"region": region, "cursor": True}))[1])[0])
+        white = bytes([255, 255, 255]) * 64
+        assert all(row == white for row in plain[2]), "without `cursor` the area is the window's white"
+        changed = sum(a != b for ra, rb in zip(plain[2], drawn[2]) for a, b in zip(ra, rb))
+        assert changed > 20, "the pointer was drawn near the middle of the region"

@@ -5,7 +5,7 @@ use fast_image_resize::images::Image;
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
 use mcec_rules::{ErrorCode, ToolError};
 
-use crate::types::RgbImage;
+use crate::types::{CursorImage, RgbImage};
 
 fn internal(what: &str, e: impl std::fmt::Display) -> ToolError {
     tracing::error!("{what}: {e}");
@@ -24,6 +24,32 @@ pub fn downscale(img: RgbImage, width: u32, height: u32) -> Result<RgbImage, Too
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
     Resizer::new().resize(&src, &mut dst, &options).map_err(|e| internal("scale the image", e))?;
     Ok(RgbImage { width, height, pixels: dst.into_vec() })
+}
+
+/// Draw `cursor` over `img`, which shows the desktop from `origin` on (alpha-blended, clipped).
+pub fn draw_cursor(img: &mut RgbImage, origin: (i32, i32), cursor: &CursorImage) {
+    for cy in 0..cursor.height {
+        for cx in 0..cursor.width {
+            let (x, y) = (cursor.x - origin.0 + cx as i32, cursor.y - origin.1 + cy as i32);
+            if x < 0 || y < 0 || x as u32 >= img.width || y as u32 >= img.height {
+                continue;
+            }
+            let Some(&argb) = cursor.argb.get((cy * cursor.width + cx) as usize) else {
+                continue;
+            };
+            let alpha = argb >> 24;
+            if alpha == 0 {
+                continue;
+            }
+            let at = (y as usize * img.width as usize + x as usize) * 3;
+            for (i, shift) in [16, 8, 0].into_iter().enumerate() {
+                // Premultiplied: out = src + dst * (1 - alpha).
+                let src = (argb >> shift) & 0xFF;
+                let dst = u32::from(img.pixels[at + i]);
+                img.pixels[at + i] = (src + dst * (255 - alpha) / 255).min(255) as u8;
+            }
+        }
+    }
 }
 
 /// Encode as an 8-bit RGB PNG.
@@ -78,6 +104,25 @@ mod tests {
         let info = reader.next_frame(&mut buf).unwrap();
         assert_eq!((info.width, info.height), (16, 8));
         assert_eq!(&buf[..info.buffer_size()], &img.pixels[..]);
+    }
+
+    #[test]
+    fn the_cursor_is_blended_and_clipped() {
+        let mut img = RgbImage { width: 4, height: 4, pixels: vec![100; 48] };
+        // 2x2: opaque red, transparent, half-alpha white (premultiplied), opaque black.
+        let cursor = CursorImage {
+            x: 3,
+            y: 3,
+            width: 2,
+            height: 2,
+            argb: vec![0xFFFF0000, 0, 0x80808080, 0xFF000000],
+        };
+        draw_cursor(&mut img, (0, 0), &cursor);
+        assert_eq!(img.pixel(3, 3), Some([255, 0, 0]));
+        draw_cursor(&mut img, (1, 1), &CursorImage { x: 1, y: 1, ..cursor.clone() });
+        assert_eq!(img.pixel(0, 0), Some([255, 0, 0]), "origin shifts where it lands");
+        assert_eq!(img.pixel(0, 1), Some([177; 3]));
+        assert_eq!(img.pixel(1, 1), Some([0, 0, 0]));
     }
 
     #[test]

@@ -8,7 +8,9 @@
 use mcec_rules::{StopFlag, ToolError};
 
 use crate::keys::Key;
-use crate::types::{DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo};
+use crate::types::{
+    CursorImage, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo,
+};
 
 /// Monitors and pixels.
 pub trait Screens: Send + Sync {
@@ -18,6 +20,11 @@ pub trait Screens: Send + Sync {
     /// The pixels of `area`, which the caller has clipped to the desktop and checked against
     /// the capture caps.
     fn capture(&self, area: Rect) -> Result<RgbImage, ToolError>;
+
+    /// The pointer's current image and place, when the platform can tell.
+    fn cursor(&self) -> Result<Option<CursorImage>, ToolError> {
+        Ok(None)
+    }
 }
 
 /// One operation on a window.

@@ -167,6 +167,18 @@ pub struct RgbImage {
     pub pixels: Vec<u8>,
 }
 
+/// The pointer's image, as the display server draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CursorImage {
+    /// Where the image's top-left corner lies on the desktop (the pointer minus the hot spot).
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+    /// Premultiplied ARGB, one `u32` a pixel, row by row.
+    pub argb: Vec<u32>,
+}
+
 impl RgbImage {
     /// The pixel at (x, y) as `[r, g, b]`, or `None` outside the image.
     pub fn pixel(&self, x: u32, y: u32) -> Option<[u8; 3]> {

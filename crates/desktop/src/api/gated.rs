@@ -13,7 +13,9 @@ use mcec_rules::{StopFlag, ToolError};
 use super::stopped_after;
 use crate::keys::Key;
 use crate::seams::{Backend, Injector, Screens, WindowManager, WindowOp};
-use crate::types::{DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo};
+use crate::types::{
+    CursorImage, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo,
+};
 
 /// `inner`, with every press, move and window change refused once `stop` is set.
 pub(super) struct StopGated<'a> {
@@ -37,6 +39,10 @@ impl Screens for StopGated<'_> {
 
     fn capture(&self, area: Rect) -> Result<RgbImage, ToolError> {
         self.inner.capture(area)
+    }
+
+    fn cursor(&self) -> Result<Option<CursorImage>, ToolError> {
+        self.inner.cursor()
     }
 }
 

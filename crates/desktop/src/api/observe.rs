@@ -207,7 +207,18 @@ impl DesktopTools {
             None => None,
         };
         let (area, window) = self.target_area(req.region.as_ref(), &selector)?;
-        let img = self.backend.capture(area)?;
+        let mut img = self.backend.capture(area)?;
+        if req.cursor == Some(true) {
+            match self.backend.cursor()? {
+                Some(cursor) => image::draw_cursor(&mut img, (area.x, area.y), &cursor),
+                None => {
+                    return Err(ToolError::new(
+                        ErrorCode::Unavailable,
+                        "This display cannot tell the pointer's image (no XFixes); capture without `cursor`.",
+                    ));
+                }
+            }
+        }
         if let Some(w) = &window {
             // The window must still exist after the pixels were read, or they show something else.
             self.backend.window_info(w.id)?;

@@ -86,6 +86,10 @@ with_selector! {
         /// at most 1.15 megapixels); the answer says the scale either way.
         #[serde(default)]
         pub full: Option<bool>,
+        /// `true`: draw the mouse pointer into the image, where it is, so you can see where
+        /// a click would land.
+        #[serde(default)]
+        pub cursor: Option<bool>,
         /// `png` (default, lossless) or `jpeg` (smaller).
         #[serde(default)]
         pub format: Option<ImageFormat>,
@@ -107,6 +111,7 @@ impl CaptureRequest {
             max_width: None,
             scale: None,
             full: None,
+            cursor: None,
             format: None,
             quality: None,
             file: None,

@@ -17,7 +17,7 @@ use x11rb::rust_connection::RustConnection;
 
 use super::{X11Desktop, conn_err, lock, reply_err};
 use crate::seams::Screens;
-use crate::types::{DisplayInfo, Rect, RgbImage};
+use crate::types::{CursorImage, DisplayInfo, Rect, RgbImage};
 
 /// Largest reply asked for in one core `GetImage` strip.
 const STRIP_BYTES: usize = 8 << 20;
@@ -236,6 +236,25 @@ impl Screens for X11Desktop {
             return Ok(monitors);
         }
         Ok(vec![DisplayInfo { index: 0, name: "screen".into(), primary: true, bounds: self.root_rect()? }])
+    }
+
+    fn cursor(&self) -> Result<Option<CursorImage>, ToolError> {
+        use x11rb::protocol::xfixes::ConnectionExt as _;
+        // XFixes must be told which version the client speaks before it answers anything.
+        let Ok(version) = self.conn.xfixes_query_version(4, 0) else {
+            return Ok(None);
+        };
+        if version.reply().is_err() {
+            return Ok(None);
+        }
+        let img = self.conn.xfixes_get_cursor_image().map_err(conn_err)?.reply().map_err(reply_err)?;
+        Ok(Some(CursorImage {
+            x: i32::from(img.x) - i32::from(img.xhot),
+            y: i32::from(img.y) - i32::from(img.yhot),
+            width: u32::from(img.width),
+            height: u32::from(img.height),
+            argb: img.cursor_image,
+        }))
     }
 
     fn capture(&self, area: Rect) -> Result<RgbImage, ToolError> {
