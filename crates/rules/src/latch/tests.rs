@@ -251,11 +251,16 @@ fn race(rearm: RearmFn, tally: &mut RaceTally) -> Result<(), String> {
             open.as_ref().map(|r| &r.engaged.reason)
         ));
     }
-    if closed.iter().any(|r| r.rearmed_at.is_none()) || open.as_ref().is_some_and(|r| r.rearmed_at.is_some()) {
+    if closed.iter().any(|r| r.rearmed_at.is_none()) || open.as_ref().is_some_and(|r| r.rearmed_at.is_some())
+    {
         return Err("a closed stop without a re-arm time, or an open one with".into());
     }
     if latch.rearm_count() != closed.len() as u64 {
-        return Err(format!("{} re-arms answered Ok, the latch counted {}", closed.len(), latch.rearm_count()));
+        return Err(format!(
+            "{} re-arms answered Ok, the latch counted {}",
+            closed.len(),
+            latch.rearm_count()
+        ));
     }
     let records: Vec<&StopRecord> = closed.iter().chain(open.as_ref()).collect();
     let mut opened_by: Vec<StopReason> = records.iter().map(|r| r.engaged.reason.clone()).collect();
