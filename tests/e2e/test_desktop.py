@@ -13,22 +13,18 @@ from __future__ import annotations
 
 import base64
 import os
-import queue
 import signal
 import struct
-import subprocess
 import threading
-import time
 import zlib
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
-from mcec_e2e import HANG_GUARD_S, REPO, Copy, manual_copy, sdk_envelope, sdk_stdio
-from xdesk import Screen, wait_until
+from mcec_e2e import Copy, manual_copy, sdk_envelope, sdk_stdio
+from xdesk import TESTWIN, ProbeWindow, Screen, wait_until
 
-TESTWIN = Path(os.environ.get("MCEC_TESTWIN_BIN", str(REPO / "target" / "debug" / "mcec-testwin")))
 COMMANDS = (
     "displays",
     "windows",
@@ -70,66 +66,13 @@ def copy(tmp_path: Path) -> Copy:
     return manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=COMMANDS)
 
 
-class ProbeWindow:
-    """One `mcec-testwin` process and the event lines it prints; killed by PID on close."""
-
-    def __init__(self, screen: Screen, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [str(TESTWIN), *args], env=screen.env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-        )
-        self._lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-        self.id = int(self.wait_for(lambda line: line.startswith("ready")).split()[1])
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self._lines.put(line.rstrip("\n"))
-
-    def wait_for(self, want: Callable[[str], bool]) -> str:
-        deadline = time.monotonic() + HANG_GUARD_S
-        seen = []
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                line = self._lines.get(timeout=left)
-            except queue.Empty:
-                break
-            if want(line):
-                return line
-            seen.append(line)
-        raise AssertionError(f"the test window never printed the line wanted; it printed {seen[-20:]}")
-
-    def drain(self, quiet: float = 0.3) -> list[str]:
-        """Every line printed until none came for `quiet` seconds."""
-        lines = []
-        while True:
-            try:
-                lines.append(self._lines.get(timeout=quiet))
-            except queue.Empty:
-                return lines
-
-    def typed(self, count: int) -> str:
-        """The next `count` characters the window received as key presses."""
-        out = ""
-        while len(out) < count:
-            hexa = self.wait_for(lambda line: line.startswith("key ")).rsplit(" ", 1)[1]
-            if hexa != "-":
-                out += chr(int(hexa, 16))
-        return out
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(timeout=10)
-
-
 @pytest.fixture
 def windows(screen: Screen):
     """Open test windows; every one is killed at teardown."""
     opened: list[ProbeWindow] = []
 
     def open_window(*args: str) -> ProbeWindow:
-        w = ProbeWindow(screen, *args)
+        w = ProbeWindow(screen.env(), *args)
         opened.append(w)
         return w
 
