@@ -460,15 +460,19 @@ def unwrap_groups() -> Iterator[None]:
 
 
 @contextlib.asynccontextmanager
-async def sdk_stdio(copy: Copy, env_extra: dict[str, str] | None = None) -> AsyncIterator[Any]:
+async def sdk_stdio(
+    copy: Copy, env_extra: dict[str, str] | None = None, wrapper: list[str] | None = None
+) -> AsyncIterator[Any]:
     """An initialized official-SDK ClientSession over `mcec mcp` on this copy.
 
-    Yields (session, initialize result). The server's stderr goes to a file in the copy's root."""
+    Yields (session, initialize result). The server's stderr goes to a file in the copy's root.
+    `wrapper` is a command that runs `mcec mcp` for it (its argv gets the exe and `mcp` appended)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
+    argv = [*(wrapper or []), str(copy.exe), "mcp"]
     params = StdioServerParameters(
-        command=str(copy.exe), args=["mcp"], env=copy.env(**(env_extra or {})), cwd=str(copy.root)
+        command=argv[0], args=argv[1:], env=copy.env(**(env_extra or {})), cwd=str(copy.root)
     )
     with open(copy.stderr_file("sdk-stderr"), "w") as errlog, unwrap_groups():
         async with stdio_client(params, errlog=errlog) as (read, write):

@@ -23,8 +23,7 @@ from typing import Any
 import pytest
 
 from mcec_e2e import Copy, manual_copy, sdk_envelope, sdk_stdio
-from probe import TESTWIN, ProbeWindow
-from xdesk import Screen, wait_until
+from xdesk import TESTWIN, ProbeWindow, Screen, wait_until
 
 COMMANDS = (
     "displays",
@@ -73,7 +72,7 @@ def windows(screen: Screen):
     opened: list[ProbeWindow] = []
 
     def open_window(*args: str) -> ProbeWindow:
-        w = ProbeWindow(screen, *args)
+        w = ProbeWindow(screen.env(), *args)
         opened.append(w)
         return w
 

@@ -21,8 +21,7 @@ from pathlib import Path
 import pytest
 
 from mcec_e2e import HANG_GUARD_S, RawStdio, host_settings, manual_copy, read_http_response, rpc, start_host
-from probe import ProbeWindow
-from xdesk import Screen, wait_until
+from xdesk import ProbeWindow, Screen, wait_until
 
 COMMANDS = ("displays", "click", "drag")
 WIN_X, WIN_Y = 100, 100
@@ -38,7 +37,7 @@ def screen():
 
 @pytest.fixture
 def win(screen: Screen):
-    w = ProbeWindow(screen, "--title", "hands at exit")
+    w = ProbeWindow(screen.env(), "--title", "hands at exit")
     yield w
     w.close()
 

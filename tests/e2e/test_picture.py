@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from mcec_e2e import Copy, manual_copy, sdk_envelope, sdk_stdio
-from probe import ProbeWindow
-from xdesk import Screen, start_server
+from xdesk import ProbeWindow, Screen, start_server
 
 COMMANDS = ("capture", "click", "drag", "scroll", "mouse")
 W, H = Screen.SIZE
@@ -36,7 +35,7 @@ def copy(tmp_path: Path) -> Copy:
 
 @pytest.fixture
 def full_window(screen: Screen):
-    w = ProbeWindow(screen, "--x", "0", "--y", "0", "--width", str(W), "--height", str(H))
+    w = ProbeWindow(screen.env(), "--x", "0", "--y", "0", "--width", str(W), "--height", str(H))
     yield w
     w.close()
 

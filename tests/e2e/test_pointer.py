@@ -15,8 +15,7 @@ import anyio
 import pytest
 
 from mcec_e2e import Copy, RawStdio, envelope_of, manual_copy, sdk_envelope, sdk_stdio
-from probe import ProbeWindow
-from xdesk import Screen, wait_until
+from xdesk import ProbeWindow, Screen, wait_until
 
 COMMANDS = ("displays", "windows", "click", "drag", "scroll", "mouse", "wait", "send_command",
             "send_command.mouse")
@@ -39,7 +38,7 @@ def copy(tmp_path: Path) -> Copy:
 
 @pytest.fixture
 def win(screen: Screen):
-    w = ProbeWindow(screen, "--class", "Pointer")
+    w = ProbeWindow(screen.env(), "--class", "Pointer")
     yield w
     w.close()
     assert wait_until(lambda: not screen.buttons_down() and not screen.keys_down()), (

@@ -7,7 +7,6 @@ or a correct result, and no half-made session is left behind."""
 from __future__ import annotations
 
 import json
-import os
 import resource
 import signal
 import subprocess
@@ -16,6 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcec_e2e import (
     HANG_GUARD_S,
@@ -23,6 +23,7 @@ from mcec_e2e import (
     RawStdio,
     manual_copy,
     run_cli,
+    sdk_stdio,
     session_copy,
     sessions_root,
 )
@@ -167,6 +168,8 @@ async def test_sessions_root_that_is_a_file(operator: Copy, raw_servers: list[Ra
         assert error_code(env) == "provisioning-failed", env
         assert "not a directory" in env["error"]["detail"] and str(root) in env["error"]["detail"], env
     code, out, err = run_cli(operator, ["sessions", "reap"])
+    assert code == 1, (out, err)
+    assert "removed 0 stale session(s)" in out and f"cannot read the sessions root {root}" in out, out
     assert "panicked" not in err, err
     assert tree_snapshot(state) == before
     assert root.read_text() == "not a directory\n"
@@ -189,58 +192,75 @@ async def test_end_session_when_sessions_root_is_a_file(operator: Copy) -> None:
     assert root.read_text() == "not a directory\n"
 
 
-def _mount_tmpfs(where: Path, options: str) -> bool:
+# Mounts happen in a private user + mount namespace (`unshare -rm`), which works as root and,
+# where user namespaces are allowed, as anyone, without touching the machine's mounts. The
+# script mounts, runs `mcec mcp` as a child, and before the namespace (and its mount) goes
+# away writes what is left inside the mount to a report file outside it.
+IN_PRIVATE_MOUNT = """
+mount -t tmpfs -o "$1" tmpfs "$2" || { echo "mount -o $1 failed" >&2; exit 97; }
+where=$2; report=$3; shift 3
+"$@"
+code=$?
+(cd "$where" && find . -mindepth 1 | sort) > "$report"
+exit $code
+"""
+
+
+def private_mount(options: str, where: Path, report: Path) -> list[str]:
+    """A wrapper command that runs its arguments with a fresh tmpfs (`options`) on `where`.
+    Fails the test, loudly, where namespaces are not allowed: these cases never skip."""
+    probe = subprocess.run(["unshare", "-rm", "--", "mount", "-t", "tmpfs", "tmpfs", "/mnt"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.fail(
+            "this case mounts a private tmpfs with `unshare -rm` (user + mount namespaces), which this "
+            f"machine refuses: {probe.stderr.decode(errors='replace').strip()}. Run it where namespaces are allowed."
+        )
     where.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True)
-    return done.returncode == 0
+    return ["unshare", "-rm", "--", "sh", "-c", IN_PRIVATE_MOUNT, "sh", options, str(where), str(report)]
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("how", ["full-tmpfs", "file-size-limit", "read-only-root"])
 async def test_unwritable_state_leaves_no_half_made_session(tmp_path: Path, how: str) -> None:
     """The state dir cannot take a session: a tmpfs too small for the executable (a real
-    full disk), a file-size limit (EFBIG part-way through the copy, works unprivileged), or a
-    sessions root that cannot be written. Provisioning fails with the cause, nothing is left."""
+    full disk), a file-size limit (EFBIG part-way through the copy), or a sessions root on a
+    read-only mount. Provisioning fails with the cause, nothing is left."""
     op = manual_copy(tmp_path / "op", settings=OPERATOR_SETTINGS)
-    mounted: Path | None = None
-    try:
-        if how == "file-size-limit":
-            def limit() -> None:
-                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-                resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+    if how == "file-size-limit":
+        def limit() -> None:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
 
-            code, out, err = run_cli(op, ["provision", "--json"], preexec_fn=limit)
-            assert code != 0, out
-            assert "provisioning failed" in err and "File too large" in err, err
-        else:
-            if how == "full-tmpfs":
-                small = tmp_path / "small-state"
-                if not _mount_tmpfs(small, "size=4m"):
-                    pytest.skip("needs permission to mount a tmpfs (the file-size-limit case covers the path)")
-                mounted = small
-                op.extra_env["XDG_STATE_HOME"] = str(small)
-            else:
-                root = sessions_root(op)
-                root.mkdir(parents=True)
-                if os.geteuid() == 0:
-                    if not _mount_tmpfs(root, "ro,size=1m"):
-                        pytest.skip("root ignores permissions and may not mount a read-only tmpfs here")
-                    mounted = root
-                else:
-                    root.chmod(0o500)
-            async with mcp(op) as session:
-                env = await call(session, "provision-session")
-            assert error_code(env) == "provisioning-failed", env
-            assert "nothing was left behind" in env["error"]["detail"], env
+        code, out, err = run_cli(op, ["provision", "--json"], preexec_fn=limit)
+        assert code != 0, out
+        assert "provisioning failed" in err and "File too large" in err, err
         assert session_dirs(op) == []
         root = sessions_root(op)
         leftovers = [p.name for p in root.iterdir() if p.name != ".mcec-sessions.lock"] if root.is_dir() else []
         assert leftovers == [], leftovers
-    finally:
-        if mounted is not None:
-            subprocess.run(["umount", str(mounted)], check=False)
-        if sessions_root(op).is_dir():
-            sessions_root(op).chmod(0o700)
+        return
+
+    report = tmp_path / "left-in-the-mount.txt"
+    if how == "full-tmpfs":
+        # The whole state dir is a 4 MiB tmpfs: the executable does not fit.
+        where = tmp_path / "small-state"
+        op.extra_env["XDG_STATE_HOME"] = str(where)
+        wrapper = private_mount("size=4m", where, report)
+        allowed = {"./mcec", "./mcec/sessions", "./mcec/sessions/.mcec-sessions.lock"}
+    else:
+        where = sessions_root(op)
+        wrapper = private_mount("ro,size=1m", where, report)
+        allowed = set()
+    with anyio.fail_after(HANG_GUARD_S * 4):
+        async with sdk_stdio(op, wrapper=wrapper) as (session, _init):
+            env = await call(session, "provision-session")
+    assert error_code(env) == "provisioning-failed", env
+    assert "nothing was left behind" in env["error"]["detail"], env
+    # The cause names the mount, so the case really ran on it.
+    expected_cause = "No space left on device" if how == "full-tmpfs" else "Read-only file system"
+    assert expected_cause in env["error"]["detail"], env
+    left = set(report.read_text().split())
+    assert left <= allowed, f"left in the mount: {sorted(left - allowed)}"
 
 
 @pytest.mark.anyio

@@ -8,14 +8,12 @@ actuation included. The choice is audited at start so the log shows the desk ran
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import anyio
 import pytest
 
 from mcec_e2e import manual_copy, sdk_envelope, sdk_stdio
-from probe import ProbeWindow
-from xdesk import Desk
+from xdesk import Desk, ProbeWindow
 
 CHORD = "ctrl+alt+shift+s"
 PROMPT_TITLE = "mcec: emergency stop"
@@ -35,7 +33,7 @@ async def test_with_the_stop_disabled_the_chord_does_nothing_and_tools_run(tmp_p
         commands=("displays", "click"),
     )
     with Desk() as desk:
-        win = ProbeWindow(SimpleNamespace(env=desk.inner_env), "--x", "0", "--y", "0", "--width", "1024",
+        win = ProbeWindow(desk.inner_env(), "--x", "0", "--y", "0", "--width", "1024",
                           "--height", "768", "--title", "stop disabled")
         try:
             async with sdk_stdio(copy, env_extra={"DISPLAY": desk.inner}) as (s, _):

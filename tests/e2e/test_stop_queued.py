@@ -11,14 +11,12 @@ Each case first runs the queued call unstopped, so the window provably reports i
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import anyio
 import pytest
 
 from mcec_e2e import host_settings, manual_copy, sdk_envelope, sdk_http, sdk_stdio, start_host
-from probe import ProbeWindow
-from xdesk import Desk, wait_until
+from xdesk import Desk, ProbeWindow, wait_until
 
 CHORD = "ctrl+alt+shift+s"
 COMMANDS = ("displays", "windows", "click", "drag", "key", "type", "window")
@@ -63,7 +61,7 @@ async def call(session, tool: str, args: dict) -> dict:
 async def test_a_call_queued_before_the_stop_does_not_act_after_it(tmp_path: Path, blocker: str, victim: str) -> None:
     copy = manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=COMMANDS)
     with Desk() as desk:
-        win = ProbeWindow(SimpleNamespace(env=desk.inner_env), "--x", "0", "--y", "0", "--width", "1024",
+        win = ProbeWindow(desk.inner_env(), "--x", "0", "--y", "0", "--width", "1024",
                           "--height", "768", "--title", "queued target")
         try:
             async with sdk_stdio(copy, env_extra={"DISPLAY": desk.inner}) as (s, _):
@@ -118,7 +116,7 @@ async def test_calls_from_two_http_sessions_share_the_lock_and_the_stop(tmp_path
     copy = manual_copy(tmp_path / "c", settings=host_settings(port, token), commands=COMMANDS)
     with Desk() as desk:
         copy.extra_env["DISPLAY"] = desk.inner
-        win = ProbeWindow(SimpleNamespace(env=desk.inner_env), "--x", "0", "--y", "0", "--width", "1024",
+        win = ProbeWindow(desk.inner_env(), "--x", "0", "--y", "0", "--width", "1024",
                           "--height", "768", "--title", "queued target")
         host = start_host(copy, port, token)
         try:
@@ -154,7 +152,7 @@ async def test_calls_from_two_http_sessions_share_the_lock_and_the_stop(tmp_path
 async def test_a_button_held_by_mouse_down_is_released_by_the_stop(tmp_path: Path) -> None:
     copy = manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=("mouse",))
     with Desk() as desk:
-        win = ProbeWindow(SimpleNamespace(env=desk.inner_env), "--x", "0", "--y", "0", "--width", "1024",
+        win = ProbeWindow(desk.inner_env(), "--x", "0", "--y", "0", "--width", "1024",
                           "--height", "768", "--title", "held button")
         try:
             async with sdk_stdio(copy, env_extra={"DISPLAY": desk.inner}) as (s, _):

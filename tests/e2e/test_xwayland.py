@@ -13,22 +13,16 @@ Build first: `cargo build -p mcec && cargo build -p mcec-desktop --bin mcec-test
 
 from __future__ import annotations
 
-import os
-import queue
 import shutil
-import subprocess
-import threading
-import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
 
-from mcec_e2e import HANG_GUARD_S, REPO, Copy, audit_lines, manual_copy, sdk_envelope, sdk_stdio
+from mcec_e2e import Copy, audit_lines, manual_copy, sdk_envelope, sdk_stdio
 from waydesk import WaylandDesk
-from xdesk import Screen
+from xdesk import ProbeWindow, Screen
 
-TESTWIN = Path(os.environ.get("MCEC_TESTWIN_BIN", str(REPO / "target" / "debug" / "mcec-testwin")))
 COMMANDS = ("displays", "windows", "capture", "click", "type", "key")
 WAYLAND_REASON = "this is a Wayland session; the X11 stop cannot see your keyboard here"
 UNSAFE = "UnsafeAllowActuationWithoutStopOnWayland = true\n"
@@ -51,55 +45,14 @@ def xvfb() -> Iterator[Screen]:
         yield s
 
 
-class ProbeWindow:
-    """One `mcec-testwin` (prints `ready <id>`, then every input event); killed by PID."""
+def open_probe(env: dict[str, str], name: str) -> ProbeWindow:
+    """`mcec-testwin` named `name` (class and title) on the display `env` names."""
+    return ProbeWindow(env, "--class", name, "--title", name)
 
-    def __init__(self, env: dict[str, str], name: str) -> None:
-        if not TESTWIN.is_file():
-            pytest.fail(f"{TESTWIN} is missing; run `cargo build -p mcec-desktop --bin mcec-testwin`")
-        self.proc = subprocess.Popen(
-            [str(TESTWIN), "--class", name, "--title", name],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        self._lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-        self.next_line(lambda line: line.startswith("ready"))
 
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self._lines.put(line.rstrip("\n"))
-
-    def next_line(self, want: Callable[[str], bool]) -> str:
-        deadline = time.monotonic() + HANG_GUARD_S
-        seen = []
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                line = self._lines.get(timeout=left)
-            except queue.Empty:
-                break
-            if want(line):
-                return line
-            seen.append(line)
-        raise AssertionError(f"the test window never printed the line wanted; it printed {seen[-20:]}")
-
-    def inputs(self) -> list[str]:
-        """Input events printed so far (presses, releases, keys)."""
-        lines = []
-        while True:
-            try:
-                line = self._lines.get_nowait()
-            except queue.Empty:
-                return [x for x in lines if x.split(" ", 1)[0] in ("press", "release", "key")]
-            lines.append(line)
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(timeout=10)
+def inputs(win: ProbeWindow) -> list[str]:
+    """Input events printed so far (presses, releases, keys)."""
+    return [x for x in win.drain(0.1) if x.split(" ", 1)[0] in ("press", "release", "key")]
 
 
 @pytest.fixture
@@ -107,7 +60,7 @@ def windows() -> Iterator[Callable[[dict[str, str], str], ProbeWindow]]:
     opened: list[ProbeWindow] = []
 
     def open_window(env: dict[str, str], name: str) -> ProbeWindow:
-        w = ProbeWindow(env, name)
+        w = open_probe(env, name)
         opened.append(w)
         return w
 
@@ -176,7 +129,7 @@ async def test_actuation_is_refused_on_xwayland_and_observation_works(
         assert stop["armed"] is False and stop["actuationAllowed"] is False, stop
         assert WAYLAND_REASON in stop["status"], stop
         assert status["refusals"] == {"emergency-stop-unavailable": 3}, status
-    assert win.inputs() == [], "a refused call still reached the window"
+    assert inputs(win) == [], "a refused call still reached the window"
     log = copy.log()
     assert WAYLAND_REASON in log
     assert "emergency stop: armed" not in log
@@ -192,7 +145,7 @@ async def test_the_unsafe_setting_lets_agents_act_without_a_stop_and_is_audited(
     win = windows(wayland.env(), "Wayfarer")
     async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
         await ok(session, "click", {"at": {"x": 20, "y": 20}, "className": "Wayfarer"})
-        assert win.next_line(lambda line: line.startswith("press")).startswith("press 1 20 20")
+        assert win.wait_for(lambda line: line.startswith("press")).startswith("press 1 20 20")
         await ok(session, "click", {"at": {"x": 30, "y": 30}, "className": "Wayfarer"})
         await ok(session, "key", {"keys": "a"})
         await ok(session, "type", {"text": "hi"})
@@ -225,12 +178,12 @@ async def test_a_wayland_virtual_keyboard_cannot_press_the_stop(tmp_path: Path, 
     chord = ["-P", "Control_L", "-P", "Alt_L", "-P", "Shift_L", "-k", "s"]
     chord += ["-p", "Shift_L", "-p", "Alt_L", "-p", "Control_L"]
     assert wayland.wayland_client("wtype", *chord).returncode == 0
-    win.next_line(lambda line: line.startswith("key ") and line.split()[3] in ("53", "73"))
+    win.wait_for(lambda line: line.startswith("key ") and line.split()[3] in ("53", "73"))
     async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
         typed = wayland.wayland_client("wtype", *chord)
         assert typed.returncode == 0, typed.stderr
         # Positive control: the whole chord, its `s` last, reached an X client of the session.
-        win.next_line(lambda line: line.startswith("key ") and line.split()[3] in ("53", "73"))
+        win.wait_for(lambda line: line.startswith("key ") and line.split()[3] in ("53", "73"))
         env, _ = await call(session, "click", {"at": {"x": 20, "y": 20}, "className": "Wayfarer"})
         assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
         status = await ok(session, "session-status")
@@ -267,7 +220,7 @@ async def test_plain_xvfb_still_arms(tmp_path: Path, xvfb: Screen, windows, extr
     async with sdk_stdio(copy, env_extra=xvfb.env()) as (session, _):
         for tool, args in ACTUATIONS:
             await ok(session, tool, args)
-        assert win.next_line(lambda line: line.startswith("press")).startswith("press 1 20 20")
+        assert win.wait_for(lambda line: line.startswith("press")).startswith("press 1 20 20")
         await observation_works(session, "Wayfarer")
         stop = (await ok(session, "session-status"))["emergencyStop"]
         assert stop == {"armed": True, "actuationAllowed": True, "status": "emergency stop: armed"}, stop

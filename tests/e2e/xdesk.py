@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import os
 import pwd
+import queue
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 INNER_SIZE = (1024, 768)
+TESTWIN = Path(os.environ.get("MCEC_TESTWIN_BIN", str(Path(__file__).resolve().parents[2] / "target" / "debug" / "mcec-testwin")))
+#: Upper bound for a test window to print what is awaited (a hang guard, not a speed assertion).
+PROBE_PATIENCE_S = 30.0
 
 
 def forget_stop_record(display: str) -> None:
@@ -71,7 +77,7 @@ class Desk:
             ["Xephyr", "-screen", f"{w}x{h}", "-ac", "-noreset", "-nolisten", "tcp", "-no-host-grab"],
             {**base, "DISPLAY": self.outer},
         )
-        window = self.physical("search", "--sync", "--class", "Xephyr", capture=True).split()[0]
+        window = self.physical("search", "--sync", "--class", "Xephyr").split()[0]
         self.physical("windowfocus", "--sync", window)
         self.physical("windowmove", "--sync", window, "0", "0")
 
@@ -96,7 +102,8 @@ class Desk:
         """A minimal environment for a tool run against the inner display."""
         return {"DISPLAY": self.inner, "PATH": os.environ.get("PATH", ""), **extra}
 
-    def _xdotool(self, display: str, args: tuple[str, ...], capture: bool) -> str:
+    def _xdotool(self, display: str, args: tuple[str, ...], ok: tuple[int, ...] = (0,)) -> str:
+        """Run xdotool and return its stdout; any exit code outside `ok` fails the test."""
         done = subprocess.run(
             ["xdotool", *args],
             env={"DISPLAY": display, "PATH": os.environ.get("PATH", "")},
@@ -104,30 +111,50 @@ class Desk:
             text=True,
             timeout=30,
         )
-        if done.returncode != 0 and capture:
-            raise RuntimeError(f"xdotool {' '.join(args)} on {display}: {done.stderr.strip()}")
+        if done.returncode not in ok:
+            raise RuntimeError(f"xdotool {' '.join(args)} on {display} exited {done.returncode}: {done.stderr.strip()}")
         return done.stdout
 
-    def physical(self, *args: str, capture: bool = False) -> str:
+    def physical(self, *args: str) -> str:
         """xdotool on the outer server: what the operator's own hands do, as the inner server sees it."""
-        return self._xdotool(self.outer, args, capture)
+        return self._xdotool(self.outer, args)
 
-    def injected(self, *args: str, capture: bool = False) -> str:
+    def injected(self, *args: str) -> str:
         """xdotool on the inner server: software-injected input."""
-        return self._xdotool(self.inner, args, capture)
+        return self._xdotool(self.inner, args)
+
+    def _search(self, name: str) -> list[str]:
+        # `xdotool search` exits 1 when nothing matches; that is an answer, not a failure.
+        return self._xdotool(self.inner, ("search", "--onlyvisible", "--name", name), ok=(0, 1)).split()
+
+    def window_ids(self, name: str) -> list[str]:
+        """Inner windows whose name matches, mapped or not."""
+        return self._xdotool(self.inner, ("search", "--name", name), ok=(0, 1)).split()
 
     def visible_window(self, name: str) -> bool:
-        out = self._xdotool(self.inner, ("search", "--onlyvisible", "--name", name), capture=False)
-        return bool(out.strip())
+        return bool(self._search(name))
 
     def window_origin(self, name: str) -> tuple[int, int] | None:
         """Top-left corner of the first visible inner window whose name matches."""
-        ids = self._xdotool(self.inner, ("search", "--onlyvisible", "--name", name), capture=False).split()
+        ids = self._search(name)
         if not ids:
             return None
-        out = self._xdotool(self.inner, ("getwindowgeometry", "--shell", ids[0]), capture=False)
+        out = self._xdotool(self.inner, ("getwindowgeometry", "--shell", ids[0]))
         fields = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
         return int(fields["X"]), int(fields["Y"])
+
+    def right_hand_modifiers(self) -> None:
+        """Make the outer server's modifier map name only the right-hand keys. xdotool presses
+        the first key of a modifier's map along with any modifier key it is asked for (so
+        `keydown Control_R` also presses Control_L); after this it presses only what it is told."""
+        subprocess.run(
+            ["xmodmap", "-e", "clear control", "-e", "add control = Control_R", "-e", "clear mod1",
+             "-e", "add mod1 = Alt_R", "-e", "clear shift", "-e", "add shift = Shift_R"],
+            env={"DISPLAY": self.outer, "PATH": os.environ.get("PATH", "")},
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
 
     def keys_down(self, device: str) -> list[int]:
         """Keycodes a slave device of the inner server reports as down."""
@@ -239,3 +266,59 @@ class Screen:
             for line in out.splitlines()
             if line.strip().startswith("button[") and "=down" in line
         ]
+
+
+class ProbeWindow:
+    """One `mcec-testwin` process (on the display `env` names) and the event lines it prints;
+    killed by PID on close."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        if not TESTWIN.is_file():
+            raise RuntimeError(f"{TESTWIN} is missing; run `cargo build -p mcec-desktop --bin mcec-testwin`")
+        self.proc = subprocess.Popen(
+            [str(TESTWIN), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+        self.id = int(self.wait_for(lambda line: line.startswith("ready")).split()[1])
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line.rstrip("\n"))
+
+    def wait_for(self, want: Callable[[str], bool]) -> str:
+        deadline = time.monotonic() + PROBE_PATIENCE_S
+        seen = []
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if want(line):
+                return line
+            seen.append(line)
+        raise AssertionError(f"the test window never printed the line wanted; it printed {seen[-20:]}")
+
+    def drain(self, quiet: float = 0.3) -> list[str]:
+        """Every line printed until none came for `quiet` seconds."""
+        lines = []
+        while True:
+            try:
+                lines.append(self._lines.get(timeout=quiet))
+            except queue.Empty:
+                return lines
+
+    def typed(self, count: int) -> str:
+        """The next `count` characters the window received as key presses."""
+        out = ""
+        while len(out) < count:
+            hexa = self.wait_for(lambda line: line.startswith("key ")).rsplit(" ", 1)[1]
+            if hexa != "-":
+                out += chr(int(hexa, 16))
+        return out
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)

@@ -25,6 +25,10 @@ pub const ALLOW_PROVISIONING_LABEL: &str = "Allow agents to provision disposable
 /// Label of the button that provisions a session for the operator.
 pub const PROVISION_NEW_LABEL: &str = "Provision new…";
 
+/// Logged when the disabled opt-in checkbox of a provisioned copy is clicked.
+const IGNORED_OPT_IN_CLICK: &str =
+    "the opt-in checkbox was clicked in a provisioned copy; ignored (a copy never provisions)";
+
 /// Shown under the disabled checkbox inside a provisioned copy.
 pub const PROVISIONED_COPY_NOTE: &str =
     "This is a provisioned session copy: it can never provision further copies.";
@@ -87,6 +91,10 @@ fn agent_tab(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &
         let at = Instant::now();
         state.mark_agent_pending();
         send(events, OperatorEvent::SetProvisioning { enabled: !tab.allow_provisioning, at });
+    }
+    if tab.in_provisioned_copy && response.contains_pointer() && ui.input(|i| i.pointer.primary_released()) {
+        // Nothing reaches the core from here; the line lets a test see the click arrived.
+        tracing::info!("{IGNORED_OPT_IN_CLICK}");
     }
     if tab.in_provisioned_copy {
         ui.label(RichText::new(PROVISIONED_COPY_NOTE).italics());

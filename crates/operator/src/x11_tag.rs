@@ -9,12 +9,16 @@
 //! The re-arm prompt must own the keyboard so that Enter and Esc reach it: winit only sees
 //! keys in a window that holds the X input focus, and a window manager may refuse to focus a
 //! window that opens while another application is in front. So the prompt asks the window
-//! manager (`_NET_ACTIVE_WINDOW`, as a user action) and sets the input focus itself.
+//! manager (`_NET_ACTIVE_WINDOW`, as a user action) and sets the input focus itself, the
+//! moment its window is mapped: a key pressed while the prompt is on screen without the focus
+//! goes to another window, and the operator's first Esc is lost. So the search polls every
+//! [`POLL`] (a few milliseconds) and the focus is set the moment the window is found; it is
+//! confirmed once more after [`SETTLE`], in case a window manager moved it.
 //!
 //! Everything here runs on short-lived threads; failures are logged and ignored.
 
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use x11rb::connection::Connection;
 use x11rb::properties::WmHints;
@@ -27,8 +31,12 @@ use x11rb::wrapper::ConnectionExt as _;
 use crate::overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 use crate::prompt::PROMPT_TITLE;
 
-const ATTEMPTS: u32 = 30;
-const PAUSE: Duration = Duration::from_millis(100);
+/// How long to look for the window before giving up.
+const PATIENCE: Duration = Duration::from_secs(3);
+/// Pause between searches.
+const POLL: Duration = Duration::from_millis(5);
+/// When the prompt's focus is checked again after it was set.
+const SETTLE: Duration = Duration::from_millis(100);
 const SEARCH_DEPTH: u32 = 3;
 
 /// Tag the overlay from a short-lived thread, so the UI thread never waits on X.
@@ -64,7 +72,8 @@ fn on_own_window(title: &str, action: Action) -> TagResult<bool> {
     let root = conn.setup().roots[screen].root;
     let atoms = Atoms::new(&conn)?;
     let pid = std::process::id();
-    for _ in 0..ATTEMPTS {
+    let deadline = Instant::now() + PATIENCE;
+    while Instant::now() < deadline {
         let mut found = Vec::new();
         find(&conn, &atoms, root, pid, title, SEARCH_DEPTH, &mut found)?;
         let mut done = !found.is_empty();
@@ -77,7 +86,7 @@ fn on_own_window(title: &str, action: Action) -> TagResult<bool> {
         if done {
             return Ok(true);
         }
-        thread::sleep(PAUSE);
+        thread::sleep(POLL);
     }
     Ok(false)
 }
@@ -170,14 +179,16 @@ fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> Ta
     Ok(back.is_some_and(|h| h.input == Some(false)))
 }
 
-/// Ask for the focus, set it, and report whether the window holds it a moment later.
+/// Ask for the focus and set it at once; report whether the window still holds it a moment
+/// later (a window manager may hand it elsewhere; then the caller tries again).
 fn focus(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<bool> {
     // Source 2: the request stands for a user action (the operator's own chord).
     let source = 2;
     let event =
         ClientMessageEvent::new(32, window, atoms.net_active_window, [source, x11rb::CURRENT_TIME, 0, 0, 0]);
     conn.send_event(false, root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event)?;
+    // `check` waits for the server: the focus is set (or the request failed) when it returns.
     conn.set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)?.check()?;
-    thread::sleep(PAUSE);
+    thread::sleep(SETTLE);
     Ok(conn.get_input_focus()?.reply()?.focus == window)
 }

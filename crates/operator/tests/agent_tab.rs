@@ -33,7 +33,7 @@ fn window(display: &str, title: &str) -> Rect {
 
 #[test]
 fn agent_tab_reports_clicks_and_never_flips_the_checkbox_itself() {
-    let x = Xvfb::start(87);
+    let x = Xvfb::start();
     let mut demo = Demo::start(&x.display, &["--main-thread", "host"]);
     let host = window(&x.display, HOST_TITLE);
 

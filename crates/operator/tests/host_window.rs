@@ -30,7 +30,7 @@ fn top_strip(shot: &Shot) -> Rect {
 
 #[test]
 fn host_menu_rearm_and_overlay_states() {
-    let x = Xvfb::start(84);
+    let x = Xvfb::start();
     let mut demo = Demo::start(&x.display, &["--main-thread", "overlay", "host"]);
     let host_name = format!("^{HOST_TITLE}$");
     let host = common::wait_for_window(&x.display, &host_name);
@@ -46,11 +46,16 @@ fn host_menu_rearm_and_overlay_states() {
     let navy = acting.count_near(top_strip(&acting), ACTING_NAVY, 6);
     assert!(navy > 5_000, "acting banner missing ({navy} px)");
 
-    // Not stopped: the menu has no re-arm item (no red sign in its first row).
+    // Not stopped: the menu has no re-arm item (no red sign in its first row). The menu did
+    // open: its first rows changed when the button was clicked.
+    let first_row = Rect { x: host.x, y: host.y + 25, w: 60, h: 30 };
+    let closed = Shot::take(&x.display, "host-menu-closed.png");
     click(&x.display, host, MENU_BUTTON);
     let menu = Shot::take(&x.display, "host-menu-armed.png");
     click(&x.display, host, (MENU_BUTTON.0 + 300, MENU_BUTTON.1 + 100));
-    let red_sign = menu.count_near(Rect { x: host.x, y: host.y + 25, w: 60, h: 30 }, [0xE5, 0x39, 0x35], 10);
+    let opened = menu.count_changed(&closed, Rect { h: 60, w: 120, ..first_row });
+    assert!(opened > 300, "the menu did not open ({opened} px changed)");
+    let red_sign = menu.count_near(first_row, [0xE5, 0x39, 0x35], 10);
     assert_eq!(red_sign, 0, "re-arm item shown while armed");
 
     demo.send("stop chord Ctrl+Alt+Shift+S");

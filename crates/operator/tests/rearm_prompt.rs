@@ -31,7 +31,7 @@ fn rearm_button(shot: &Shot, prompt: Rect) -> (i32, i32) {
 
 #[test]
 fn rearm_click_is_reported_and_dismissals_leave_stopped() {
-    let x = Xvfb::start(81);
+    let x = Xvfb::start();
     let mut demo = Demo::start(&x.display, &["prompt"]);
     demo.send("stop chord Ctrl+Alt+Shift+S");
     let prompt = common::wait_for_window(&x.display, PROMPT_TITLE);

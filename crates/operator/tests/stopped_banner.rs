@@ -10,7 +10,7 @@ const STOP_RED: [u8; 3] = [0xC6, 0x28, 0x28];
 
 #[test]
 fn stop_shows_red_banner_and_prompt() {
-    let x = Xvfb::start(80);
+    let x = Xvfb::start();
     let mut demo = Demo::start(&x.display, &["overlay", "prompt"]);
     demo.send("narrate click (412, 300)");
     demo.send("narrate type \"hello\"");

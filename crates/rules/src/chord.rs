@@ -390,13 +390,34 @@ mod tests {
             prop_assert_eq!(fires(&physical), fires(&mixed));
         }
 
+        /// The detector against a model of which keys each device physically holds: it fires
+        /// exactly when the main key goes down on a device that was not already holding it,
+        /// while every required modifier is physically held, on some device and either side.
+        /// Injected events change nothing in the model.
         #[test]
-        fn a_fire_always_has_the_chord_physically_down(events in prop::collection::vec(arb_event(true), 0..200)) {
+        fn fires_exactly_when_the_modifiers_are_physically_held(
+            events in prop::collection::vec((arb_event(true), any::<bool>()), 0..300),
+        ) {
             let mut d = ChordDetector::new(Hotkey::default());
-            for e in &events {
-                if d.feed(e) == ChordStep::Fired {
-                    prop_assert!(e.down && e.physical && e.key == s());
+            let mut held: Vec<(u16, Key)> = Vec::new();
+            for (mut e, physical) in events {
+                e.physical = physical;
+                let tracked = matches!(e.key, Key::Modifier(..)) || e.key == s();
+                let mut want = false;
+                if e.physical && tracked {
+                    let fresh = !held.contains(&(e.device, e.key));
+                    if e.down && fresh {
+                        let mods_held = Hotkey::default().mods.iter().all(|m| {
+                            held.iter().any(|(_, k)| matches!(k, Key::Modifier(x, _) if *x == m))
+                        });
+                        want = e.key == s() && mods_held;
+                        held.push((e.device, e.key));
+                    } else if !e.down {
+                        held.retain(|h| *h != (e.device, e.key));
+                    }
                 }
+                let fired = d.feed(&e) == ChordStep::Fired;
+                prop_assert_eq!(fired, want, "{:?} with {:?} held", e, held);
             }
         }
     }

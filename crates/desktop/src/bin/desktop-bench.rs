@@ -5,6 +5,9 @@
 //!
 //! `--busy` first covers the screen with a window full of small coloured blocks, gradients
 //! and noise, so PNG encoding works about as hard as on a real desktop.
+//!
+//! A failed call is counted and reported on its own line (`FAILED k of n`), never timed into the
+//! percentiles; any failure makes the run exit non-zero.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,31 +19,55 @@ use mcec_desktop::seams::Screens;
 use mcec_desktop::{DesktopConfig, DesktopTools, Point, Rect, X11Desktop};
 use mcec_rules::StopFlag;
 
-fn percentiles(name: &str, mut samples: Vec<Duration>) {
-    samples.sort();
-    let at = |p: f64| {
-        let i = ((samples.len() as f64 - 1.0) * p).round() as usize;
-        samples[i].as_secs_f64() * 1000.0
-    };
-    println!(
-        "{name:<34} p50 {:>8.3} ms   p90 {:>8.3} ms   p99 {:>8.3} ms   (n={})",
-        at(0.5),
-        at(0.9),
-        at(0.99),
-        samples.len()
-    );
+/// The timings of the calls that succeeded, and what the others said. A failed call is never
+/// timed into the percentiles: it may have returned early (or late) for its own reasons.
+struct Timed {
+    ok: Vec<Duration>,
+    failed: Vec<String>,
 }
 
-fn time<T, E: std::fmt::Display>(n: usize, mut f: impl FnMut() -> Result<T, E>) -> Vec<Duration> {
-    (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            if let Err(e) = f() {
-                eprintln!("call failed: {e}");
-            }
-            t.elapsed()
-        })
-        .collect()
+/// Prints p50/p90/p99 of the successful calls and the failures apart; returns how many failed.
+fn report(name: &str, timed: Timed) -> usize {
+    let Timed { ok: mut samples, failed } = timed;
+    samples.sort();
+    let total = samples.len() + failed.len();
+    if samples.is_empty() {
+        println!("{name:<34} no call succeeded (n={total})");
+    } else {
+        let at = |p: f64| {
+            let i = ((samples.len() as f64 - 1.0) * p).round() as usize;
+            samples[i].as_secs_f64() * 1000.0
+        };
+        println!(
+            "{name:<34} p50 {:>8.3} ms   p90 {:>8.3} ms   p99 {:>8.3} ms   (n={})",
+            at(0.5),
+            at(0.9),
+            at(0.99),
+            samples.len()
+        );
+    }
+    if let Some(first) = failed.first() {
+        println!(
+            "{:<34} FAILED {} of {total} calls (not in the percentiles); first: {first}",
+            "",
+            failed.len()
+        );
+    }
+    failed.len()
+}
+
+fn time<T, E: std::fmt::Display>(n: usize, mut f: impl FnMut() -> Result<T, E>) -> Timed {
+    let mut timed = Timed { ok: Vec::with_capacity(n), failed: Vec::new() };
+    for _ in 0..n {
+        let t = Instant::now();
+        let outcome = f();
+        let took = t.elapsed();
+        match outcome {
+            Ok(_) => timed.ok.push(took),
+            Err(e) => timed.failed.push(e.to_string()),
+        }
+    }
+    timed
 }
 
 /// Cover the screen with a busy, deterministic picture; returns the connection keeping the
@@ -110,18 +137,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let screen = tools.displays(&DisplaysRequest {})?.virtual_bounds;
     println!("desktop {}x{}, MIT-SHM offered: {}", screen.width, screen.height, backend.shm_enabled());
 
-    percentiles("displays", time(n, || tools.displays(&DisplaysRequest {})));
-    percentiles("windows (list)", time(n, || tools.windows(&WindowsRequest::default(), &stop)));
+    let mut failed = 0;
+    failed += report("displays", time(n, || tools.displays(&DisplaysRequest {})));
+    failed += report("windows (list)", time(n, || tools.windows(&WindowsRequest::default(), &stop)));
     for shm in [true, false] {
         backend.set_shm_enabled(shm);
         let tag = if backend.shm_enabled() { "shm" } else { "GetImage" };
         let area = Rect::new(0, 0, screen.width, screen.height);
-        percentiles(&format!("raw pixels full screen ({tag})"), time(n, || backend.capture(area)));
-        percentiles(
+        failed += report(&format!("raw pixels full screen ({tag})"), time(n, || backend.capture(area)));
+        failed += report(
             &format!("capture full screen PNG ({tag})"),
             time(n, || tools.capture(&CaptureRequest::full_screen())),
         );
-        percentiles(
+        failed += report(
             &format!("capture maxWidth 640 ({tag})"),
             time(n, || {
                 tools.capture(&CaptureRequest { max_width: Some(640), ..CaptureRequest::full_screen() })
@@ -136,12 +164,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let click = ClickRequest::at(Point::new(5, 5));
-    percentiles("click", time(n, || tools.click(&click, &stop)));
+    failed += report("click", time(n, || tools.click(&click, &stop)));
     let hello = TypeRequest { text: "hello".into() };
-    percentiles("type \"hello\"", time(n, || tools.type_text(&hello, &stop)));
+    failed += report("type \"hello\"", time(n, || tools.type_text(&hello, &stop)));
     let unicode = TypeRequest { text: "✓Ω".into() };
-    percentiles("type \"✓Ω\" (remapped keycodes)", time(n, || tools.type_text(&unicode, &stop)));
+    failed += report("type \"✓Ω\" (remapped keycodes)", time(n, || tools.type_text(&unicode, &stop)));
     let key = KeyRequest { keys: "ctrl+shift+Home".into(), hold_ms: None };
-    percentiles("key ctrl+shift+Home", time(n, || tools.key(&key, &stop)));
+    failed += report("key ctrl+shift+Home", time(n, || tools.key(&key, &stop)));
+    if failed > 0 {
+        return Err(format!("{failed} call(s) failed; see FAILED above").into());
+    }
     Ok(())
 }

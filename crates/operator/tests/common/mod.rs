@@ -1,9 +1,13 @@
 //! Test harness: a private Xvfb, the demo core as a child process, xdotool and screenshots.
 //!
-//! Each test owns one display in this crate's range (:80–:89) and one demo process, because
-//! winit allows only one event loop per process and the display comes from `DISPLAY`.
+//! Each test owns one display (the server picks a free number itself, `-displayfd`) and one
+//! demo process, because winit allows only one event loop per process and the display comes
+//! from `DISPLAY`.
 
 #![allow(dead_code)]
+
+#[path = "../../../desktop/tests/xserver/mod.rs"]
+mod xserver;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -22,18 +26,13 @@ pub struct Xvfb {
 }
 
 impl Xvfb {
-    pub fn start(number: u32) -> Self {
-        let display = format!(":{number}");
-        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
-        let child = Command::new("Xvfb")
-            .args([display.as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb starts");
+    /// Start Xvfb 1280x800x24 on a display number it picks itself, and wait until it answers.
+    pub fn start() -> Self {
+        let args = ["-screen", "0", "1280x800x24", "-nolisten", "tcp"];
+        let (child, display) = xserver::spawn_server("Xvfb", &args, &[]).expect("Xvfb starts");
         let mut server = Self { child, display };
         let deadline = Instant::now() + PATIENCE;
-        while !(socket.exists() && x11rb::connect(Some(&server.display)).is_ok()) {
+        while x11rb::connect(Some(&server.display)).is_err() {
             if let Ok(Some(status)) = server.child.try_wait() {
                 panic!("Xvfb {} exited early: {status}", server.display);
             }
@@ -122,6 +121,21 @@ impl Demo {
         }
     }
 
+    /// Like [`Demo::expect`], but gives up after `within` and returns `None`.
+    pub fn expect_within(&self, prefix: &str, within: Duration) -> Option<String> {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.starts_with(prefix) => return Some(line),
+                Ok(line) if line.starts_with("ok ") => continue,
+                Ok(line) => panic!("expected `{prefix}…`, demo said `{line}`"),
+                Err(RecvTimeoutError::Timeout) => return None,
+                Err(RecvTimeoutError::Disconnected) => panic!("demo ended before `{prefix}…`"),
+            }
+        }
+    }
+
     /// Lines the demo printed so far (without waiting).
     pub fn drain(&self) -> Vec<String> {
         self.lines.try_iter().collect()
@@ -147,14 +161,22 @@ impl Drop for Demo {
     }
 }
 
+/// Run xdotool; any failure fails the test. Returns its stdout.
 pub fn xdotool(display: &str, args: &[&str]) -> String {
+    xdotool_allowing(display, args, &[0])
+}
+
+fn xdotool_allowing(display: &str, args: &[&str], ok: &[i32]) -> String {
     let out = Command::new("xdotool").args(args).env("DISPLAY", display).output().expect("xdotool runs");
+    let code = out.status.code().unwrap_or(-1);
+    assert!(ok.contains(&code), "xdotool {args:?} exited {code}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Ids of visible windows whose name matches `name` (a regex for xdotool).
 pub fn visible_windows(display: &str, name: &str) -> Vec<u32> {
-    xdotool(display, &["search", "--onlyvisible", "--name", name])
+    // `xdotool search` exits 1 when nothing matches: an answer, not a failure.
+    xdotool_allowing(display, &["search", "--onlyvisible", "--name", name], &[0, 1])
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
@@ -179,6 +201,36 @@ pub fn wait_until_gone(display: &str, name: &str) {
         assert!(Instant::now() < deadline, "window {name} is still visible");
         thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The window holding the input focus (`PointerRoot` is 1, none is 0).
+pub fn focused_window(display: &str) -> u32 {
+    use x11rb::protocol::xproto::ConnectionExt as _;
+    let (conn, _) = x11rb::connect(Some(display)).expect("connect");
+    conn.get_input_focus().expect("request").reply().expect("reply").focus
+}
+
+/// Wait until `window` holds the input focus.
+pub fn wait_for_focus(display: &str, window: u32) {
+    let deadline = Instant::now() + PATIENCE;
+    while focused_window(display) != window {
+        assert!(Instant::now() < deadline, "window {window} never got the focus");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Ask `window` to close, as a window manager's close button does (`WM_DELETE_WINDOW`).
+pub fn send_delete_window(display: &str, window: u32) {
+    use x11rb::protocol::xproto::{ClientMessageEvent, ConnectionExt as _, EventMask};
+    let (conn, _) = x11rb::connect(Some(display)).expect("connect");
+    let atom =
+        |name: &str| conn.intern_atom(false, name.as_bytes()).expect("intern").reply().expect("atom").atom;
+    let protocols = atom("WM_PROTOCOLS");
+    let delete = atom("WM_DELETE_WINDOW");
+    let event = ClientMessageEvent::new(32, window, protocols, [delete, 0, 0, 0, 0]);
+    conn.send_event(false, window, EventMask::NO_EVENT, event).expect("send");
+    // A round trip: the server has taken the event before this returns.
+    conn.get_input_focus().expect("request").reply().expect("reply");
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -266,6 +318,19 @@ impl Shot {
             for x in area.x..area.x + area.w {
                 let p = self.pixel(x, y);
                 if p.iter().zip(color).all(|(a, b)| a.abs_diff(b) <= tolerance) {
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    /// How many pixels in `area` differ from `other` (by more than a little on any channel).
+    pub fn count_changed(&self, other: &Shot, area: Rect) -> usize {
+        let mut n = 0;
+        for y in area.y..area.y + area.h {
+            for x in area.x..area.x + area.w {
+                if self.pixel(x, y).iter().zip(other.pixel(x, y)).any(|(a, b)| a.abs_diff(b) > 8) {
                     n += 1;
                 }
             }
