@@ -4,13 +4,14 @@
 //! first. Each call gets its own stop flag, set when the client cancels the request
 //! (`notifications/cancelled`) or abandons it (the HTTP connection closes).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use mcec_rules::StopFlag;
-use mcec_rules::catalog::{self, ToolKind};
+use mcec_rules::catalog::{self, ToolKind, ToolSpec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -26,6 +27,30 @@ If error.code is `emergency-stopped`, the operator has pressed the emergency sto
 user, and do not retry or work around it; only the operator can re-arm it, at the machine. `bootstrap-only` means \
 this is the operator's installed copy: call provision-session to get a disposable copy and drive that. Otherwise \
 read error.detail: it says what to do next. Window selectors never pick \"the first\" of several matches.";
+
+/// The protocol versions mcec answers: those the e2e suite initializes with
+/// (tests/e2e/test_mcp_conventions.py). A newer client is answered with the newest of these.
+pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2024_11_05,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+];
+
+/// One catalogue entry as `tools/list` shows it: title, annotations, input schema and the
+/// envelope as output schema.
+fn listed(spec: &ToolSpec, input_schema: &rmcp::model::JsonObject) -> Tool {
+    let hints = spec.hints;
+    let annotations = ToolAnnotations::new()
+        .read_only(hints.read_only)
+        .destructive(hints.destructive)
+        .idempotent(hints.idempotent)
+        .open_world(hints.open_world);
+    Tool::new(spec.name, spec.description, input_schema.clone())
+        .with_title(spec.title)
+        .with_annotations(annotations)
+        .with_raw_output_schema(tools::schema::ENVELOPE.clone())
+}
 
 /// Sets a call's flag when dropped: a finished call ignores it, an abandoned one stops.
 struct SetOnDrop(StopFlag);
@@ -61,7 +86,7 @@ impl McecServer {
             })
             .filter_map(|spec| {
                 let binding = tools::binding(spec.name)?;
-                Some(Tool::new(spec.name, spec.description, binding.schema.clone()))
+                Some(listed(spec, &binding.schema))
             })
             .collect()
     }
@@ -70,8 +95,13 @@ impl McecServer {
 impl ServerHandler for McecServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
             .with_server_info(Implementation::new("mcec", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(PROTOCOL_VERSIONS)
     }
 
     async fn list_tools(

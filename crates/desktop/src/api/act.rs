@@ -321,6 +321,11 @@ impl DesktopTools {
         if hold_ms > MAX_HOLD_MS {
             return Err(ToolError::bad_argument("holdMs", format!("must be at most {MAX_HOLD_MS}")));
         }
+        if hold_ms.saturating_mul(chords.len() as u64) > super::MAX_CALL_MS {
+            let why =
+                format!("times {} chords is more than {} ms in one call", chords.len(), super::MAX_CALL_MS);
+            return Err(ToolError::bad_argument("holdMs", why));
+        }
         self.actuate(stop, |b| press_chords(b, &chords, hold_ms, stop))?;
         Ok(KeyResult { chords: chords.len() })
     }

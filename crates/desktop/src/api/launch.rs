@@ -14,7 +14,7 @@ use crate::requests::LaunchRequest;
 use crate::types::WindowInfo;
 
 const DEFAULT_TIMEOUT_MS: u64 = 10_000;
-const MAX_TIMEOUT_MS: u64 = 60_000;
+const MAX_TIMEOUT_MS: u64 = super::MAX_CALL_MS;
 const POLL: Duration = Duration::from_millis(20);
 /// How many parent links are followed to see whether a window's process descends from ours.
 const MAX_ANCESTRY: usize = 16;

@@ -15,7 +15,7 @@ use crate::{image, select};
 
 /// Default and longest wait of `windows` with a `condition`.
 const DEFAULT_WAIT_MS: u64 = 5_000;
-const MAX_WAIT_MS: u64 = 60_000;
+const MAX_WAIT_MS: u64 = super::MAX_CALL_MS;
 /// How often a wait looks again.
 const POLL: Duration = Duration::from_millis(15);
 
