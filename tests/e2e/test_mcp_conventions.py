@@ -152,3 +152,21 @@ def test_an_untested_version_is_answered_with_the_newest_tested_one(copy: Copy, 
         assert init["result"]["protocolVersion"] == TESTED_VERSIONS[-1], json.dumps(init)
     finally:
         mcp.kill()
+
+
+async def test_a_long_wait_with_a_progress_token_reports_progress(copy: Copy, screen: Screen) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    args = {"title": "never opens", "condition": "appears", "timeoutMs": 10000}
+    async with sdk_stdio(copy, env_extra={"DISPLAY": screen.display}) as (session, _):
+        result = await session.call_tool("windows", args, progress_callback=on_progress)
+        quiet = await session.call_tool("windows", {**args, "timeoutMs": 3000})
+    assert result.structured_content["error"]["code"] == "timeout", result.structured_content
+    assert quiet.structured_content["error"]["code"] == "timeout", quiet.structured_content
+    # Every 2 s of a 10 s wait: four reports, each further on than the one before.
+    assert len(seen) >= 3, seen
+    assert [p for p, _, _ in seen] == sorted({p for p, _, _ in seen}), seen
+    assert all(m and m.startswith("windows: running for") for _, _, m in seen), seen

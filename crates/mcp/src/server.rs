@@ -2,16 +2,20 @@
 //! and `tools/call`. `ping` and notifications are rmcp's defaults. Tool calls go straight
 //! to [`crate::dispatch`], so rmcp's own unknown-tool and argument errors never answer
 //! first. Each call gets its own stop flag, set when the client cancels the request
-//! (`notifications/cancelled`) or abandons it (the HTTP connection closes).
+//! (`notifications/cancelled`) or abandons it (the HTTP connection closes). A call whose
+//! request carries a `progressToken` gets `notifications/progress` every
+//! [`PROGRESS_EVERY`] while it runs, so a client's request timeout does not cut a long wait.
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use mcec_rules::StopFlag;
 use mcec_rules::catalog::{self, ToolKind, ToolSpec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -50,6 +54,26 @@ fn listed(spec: &ToolSpec, input_schema: &rmcp::model::JsonObject) -> Tool {
         .with_title(spec.title)
         .with_annotations(annotations)
         .with_raw_output_schema(tools::schema::ENVELOPE.clone())
+}
+
+/// How often a running call tells a client that asked for progress that it is still going.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(2);
+
+/// Tell the client the call is still running: progress is the milliseconds elapsed (it only
+/// grows; a call's length is bounded by its own arguments, so there is no separate total).
+async fn report_progress(
+    context: &RequestContext<RoleServer>,
+    token: &ProgressToken,
+    tool: &str,
+    started: Instant,
+) {
+    let elapsed = started.elapsed();
+    let message = format!("{tool}: running for {:.1} s", elapsed.as_secs_f64());
+    let param =
+        ProgressNotificationParam::new(token.clone(), elapsed.as_millis() as f64).with_message(message);
+    if let Err(e) = context.peer.notify_progress(param).await {
+        tracing::debug!("cannot send progress for {tool}: {e}");
+    }
 }
 
 /// Sets a call's flag when dropped: a finished call ignores it, an abandoned one stops.
@@ -125,12 +149,24 @@ impl ServerHandler for McecServer {
         // HTTP client hung up), the guard stops the call's hands at their next step.
         let _hung_up = SetOnDrop(stop.clone());
         let call_stop = stop.clone();
+        let tool = name.clone();
+        let progress = context.meta.get_progress_token();
+        let started = Instant::now();
         let mut task = tokio::task::spawn_blocking(move || dispatch::call(&agent, &name, args, &call_stop));
-        let joined = tokio::select! {
-            joined = &mut task => joined,
-            () = context.ct.cancelled() => {
-                stop.set();
-                task.await
+        let mut ticks =
+            tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
+        let joined = loop {
+            tokio::select! {
+                joined = &mut task => break joined,
+                () = context.ct.cancelled() => {
+                    stop.set();
+                    break task.await;
+                }
+                _ = ticks.tick(), if progress.is_some() => {
+                    if let Some(token) = &progress {
+                        report_progress(&context, token, &tool, started).await;
+                    }
+                }
             }
         };
         let answer = joined.map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;
