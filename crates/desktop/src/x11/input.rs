@@ -146,6 +146,10 @@ impl X11Desktop {
                 ));
             }
             self.tap_char(&mut keys, c)?;
+            // Wait for the server to take this character before asking the flag again, so a
+            // stop leaves no typed backlog in flight (without it, thousands of characters
+            // queued ahead of the server went on arriving after a cancel).
+            round_trip(&self.conn)?;
         }
         Ok(())
     }
