@@ -1,6 +1,6 @@
 """A client's cancel stops the call's hands: the official SDK abandons a `tools/call` (its
-task is cancelled, so it sends `notifications/cancelled`) and mcec stops that call at its next
-step, releases what it held, audits `code=cancelled` with how far the call got, and goes on
+task is cancelled, so it sends `notifications/cancelled`), or an HTTP client hangs up, and mcec
+stops that call at its next step, releases what it held, audits `code=cancelled` with how far the call got, and goes on
 serving: a call running beside it, and the next call, complete normally.
 
 What "stopped at its next step" means here is checked against what the target saw, never
@@ -17,8 +17,19 @@ from typing import Any, Callable
 import anyio
 import pytest
 
-from mcec_e2e import HANG_GUARD_S, Copy, manual_copy, sdk_envelope, sdk_stdio
+from mcec_e2e import (
+    HANG_GUARD_S,
+    Copy,
+    host_settings,
+    manual_copy,
+    read_http_response,
+    rpc,
+    sdk_envelope,
+    sdk_stdio,
+    start_host,
+)
 from probe import ProbeWindow
+from test_hands_at_exit import post
 from xdesk import Screen, wait_until
 
 COMMANDS = ("windows", "drag", "type", "focus", "send_command", "send_command.chars", "send_command.pause")
@@ -171,3 +182,47 @@ async def test_a_cancelled_command_line_drops_the_rest(copy: Copy, screen: Scree
         assert typed == (ran + 1) // 2, (line, typed)
         nothing_held(screen)
         await still_serves(session)
+
+
+# --------------------------------------------------------------------------- HTTP: the client hangs up
+
+HTTP_CASES = {
+    "windows": ({"title": "never opens", "condition": "appears", "timeoutMs": 20000}, None),
+    "type": ({"text": "abcdefghij" * 1000}, "key "),
+    "send_command": ({"command": "; ".join(f"chars:{c}; pause:200" for c in "abcdefghij")}, "key "),
+}
+
+
+@pytest.mark.parametrize("tool", sorted(HTTP_CASES))
+def test_an_http_client_hanging_up_cancels_its_call(
+    tmp_path: Path, screen: Screen, win: ProbeWindow, port: int, token: str, tool: str
+) -> None:
+    copy = manual_copy(tmp_path / "h", settings=host_settings(port, token), commands=COMMANDS)
+    copy.extra_env["DISPLAY"] = screen.display
+    host = start_host(copy, port, token)
+    args, first_event = HTTP_CASES[tool]
+    try:
+        if first_event:
+            focus = post(port, token, rpc("tools/call", {"name": "focus", "arguments": {"className": "CancelTarget"}}))
+            status, body = read_http_response(focus)
+            focus.close()
+            assert status == 200 and '\\"ok\\":true' in body.decode(), body
+        sock = post(port, token, rpc("tools/call", {"name": tool, "arguments": args}, id="long"))
+        if first_event:
+            win.wait_for(lambda line: line.startswith(first_event))
+        else:
+            time.sleep(0.4)
+        sock.close()
+        line = cancelled_line(copy, tool)
+        assert "code=timeout" not in copy.log(), line
+        if first_event:
+            events = [ln for ln in win.drain(1.0) if ln.startswith("key ")]
+            if tool == "type":
+                done = int(re.search(r"Typed (\d+) of", line).group(1))
+                assert len(events) + 1 == done, (line, len(events))
+            else:
+                ran = int(re.search(r"Ran (\d+) of", line).group(1))
+                assert len(events) + 1 == (ran + 1) // 2, (line, len(events))
+        nothing_held(screen)
+    finally:
+        host.stop()
