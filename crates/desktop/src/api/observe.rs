@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde::Serialize;
 
-use super::{DesktopTools, artifacts};
+use super::{DesktopTools, artifacts, stopped_after};
 use crate::geometry::{check_capture_size, target_size};
 use crate::requests::{
     CaptureRequest, DisplaysRequest, Region, WaitCondition, WindowSelector, WindowsRequest,
@@ -161,7 +161,7 @@ impl DesktopTools {
                 return Err(ToolError::new(ErrorCode::Timeout, format!("Waited {timeout} ms and {what}.")));
             }
             if stop.is_set() {
-                return Err(ToolError::emergency_stopped());
+                return Err(stopped_after(format!("The wait ended after {waited_ms} of {timeout} ms.")));
             }
             std::thread::sleep(POLL.min(Duration::from_millis(timeout - waited_ms)));
         }
