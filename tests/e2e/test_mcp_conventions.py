@@ -7,6 +7,7 @@ protocol versions mcec is tested with."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +167,23 @@ async def test_a_long_wait_with_a_progress_token_reports_progress(copy: Copy, sc
         quiet = await session.call_tool("windows", {**args, "timeoutMs": 3000})
     assert result.structured_content["error"]["code"] == "timeout", result.structured_content
     assert quiet.structured_content["error"]["code"] == "timeout", quiet.structured_content
-    # Every 2 s of a 10 s wait: four reports, each further on than the one before.
+    # Every 2 s of a 10 s wait: four reports, each further on than the one before, each
+    # saying how long of the 10000 ms the wait has waited.
     assert len(seen) >= 3, seen
     assert [p for p, _, _ in seen] == sorted({p for p, _, _ in seen}), seen
-    assert all(m and m.startswith("windows: running for") for _, _, m in seen), seen
+    assert all(m and re.fullmatch(r"windows: \d+ of 10000 ms waited after [\d.]+ s", m) for _, _, m in seen), seen
+
+
+async def test_a_slow_drag_reports_the_points_it_walked(copy: Copy, screen: Screen) -> None:
+    seen: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(message)
+
+    drag = {"from": {"x": 10, "y": 10}, "to": {"x": 370, "y": 10}, "durationMs": 5000}
+    async with sdk_stdio(copy, env_extra={"DISPLAY": screen.display}) as (session, _):
+        result = await session.call_tool("drag", drag, progress_callback=on_progress)
+    assert result.structured_content["ok"], result.structured_content
+    walked = [re.fullmatch(r"drag: (\d+) of 31 points after [\d.]+ s", m or "") for m in seen]
+    assert walked and all(walked), seen
+    assert all(0 < int(w.group(1)) < 31 for w in walked), seen

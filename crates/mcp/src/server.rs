@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use mcec_rules::StopFlag;
 use mcec_rules::catalog::{self, ToolKind, ToolSpec};
+use mcec_rules::progress::Progress;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
@@ -59,16 +60,27 @@ fn listed(spec: &ToolSpec, input_schema: &rmcp::model::JsonObject) -> Tool {
 /// How often a running call tells a client that asked for progress that it is still going.
 pub const PROGRESS_EVERY: Duration = Duration::from_secs(2);
 
-/// Tell the client the call is still running: progress is the milliseconds elapsed (it only
-/// grows; a call's length is bounded by its own arguments, so there is no separate total).
+/// Tell the client the call is still running: `progress` is the milliseconds elapsed (it
+/// only grows, whatever the tool is doing); the message says how far the tool got, when it
+/// reported a step (`mcec_rules::progress`).
 async fn report_progress(
     context: &RequestContext<RoleServer>,
     token: &ProgressToken,
     tool: &str,
     started: Instant,
+    progress: &Progress,
 ) {
     let elapsed = started.elapsed();
-    let message = format!("{tool}: running for {:.1} s", elapsed.as_secs_f64());
+    let message = match progress.latest() {
+        Some(step) => format!(
+            "{tool}: {} of {} {} after {:.1} s",
+            step.done,
+            step.total,
+            step.unit,
+            elapsed.as_secs_f64()
+        ),
+        None => format!("{tool}: running for {:.1} s", elapsed.as_secs_f64()),
+    };
     let param =
         ProgressNotificationParam::new(token.clone(), elapsed.as_millis() as f64).with_message(message);
     if let Err(e) = context.peer.notify_progress(param).await {
@@ -150,9 +162,13 @@ impl ServerHandler for McecServer {
         let _hung_up = SetOnDrop(stop.clone());
         let call_stop = stop.clone();
         let tool = name.clone();
-        let progress = context.meta.get_progress_token();
+        let token = context.meta.get_progress_token();
+        let progress = Progress::new();
+        let call_progress = progress.clone();
         let started = Instant::now();
-        let mut task = tokio::task::spawn_blocking(move || dispatch::call(&agent, &name, args, &call_stop));
+        let mut task = tokio::task::spawn_blocking(move || {
+            call_progress.scope(|| dispatch::call(&agent, &name, args, &call_stop))
+        });
         let mut ticks =
             tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
         let joined = loop {
@@ -162,9 +178,9 @@ impl ServerHandler for McecServer {
                     stop.set();
                     break task.await;
                 }
-                _ = ticks.tick(), if progress.is_some() => {
-                    if let Some(token) = &progress {
-                        report_progress(&context, token, &tool, started).await;
+                _ = ticks.tick(), if token.is_some() => {
+                    if let Some(token) = &token {
+                        report_progress(&context, token, &tool, started, &progress).await;
                     }
                 }
             }

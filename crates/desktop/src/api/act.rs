@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use serde::Serialize;
 
 use super::{DesktopTools, stopped_after};
@@ -174,6 +174,7 @@ pub(crate) fn walk_drag(
             }
             b.pointer_move(*p)?;
             b.settle()?;
+            progress::report(i as u64 + 1, total as u64, "points");
         }
         Ok(())
     })();
@@ -221,6 +222,7 @@ pub(crate) fn press_chords(
             }
         }
         result.and(released)?;
+        progress::report(i as u64 + 1, chords.len() as u64, "chords");
     }
     b.settle()
 }

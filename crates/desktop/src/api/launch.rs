@@ -6,7 +6,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use serde::Serialize;
 
 use super::{DesktopTools, stopped_after};
@@ -132,6 +132,7 @@ impl DesktopTools {
                 ));
             }
             let waited = start.elapsed();
+            progress::report(waited.as_millis() as u64, timeout, "ms waited");
             if waited >= Duration::from_millis(timeout) {
                 return Err(ToolError::new(
                     ErrorCode::Timeout,

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use serde::Serialize;
 
 use super::{DesktopTools, artifacts, stopped_after};
@@ -163,6 +163,7 @@ impl DesktopTools {
             if stop.is_set() {
                 return Err(stopped_after(format!("The wait ended after {waited_ms} of {timeout} ms.")));
             }
+            progress::report(waited_ms, timeout, "ms waited");
             std::thread::sleep(POLL.min(Duration::from_millis(timeout - waited_ms)));
         }
     }

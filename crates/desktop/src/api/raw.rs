@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use mcec_rules::command_lang::{RawButton, RawCommand};
-use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use serde::Serialize;
 
 use super::act::{check_text, click_at, hold, press_chords, walk_drag};
@@ -151,7 +151,10 @@ impl DesktopTools {
                     return Err(stopped());
                 }
                 match perform(b, step, stop) {
-                    Ok(()) => ticket.ran_one(),
+                    Ok(()) => {
+                        ticket.ran_one();
+                        progress::report(i as u64 + 1, total as u64, "commands");
+                    }
                     Err(e) if e.code == ErrorCode::EmergencyStopped => return Err(stopped()),
                     Err(e) => {
                         return Err(ToolError::new(

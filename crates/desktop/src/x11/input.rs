@@ -5,7 +5,7 @@
 //! always attribute them. The backend remembers what it pressed so [`Injector::release_all`]
 //! can undo it, and also releases buttons 1-3 and modifiers the server still reports down.
 
-use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
@@ -150,6 +150,7 @@ impl X11Desktop {
             // stop leaves no typed backlog in flight (without it, thousands of characters
             // queued ahead of the server went on arriving after a cancel).
             round_trip(&self.conn)?;
+            progress::report(done as u64 + 1, total as u64, "characters");
         }
         Ok(())
     }
