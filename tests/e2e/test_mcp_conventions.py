@@ -14,7 +14,18 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcec_e2e import Copy, RawStdio, envelope_of, manual_copy, rpc, sdk_envelope, sdk_stdio
+from mcec_e2e import (
+    Copy,
+    RawStdio,
+    envelope_of,
+    host_settings,
+    manual_copy,
+    rpc,
+    sdk_envelope,
+    sdk_http,
+    sdk_stdio,
+    start_host,
+)
 from probe import ProbeWindow
 from xdesk import Screen
 
@@ -187,3 +198,22 @@ async def test_a_slow_drag_reports_the_points_it_walked(copy: Copy, screen: Scre
     walked = [re.fullmatch(r"drag: (\d+) of 31 points after [\d.]+ s", m or "") for m in seen]
     assert walked and all(walked), seen
     assert all(0 < int(w.group(1)) < 31 for w in walked), seen
+
+
+async def test_progress_reaches_an_http_client_too(tmp_path: Path, screen: Screen, port: int, token: str) -> None:
+    copy = manual_copy(tmp_path / "h", settings=host_settings(port, token), commands=COMMANDS)
+    copy.extra_env["DISPLAY"] = screen.display
+    host = start_host(copy, port, token)
+    seen: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(message)
+
+    try:
+        async with sdk_http(host.url, host.auth_headers()) as (session, _):
+            args = {"title": "never opens", "condition": "appears", "timeoutMs": 5000}
+            result = await session.call_tool("windows", args, progress_callback=on_progress)
+    finally:
+        host.stop()
+    assert result.structured_content["error"]["code"] == "timeout", result.structured_content
+    assert seen and all(m and m.startswith("windows: ") for m in seen), seen
