@@ -32,7 +32,7 @@ from probe import ProbeWindow
 from test_hands_at_exit import post
 from xdesk import Screen, wait_until
 
-COMMANDS = ("windows", "drag", "type", "focus", "send_command", "send_command.chars", "send_command.pause")
+COMMANDS = ("windows", "drag", "type", "key", "focus", "send_command", "send_command.chars", "send_command.pause")
 WIN_X, WIN_Y = 100, 100
 DRAG = {"from": {"x": WIN_X + 10, "y": WIN_Y + 10}, "to": {"x": WIN_X + 380, "y": WIN_Y + 10}, "durationMs": 3000}
 
@@ -151,6 +151,21 @@ async def test_a_cancelled_type_stops_between_characters(copy: Copy, screen: Scr
         events = [ln for ln in win.drain(1.0) if ln.startswith("key ")]
         # The first key line was consumed by the wait above; every other one is a typed character.
         assert len(events) + 1 == done, (line, len(events))
+        nothing_held(screen)
+        await still_serves(session)
+
+
+async def test_a_cancelled_key_hold_lets_go(copy: Copy, screen: Screen, win: ProbeWindow) -> None:
+    async with agent(copy, screen) as (session, _):
+        focused = sdk_envelope(await session.call_tool("focus", {"className": "CancelTarget"}))
+        assert focused["ok"], focused
+        args = {"keys": "ctrl+a ctrl+b ctrl+c ctrl+d", "holdMs": 2000}
+        await cancel_after(session, "key", args, lambda: win.wait_for(lambda l: l.startswith("key ") and " 61 " in l))
+        line = cancelled_line(copy, "key")
+        assert "Pressed 1 of 4 chords (the last one while it was held)" in line, line
+        events = win.drain(1.0)
+        assert not [e for e in events if e.startswith("key ")], f"a key pressed after the cancel: {events}"
+        assert sum(e.startswith("keyup ") for e in events) == 2, events
         nothing_held(screen)
         await still_serves(session)
 

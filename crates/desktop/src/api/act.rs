@@ -211,7 +211,13 @@ pub(crate) fn press_chords(
             pressed.push(chord.key);
             if hold_ms > 0 {
                 b.settle()?;
-                hold(hold_ms, stop)?;
+                hold(hold_ms, stop).map_err(|_| {
+                    stopped_after(format!(
+                        "Pressed {} of {} chords (the last one while it was held); the keys held were released.",
+                        i + 1,
+                        chords.len()
+                    ))
+                })?;
             }
             Ok(())
         })();
