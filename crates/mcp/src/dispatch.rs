@@ -28,7 +28,8 @@ impl Answer {
         self.envelope["ok"] == Value::Bool(true)
     }
 
-    /// The MCP result: an image block first where there is one, then the envelope as text.
+    /// The MCP result: an image block first where there is one, then the envelope as text
+    /// (for clients older than `structuredContent`), and the envelope as `structuredContent`.
     pub fn into_call_tool_result(self) -> CallToolResult {
         let ok = self.ok();
         let mut content = Vec::with_capacity(2);
@@ -39,7 +40,9 @@ impl Answer {
             ));
         }
         content.push(ContentBlock::text(self.envelope.to_string()));
-        if ok { CallToolResult::success(content) } else { CallToolResult::error(content) }
+        let mut result = if ok { CallToolResult::success(content) } else { CallToolResult::error(content) };
+        result.structured_content = Some(self.envelope);
+        result
     }
 }
 

@@ -2,15 +2,21 @@
 //! and `tools/call`. `ping` and notifications are rmcp's defaults. Tool calls go straight
 //! to [`crate::dispatch`], so rmcp's own unknown-tool and argument errors never answer
 //! first. Each call gets its own stop flag, set when the client cancels the request
-//! (`notifications/cancelled`) or abandons it (the HTTP connection closes).
+//! (`notifications/cancelled`) or abandons it (the HTTP connection closes). A call whose
+//! request carries a `progressToken` gets `notifications/progress` every
+//! [`PROGRESS_EVERY`] while it runs, so a client's request timeout does not cut a long wait.
 
+use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use mcec_rules::StopFlag;
-use mcec_rules::catalog::{self, ToolKind};
+use mcec_rules::catalog::{self, ToolKind, ToolSpec};
+use mcec_rules::progress::Progress;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -35,6 +41,61 @@ token, start that copy as the handoff says, and drive the desktop through it; ca
 sessionId and token when you are done. Every tools/call answers with one JSON envelope: {ok, sessionId, result | \
 error{code, category, detail}}; read error.detail, it says what to do next. If error.code is `emergency-stopped`, the \
 operator has pressed the emergency stop: stop, tell the user, and do not retry.";
+
+/// The protocol versions mcec answers: those the e2e suite initializes with
+/// (tests/e2e/test_mcp_conventions.py). A newer client is answered with the newest of these.
+pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2024_11_05,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+];
+
+/// One catalogue entry as `tools/list` shows it: title, annotations, input schema and the
+/// envelope as output schema.
+fn listed(spec: &ToolSpec, input_schema: &rmcp::model::JsonObject) -> Tool {
+    let hints = spec.hints;
+    let annotations = ToolAnnotations::new()
+        .read_only(hints.read_only)
+        .destructive(hints.destructive)
+        .idempotent(hints.idempotent)
+        .open_world(hints.open_world);
+    Tool::new(spec.name, spec.description, input_schema.clone())
+        .with_title(spec.title)
+        .with_annotations(annotations)
+        .with_raw_output_schema(tools::schema::ENVELOPE.clone())
+}
+
+/// How often a running call tells a client that asked for progress that it is still going.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(2);
+
+/// Tell the client the call is still running: `progress` is the milliseconds elapsed (it
+/// only grows, whatever the tool is doing); the message says how far the tool got, when it
+/// reported a step (`mcec_rules::progress`).
+async fn report_progress(
+    context: &RequestContext<RoleServer>,
+    token: &ProgressToken,
+    tool: &str,
+    started: Instant,
+    progress: &Progress,
+) {
+    let elapsed = started.elapsed();
+    let message = match progress.latest() {
+        Some(step) => format!(
+            "{tool}: {} of {} {} after {:.1} s",
+            step.done,
+            step.total,
+            step.unit,
+            elapsed.as_secs_f64()
+        ),
+        None => format!("{tool}: running for {:.1} s", elapsed.as_secs_f64()),
+    };
+    let param =
+        ProgressNotificationParam::new(token.clone(), elapsed.as_millis() as f64).with_message(message);
+    if let Err(e) = context.peer.notify_progress(param).await {
+        tracing::debug!("cannot send progress for {tool}: {e}");
+    }
+}
 
 /// Sets a call's flag when dropped: a finished call ignores it, an abandoned one stops.
 struct SetOnDrop(StopFlag);
@@ -70,7 +131,7 @@ impl McecServer {
             })
             .filter_map(|spec| {
                 let binding = tools::binding(spec.name)?;
-                Some(Tool::new(spec.name, spec.description, binding.schema.clone()))
+                Some(listed(spec, &binding.schema))
             })
             .collect()
     }
@@ -79,8 +140,13 @@ impl McecServer {
 impl ServerHandler for McecServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
             .with_server_info(Implementation::new("mcec", env!("CARGO_PKG_VERSION")))
             .with_instructions(if self.agent.installed_copy { INSTALLED_INSTRUCTIONS } else { INSTRUCTIONS })
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(PROTOCOL_VERSIONS)
     }
 
     async fn list_tools(
@@ -104,12 +170,28 @@ impl ServerHandler for McecServer {
         // HTTP client hung up), the guard stops the call's hands at their next step.
         let _hung_up = SetOnDrop(stop.clone());
         let call_stop = stop.clone();
-        let mut task = tokio::task::spawn_blocking(move || dispatch::call(&agent, &name, args, &call_stop));
-        let joined = tokio::select! {
-            joined = &mut task => joined,
-            () = context.ct.cancelled() => {
-                stop.set();
-                task.await
+        let tool = name.clone();
+        let token = context.meta.get_progress_token();
+        let progress = Progress::new();
+        let call_progress = progress.clone();
+        let started = Instant::now();
+        let mut task = tokio::task::spawn_blocking(move || {
+            call_progress.scope(|| dispatch::call(&agent, &name, args, &call_stop))
+        });
+        let mut ticks =
+            tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
+        let joined = loop {
+            tokio::select! {
+                joined = &mut task => break joined,
+                () = context.ct.cancelled() => {
+                    stop.set();
+                    break task.await;
+                }
+                _ = ticks.tick(), if token.is_some() => {
+                    if let Some(token) = &token {
+                        report_progress(&context, token, &tool, started, &progress).await;
+                    }
+                }
             }
         };
         let answer = joined.map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))?;

@@ -20,6 +20,7 @@ pub mod hotkey;
 pub mod http_gate;
 pub mod latch;
 pub mod opt_in;
+pub mod progress;
 pub mod record;
 pub mod settings;
 pub mod stop_flag;

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use serde::Serialize;
 
 use super::captures::CaptureMap;
@@ -201,6 +201,7 @@ pub(crate) fn walk(
         }
         b.pointer_move(*p)?;
         b.settle()?;
+        progress::report(i as u64 + 1, total as u64, "points");
     }
     Ok(())
 }
@@ -281,7 +282,13 @@ pub(crate) fn press_chords(
             pressed.push(chord.key);
             if hold_ms > 0 {
                 b.settle()?;
-                hold(hold_ms, stop)?;
+                hold(hold_ms, stop).map_err(|_| {
+                    stopped_after(format!(
+                        "Pressed {} of {} chords (the last one while it was held); the keys held were released.",
+                        i + 1,
+                        chords.len()
+                    ))
+                })?;
             }
             Ok(())
         })();
@@ -292,6 +299,7 @@ pub(crate) fn press_chords(
             }
         }
         result.and(released)?;
+        progress::report(i as u64 + 1, chords.len() as u64, "chords");
     }
     b.settle()
 }
@@ -430,6 +438,11 @@ impl DesktopTools {
         let hold_ms = req.hold_ms.unwrap_or(0);
         if hold_ms > MAX_HOLD_MS {
             return Err(ToolError::bad_argument("holdMs", format!("must be at most {MAX_HOLD_MS}")));
+        }
+        if hold_ms.saturating_mul(chords.len() as u64) > super::MAX_CALL_MS {
+            let why =
+                format!("times {} chords is more than {} ms in one call", chords.len(), super::MAX_CALL_MS);
+            return Err(ToolError::bad_argument("holdMs", why));
         }
         self.actuate(stop, |b| press_chords(b, &chords, hold_ms, stop))?;
         Ok(KeyResult { chords: chords.len() })

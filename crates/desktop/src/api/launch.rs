@@ -6,7 +6,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use serde::Serialize;
 
 use super::{DesktopTools, stopped_after};
@@ -14,7 +14,7 @@ use crate::requests::LaunchRequest;
 use crate::types::WindowInfo;
 
 const DEFAULT_TIMEOUT_MS: u64 = 10_000;
-const MAX_TIMEOUT_MS: u64 = 60_000;
+const MAX_TIMEOUT_MS: u64 = super::MAX_CALL_MS;
 const POLL: Duration = Duration::from_millis(20);
 /// How many parent links are followed to see whether a window's process descends from ours.
 const MAX_ANCESTRY: usize = 16;
@@ -132,6 +132,7 @@ impl DesktopTools {
                 ));
             }
             let waited = start.elapsed();
+            progress::report(waited.as_millis() as u64, timeout, "ms waited");
             if waited >= Duration::from_millis(timeout) {
                 return Err(ToolError::new(
                     ErrorCode::Timeout,

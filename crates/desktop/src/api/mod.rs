@@ -28,6 +28,10 @@ use crate::select;
 use crate::types::{Point, Rect, WindowInfo};
 use crate::x11::X11Desktop;
 
+/// The longest any one call may plan to run (waits, holds, pauses, one-shot recordings), so
+/// it answers before the 60 s request timeout common MCP clients apply.
+pub const MAX_CALL_MS: u64 = 50_000;
+
 pub use act::{ClickResult, DragResult, FocusResult, KeyResult, TypeResult, WindowActionResult};
 pub use held::MAX_HOLD;
 pub use launch::LaunchResult;

@@ -2,11 +2,11 @@
 
 use std::time::{Duration, Instant};
 
-use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use serde::Serialize;
 
 use super::captures::CaptureMap;
-use super::{DesktopTools, artifacts};
+use super::{DesktopTools, artifacts, stopped_after};
 use crate::geometry::{CLIENT_LONG_SIDE, CLIENT_PIXELS, check_capture_size, client_size, target_size};
 use crate::requests::{
     CaptureRequest, DisplaysRequest, ImageFormat, Region, WaitCondition, WindowSelector, WindowsRequest,
@@ -16,7 +16,7 @@ use crate::{image, select};
 
 /// Default and longest wait of `windows` with a `condition`.
 const DEFAULT_WAIT_MS: u64 = 5_000;
-const MAX_WAIT_MS: u64 = 60_000;
+const MAX_WAIT_MS: u64 = super::MAX_CALL_MS;
 /// JPEG quality when none is asked for.
 const DEFAULT_JPEG_QUALITY: u8 = 80;
 /// How often a wait looks again.
@@ -170,8 +170,9 @@ impl DesktopTools {
                 return Err(ToolError::new(ErrorCode::Timeout, format!("Waited {timeout} ms and {what}.")));
             }
             if stop.is_set() {
-                return Err(ToolError::emergency_stopped());
+                return Err(stopped_after(format!("The wait ended after {waited_ms} of {timeout} ms.")));
             }
+            progress::report(waited_ms, timeout, "ms waited");
             std::thread::sleep(POLL.min(Duration::from_millis(timeout - waited_ms)));
         }
     }

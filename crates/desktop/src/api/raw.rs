@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use mcec_rules::command_lang::{RawButton, RawCommand, RawScroll};
-use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use serde::Serialize;
 
 use super::act::{check_text, click_at, hold, press_chords, walk_drag};
@@ -141,6 +141,12 @@ impl DesktopTools {
             .enumerate()
             .map(|(i, c)| self.check_raw(c).map_err(|e| in_command(i + 1, e)))
             .collect::<Result<Vec<_>, _>>()?;
+        let paused: u64 = steps.iter().map(|s| if let Step::Pause(ms) = s { *ms } else { 0 }).sum();
+        if paused > super::MAX_CALL_MS {
+            let why =
+                format!("pauses {paused} ms in all; one line may pause at most {} ms", super::MAX_CALL_MS);
+            return Err(ToolError::bad_argument("command", why));
+        }
         let mut ticket = self.raw_queue.admit(total)?;
         if stop.is_set() {
             return Err(stopped_after(format!("Ran 0 of {total} commands.")));
@@ -167,6 +173,7 @@ impl DesktopTools {
                             }
                             _ => {}
                         }
+                        progress::report(i as u64 + 1, total as u64, "commands");
                     }
                     Err(e) if e.code == ErrorCode::EmergencyStopped => return Err(stopped()),
                     Err(e) => {

@@ -275,6 +275,13 @@ impl DesktopTools {
 
     fn record_oneshot(&self, req: &RecordRequest, stop: &StopFlag) -> Result<RecordResult, ToolError> {
         let plan = self.plan(req, None)?;
+        if plan.duration > Duration::from_millis(super::MAX_CALL_MS) {
+            let why = format!(
+                "must be at most {} for `oneshot` (use `start` and `stop` for longer)",
+                super::MAX_CALL_MS
+            );
+            return Err(ToolError::bad_argument("durationMs", why));
+        }
         if stop.is_set() {
             return Err(ToolError::emergency_stopped());
         }

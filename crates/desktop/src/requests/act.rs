@@ -15,9 +15,11 @@ with_selector! {
         pub at: Point,
         /// `left` (default), `right` or `middle`.
         #[serde(default)]
+        #[schemars(extend("default" = "left"))]
         pub button: Option<MouseButton>,
         /// Number of clicks, 1 to 3 (default 1; 2 is a double click).
         #[serde(default)]
+        #[schemars(range(min = 1, max = 3), extend("default" = 1))]
         pub count: Option<u32>,
         /// Modifier keys held for the click only (`shift`, `ctrl`, `alt`, `super`), e.g.
         /// `["ctrl"]` to add an item to a selection.
@@ -60,10 +62,12 @@ with_selector! {
         /// Waypoints between `from` and `to`. The whole path is walked in steps of at most
         /// 12 px and at most 400 points.
         #[serde(default)]
+        #[schemars(length(max = 400))]
         pub path: Option<Vec<Point>>,
         /// Spread the points evenly over this many ms (0 to 10000; default 0, as fast as the
         /// target window keeps up).
         #[serde(default)]
+        #[schemars(range(max = 10_000), extend("default" = 0))]
         pub duration_ms: Option<u64>,
         /// `left` (default), `right` or `middle`.
         #[serde(default)]
@@ -104,7 +108,8 @@ impl DragRequest {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TypeRequest {
     /// Any Unicode text; newlines press Return and tabs press Tab. Other control characters
-    /// are refused.
+    /// are refused. At most 10000 characters.
+    #[schemars(length(max = 10_000))]
     pub text: String,
 }
 
@@ -115,10 +120,13 @@ pub struct KeyRequest {
     /// Space-separated chords of `+`-joined key names: modifiers `ctrl`, `shift`, `alt`,
     /// `super`, and one key such as `a`, `5`, `Return`, `Tab`, `Escape`, `BackSpace`,
     /// `Delete`, `Home`, `End`, `PageUp`, `PageDown`, `Up`, `Down`, `Left`, `Right`, `space`,
-    /// `F1`..`F24`, `plus`, `minus`.
+    /// `F1`..`F24`, `plus`, `minus`. At most 32 chords.
+    #[schemars(length(min = 1))]
     pub keys: String,
-    /// Hold each chord down this long before releasing it, in ms (at most 10000).
+    /// Hold each chord down this long before releasing it, in ms (at most 10000; all the
+    /// chords' holds together at most 50000).
     #[serde(default, alias = "hold")]
+    #[schemars(range(max = 10_000), extend("default" = 0))]
     pub hold_ms: Option<u64>,
 }
 
@@ -151,9 +159,11 @@ with_selector! {
         pub y: Option<i64>,
         /// New width for `resize` (positive).
         #[serde(default)]
+        #[schemars(range(min = 1))]
         pub width: Option<i64>,
         /// New height for `resize` (positive).
         #[serde(default)]
+        #[schemars(range(min = 1))]
         pub height: Option<i64>,
     }
 }
@@ -173,6 +183,7 @@ with_selector! {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LaunchRequest {
     /// The program: an absolute path or a name looked up on PATH.
+    #[schemars(length(min = 1))]
     pub path: String,
     /// Arguments, passed as they are (no shell).
     #[serde(default)]
@@ -180,7 +191,8 @@ pub struct LaunchRequest {
     /// Working directory of the new process.
     #[serde(default)]
     pub working_directory: Option<String>,
-    /// Longest wait for a window of the new process, in ms (default 10000, at most 60000).
+    /// Longest wait for a window of the new process, in ms (default 10000, at most 50000).
     #[serde(default)]
+    #[schemars(range(max = 50_000), extend("default" = 10_000))]
     pub timeout_ms: Option<u64>,
 }

@@ -41,8 +41,9 @@ pub struct WindowsRequest {
     /// Wait until the filtered list satisfies this condition (bounded by `timeoutMs`).
     #[serde(default)]
     pub condition: Option<WaitCondition>,
-    /// Longest wait for `condition`, in ms (default 5000, at most 60000).
+    /// Longest wait for `condition`, in ms (default 5000, at most 50000).
     #[serde(default)]
+    #[schemars(range(max = 50_000), extend("default" = 5000))]
     pub timeout_ms: Option<u64>,
 }
 
@@ -55,8 +56,10 @@ pub struct Region {
     /// Top edge.
     pub y: i64,
     /// Width in pixels (positive, at most 16384).
+    #[schemars(range(min = 1, max = 16_384))]
     pub width: i64,
     /// Height in pixels (positive, at most 16384; width x height at most 64 Mpx).
+    #[schemars(range(min = 1, max = 16_384))]
     pub height: i64,
 }
 
@@ -77,9 +80,11 @@ with_selector! {
         pub region: Option<Region>,
         /// Downscale so the image is at most this wide (never upscaled).
         #[serde(default)]
+        #[schemars(range(min = 1))]
         pub max_width: Option<u32>,
         /// Downscale by this factor, in (0, 1]; larger values leave the size unchanged.
         #[serde(default)]
+        #[schemars(extend("exclusiveMinimum" = 0), extend("default" = 1))]
         pub scale: Option<f64>,
         /// `true`: every desktop pixel, no downscale. Without `full`, `maxWidth` or `scale`
         /// the image is held to a size models take as they are (long side at most 1568 px,
@@ -147,13 +152,17 @@ with_selector! {
         pub region: Option<Region>,
         /// Frames per second, 1 to 10 (default 5).
         #[serde(default)]
+        #[schemars(range(min = 1, max = 10), extend("default" = 5))]
         pub fps: Option<u32>,
-        /// Length in ms, at most 60000. Required for `oneshot`; for `start` the recording
-        /// stops by itself after this long (default and maximum 60000).
+        /// Length in ms, at most 60000. Required for `oneshot` (at most 50000 there, so the
+        /// call answers before a client's request timeout); for `start` the recording stops
+        /// by itself after this long (default and maximum 60000).
         #[serde(default)]
+        #[schemars(range(min = 1, max = 60_000))]
         pub duration_ms: Option<u64>,
-        /// Downscale frames to at most this width (default 800, never upscaled).
+        /// Downscale frames to at most this width (default 800, at most 1920, never upscaled).
         #[serde(default)]
+        #[schemars(range(min = 1, max = 1920), extend("default" = 800))]
         pub max_width: Option<u32>,
         /// Write the GIF here: a relative path lands in the session's artefact directory, an
         /// absolute path is used as given. Default: a new file in the artefact directory.

@@ -18,6 +18,7 @@ with_selector! {
         pub direction: ScrollDirection,
         /// Wheel notches, 1 to 50 (default 3).
         #[serde(default)]
+        #[schemars(range(min = 1, max = 50), extend("default" = 3))]
         pub notches: Option<u32>,
         /// Modifier keys held while scrolling only (`ctrl` zooms in most programs).
         #[serde(default)]
@@ -53,9 +54,11 @@ with_selector! {
         pub at: Option<Point>,
         /// `move` only: waypoints walked before `at`.
         #[serde(default)]
+        #[schemars(length(max = 400))]
         pub path: Option<Vec<Point>>,
         /// `move` only: spread the movement over this many ms (0 to 10000; default 0).
         #[serde(default)]
+        #[schemars(range(max = 10_000), extend("default" = 0))]
         pub duration_ms: Option<u64>,
         /// `down`/`up`: `left` (default), `right` or `middle`.
         #[serde(default)]
@@ -72,5 +75,6 @@ with_selector! {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WaitRequest {
     /// How long, in ms (1 to 30000).
+    #[schemars(range(min = 1, max = 30_000))]
     pub ms: u64,
 }

@@ -5,7 +5,7 @@
 //! always attribute them. The backend remembers what it pressed so [`Injector::release_all`]
 //! can undo it, and also releases buttons 1-3 and modifiers the server still reports down.
 
-use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{
@@ -146,6 +146,11 @@ impl X11Desktop {
                 ));
             }
             self.tap_char(&mut keys, c)?;
+            // Wait for the server to take this character before asking the flag again, so a
+            // stop leaves no typed backlog in flight (without it, thousands of characters
+            // queued ahead of the server went on arriving after a cancel).
+            round_trip(&self.conn)?;
+            progress::report(done as u64 + 1, total as u64, "characters");
         }
         Ok(())
     }

@@ -197,3 +197,26 @@ fn a_slow_drag_is_still_stopped_before_the_next_point_with_the_button_up() {
     assert_eq!(calls.iter().filter(|c| matches!(c, Call::Move(_))).count(), 3);
     assert_eq!(calls[calls.len() - 2..], [Call::Button(MouseButton::Left, false), Call::ReleaseAll]);
 }
+
+#[test]
+fn no_call_plans_to_run_past_fifty_seconds() {
+    let (mock, tools) = mock_tools();
+    let stop = StopFlag::new();
+    let eleven_pauses = ["pause:5000"; 11].join(";");
+    let err = tools.send_command(&line(&eleven_pauses), &stop).unwrap_err();
+    assert_eq!(err.code, ErrorCode::BadArguments);
+    assert!(err.detail.contains("pauses 55000 ms"), "{}", err.detail);
+    let ten_pauses = ["pause:0"; 10].join(";");
+    assert_eq!(tools.send_command(&line(&ten_pauses), &stop).unwrap().ran, 10);
+    let held = KeyRequest { keys: "a b c d e f".into(), hold_ms: Some(10_000) };
+    let err = tools.key(&held, &stop).unwrap_err();
+    assert_eq!(err.code, ErrorCode::BadArguments);
+    assert!(err.detail.starts_with("`holdMs`"), "{}", err.detail);
+    let wait = mcec_desktop::requests::WindowsRequest {
+        condition: Some(mcec_desktop::requests::WaitCondition::Appears),
+        timeout_ms: Some(50_001),
+        ..Default::default()
+    };
+    assert_eq!(tools.windows(&wait, &stop).unwrap_err().code, ErrorCode::BadArguments);
+    assert!(mock.calls().iter().all(|c| !matches!(c, Call::Key(..))), "{:?}", mock.calls());
+}

@@ -1,9 +1,10 @@
 //! The tool table: for each tool name, its input schema (derived with schemars from the
-//! typed argument struct) and a parser that turns JSON arguments into an [`Invocation`].
+//! typed argument struct, cleaned by [`schema::input_schema`]) and a parser that turns JSON arguments into an [`Invocation`].
 //! Dispatch owns the order (gates, parse, desktop gate, run); this module owns only the
 //! "what" of each tool.
 
 mod desktop;
+pub mod schema;
 mod sessions;
 mod status;
 
@@ -71,10 +72,7 @@ fn bind<T: DeserializeOwned + JsonSchema + Invocation>() -> Binding {
     ) -> Result<Box<dyn Invocation>, ToolError> {
         Ok(Box::new(crate::args::parse::<T>(args)?))
     }
-    let schema = match serde_json::to_value(schemars::schema_for!(T)) {
-        Ok(Value::Object(map)) => map,
-        _ => JsonObject::new(),
-    };
+    let schema = schema::input_schema(serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default());
     Binding { schema, parse: parse::<T> }
 }
 
