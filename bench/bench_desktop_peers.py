@@ -60,7 +60,10 @@ SMALL = (1280, 800)
 LARGE = (1920, 1080)
 # A point inside the target xterm (placed at +20+20, 90x28 cells), away from the other windows.
 CLICK_AT = (300, 200)
-OPS = ("cheapest", "capture", "click", "type", "key")
+OPS = ("cheapest", "capture", "capture-default", "capture-jpeg", "click", "type", "key", "scroll", "move")
+# Captures measured again on the larger desks (mcec's default size only differs there).
+CAPTURE_OPS = ("capture", "capture-default", "capture-jpeg")
+HUGE = (3840, 2160)
 
 # The issue's measured peer medians (computer-control-mcp, computer-use-mcp), for context.
 ISSUE_REFERENCE = {
@@ -133,7 +136,7 @@ def cum_failed(result: Any) -> bool:
     return is_error_flag(result)
 
 
-MCEC_COMMANDS = ("displays", "capture", "click", "type", "key")
+MCEC_COMMANDS = ("displays", "capture", "click", "type", "key", "scroll", "mouse")
 
 
 def make_mcec(binary: Path, root: Path, display: str) -> Server:
@@ -149,10 +152,14 @@ def make_mcec(binary: Path, root: Path, display: str) -> Server:
         cwd=str(copy.root),
         ops={
             "cheapest": ("displays", {}),
-            "capture": ("capture", {}),
+            "capture": ("capture", {"full": True}),
+            "capture-default": ("capture", {}),
+            "capture-jpeg": ("capture", {"format": "jpeg"}),
             "click": ("click", {"at": {"x": x, "y": y}}),
             "type": ("type", {"text": "hello"}),
             "key": ("key", {"keys": "ctrl+a"}),
+            "scroll": ("scroll", {"at": {"x": x, "y": y}, "direction": "down", "notches": 1}),
+            "move": ("mouse", {"action": "move", "at": {"x": x, "y": y}}),
         },
         failed=mcec_failed,
     )
@@ -171,6 +178,7 @@ def make_ccm(script: Path, root: Path, display: str) -> Server:
             "click": ("click_screen", {"x": x, "y": y}),
             "type": ("type_text", {"text": "hello"}),
             "key": ("press_keys", {"keys": [["ctrl", "a"]]}),
+            "move": ("move_mouse", {"x": x, "y": y}),
         },
         failed=ccm_failed,
     )
@@ -190,6 +198,8 @@ def make_cum(main_js: Path, root: Path, display: str) -> Server:
             "click": ("computer", {"action": "left_click", "coordinate": [x, y]}),
             "type": ("computer", {"action": "type", "text": "hello"}),
             "key": ("computer", {"action": "key", "text": "ctrl+a"}),
+            "scroll": ("computer", {"action": "scroll", "coordinate": [x, y], "text": "down"}),
+            "move": ("computer", {"action": "mouse_move", "coordinate": [x, y]}),
         },
         failed=cum_failed,
     )
@@ -404,7 +414,8 @@ async def measure_ops(
     reference: Path | None = None
     for op in ops:
         n = iters[op]
-        for live in lives:
+        lives_with_op = [live for live in lives if op in live.server.ops]
+        for live in lives_with_op:
             for _ in range(warmup):
                 await live.call(op)
         if op == "capture":
@@ -413,7 +424,7 @@ async def measure_ops(
             ref = out / "root-grab.png"
             reference = ref if desk.reference(ref) else None
         for i in range(n):
-            for live in lives:
+            for live in lives_with_op:
                 cap = live.server.iters_cap
                 if cap is not None and op == "capture" and i >= cap:
                     continue
@@ -459,9 +470,15 @@ def report(
         ("cheapest call (ms)", "cheapest"),
         ("capture 1280x800 (ms)", "capture@small"),
         ("capture 1920x1080 (ms)", "capture@large"),
+        ("default capture 1920x1080", "capture-default@large"),
+        ("default capture 3840x2160", "capture-default@huge"),
+        ("JPEG capture 1280x800", "capture-jpeg@small"),
+        ("JPEG capture 1920x1080", "capture-jpeg@large"),
         ("click (ms)", "click"),
         ('type "hello" (ms)', "type"),
         ("key ctrl+a (ms)", "key"),
+        ("scroll 1 notch (ms)", "scroll"),
+        ("mouse move (ms)", "move"),
         ("cold start (ms)", "cold"),
     ]
     for label, name in rows:
@@ -551,10 +568,10 @@ async def run_phase(
                     continue
                 tools = await live.session.list_tools()
                 s.tools = [t.name for t in tools.tools]
-                missing = {t for t, _ in s.ops.values()} - set(s.tools)
+                missing = sorted(op for op, (t, _) in s.ops.items() if t not in s.tools)
                 if missing:
-                    print(f"  {s.label}: tools {sorted(missing)} not offered; skipping it")
-                    continue
+                    print(f"  {s.label}: no tool for {', '.join(missing)}; those rows show '-'")
+                    s.ops = {op: v for op, v in s.ops.items() if op not in missing}
                 lives[s.key] = live
             checks = await measure_ops(list(lives.values()), ops, iters, warmup, work / tag, desk)
             for key, live in lives.items():
@@ -580,8 +597,7 @@ async def main_async(args: argparse.Namespace) -> int:
                 print(line)
             if not servers:
                 return 1
-            iters = {"cheapest": args.iters, "capture": args.capture_iters, "click": args.iters,
-                     "type": args.iters, "key": args.iters}
+            iters = {op: args.capture_iters if op.startswith("capture") else args.iters for op in OPS}
             stats: dict[str, dict[str, tuple[float, float]]] = {s.key: {} for s in servers}
             rss: dict[str, dict[str, int]] = {s.key: {} for s in servers}
 
@@ -604,28 +620,38 @@ async def main_async(args: argparse.Namespace) -> int:
         for s in servers:
             print(f"  {s.label} ({s.version}, {' '.join(s.argv)}): offers {', '.join(s.tools) or '?'}")
             for op in OPS:
-                tool, a = s.ops[op]
-                print(f"    {op:9} -> {tool}({json.dumps(a)})")
+                if op in s.ops:
+                    tool, a = s.ops[op]
+                    print(f"    {op:15} -> {tool}({json.dumps(a)})")
 
         desk = Desk(LARGE, work)
         try:
-            print(f"phase {LARGE[0]}x{LARGE[1]} on {desk.display}: capture")
+            print(f"phase {LARGE[0]}x{LARGE[1]} on {desk.display}: {', '.join(CAPTURE_OPS)}")
             large_servers = [with_display(s, desk.display) for s in servers]
             lives_large, checks_large, rss_large = await run_phase(
-                large_servers, desk, ("capture",), iters, args.warmup, work, "large"
+                large_servers, desk, CAPTURE_OPS, iters, args.warmup, work, "large"
             )
+        finally:
+            desk.close()
+
+        desk = Desk(HUGE, work)
+        try:
+            print(f"phase {HUGE[0]}x{HUGE[1]} on {desk.display}: capture-default (mcec only)")
+            huge_servers = [with_display(s, desk.display) for s in servers if s.key == "mcec"]
+            lives_huge, _, _ = await run_phase(huge_servers, desk, ("capture-default",), iters, args.warmup, work, "huge")
         finally:
             desk.close()
 
         for key, live in lives.items():
             for op, samples in live.samples.items():
-                name = "capture@small" if op == "capture" else op
+                name = f"{op}@small" if op.startswith("capture") else op
                 stats[key][name] = (pct(samples, 50), pct(samples, 90))
             rss[key]["small"] = rss_small.get(key)
-        for key, live in lives_large.items():
-            samples = live.samples.get("capture", [])
-            if samples:
-                stats[key]["capture@large"] = (pct(samples, 50), pct(samples, 90))
+        for tag, phase_lives in (("large", lives_large), ("huge", lives_huge)):
+            for key, live in phase_lives.items():
+                for op, samples in live.samples.items():
+                    stats[key][f"{op}@{tag}"] = (pct(samples, 50), pct(samples, 90))
+        for key in lives_large:
             rss[key]["large"] = rss_large.get(key)
 
         report(servers, stats, rss)
@@ -643,7 +669,7 @@ async def main_async(args: argparse.Namespace) -> int:
                     shutil.copy2(f, keep / f"{tag}-{f.name}")
             print(f"  captures and root grabs kept in {keep}")
         print()
-        all_lives = [*lives.values(), *lives_large.values()]
+        all_lives = [*lives.values(), *lives_large.values(), *lives_huge.values()]
         bad = [(lv.server.label, op, msgs) for lv in all_lives for op, msgs in lv.failures.items()]
         if bad:
             print("failed calls (counted in the timings):")

@@ -109,6 +109,7 @@ impl OperatorSide {
         let (ui, ui_events, ui_thread) = start_ui(plan.surfaces);
         if let Some(ui) = ui.as_ref().filter(|_| !gate.stop_armed()) {
             ui.set_front_door(gate.stop_line());
+            ui.set_stop_unarmed();
         }
         OperatorSide { latch, desktop, gate, ui, ui_events, monitor, ledger, record, ui_thread }
     }

@@ -35,6 +35,7 @@ pub(crate) fn status(snap: &Snapshot) -> (&'static str, Color32) {
     match snap.mode {
         Mode::Stopped { .. } => ("⛔ STOPPED", Color32::from_rgb(0xE5, 0x39, 0x35)),
         Mode::Acting => ("Agent acting", Color32::from_rgb(0x64, 0xB5, 0xF6)),
+        Mode::Idle | Mode::Rearmed { .. } if !snap.stop_armed => ("Not armed", Color32::from_rgb(0xFF, 0xB3, 0x00)),
         Mode::Idle | Mode::Rearmed { .. } => ("Armed", Color32::from_rgb(0x81, 0xC7, 0x84)),
     }
 }
@@ -120,5 +121,7 @@ mod tests {
         assert_eq!(status(&st.snapshot()).0, "⛔ STOPPED");
         st.set_rearmed();
         assert_eq!(status(&st.snapshot()).0, "Armed");
+        st.set_stop_unarmed();
+        assert_eq!(status(&st.snapshot()).0, "Not armed", "never `Armed` without a stop");
     }
 }

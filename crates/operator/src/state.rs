@@ -70,6 +70,9 @@ pub struct Snapshot {
     pub rearm_pending: bool,
     /// What the front door is doing (host window status line).
     pub front_door: String,
+    /// False when this display has no armed stop (stop turned off, a Wayland session): the
+    /// host window must not say "Armed".
+    pub stop_armed: bool,
     pub quit_requested: bool,
     /// The host's settings window is open.
     pub settings_open: bool,
@@ -86,6 +89,7 @@ struct Inner {
     refusal: Option<String>,
     rearm_pending: bool,
     front_door: String,
+    stop_unarmed: bool,
     quit_requested: bool,
     settings_open: bool,
     agent: AgentTab,
@@ -120,6 +124,7 @@ impl OperatorState {
                 refusal: None,
                 rearm_pending: false,
                 front_door: String::new(),
+                stop_unarmed: false,
                 quit_requested: false,
                 settings_open: false,
                 agent: AgentTab::default(),
@@ -166,6 +171,7 @@ impl OperatorState {
             refusal: inner.refusal.clone(),
             rearm_pending: inner.rearm_pending,
             front_door: inner.front_door.clone(),
+            stop_armed: !inner.stop_unarmed,
             quit_requested: inner.quit_requested,
             settings_open: inner.settings_open,
             agent: inner.agent.clone(),
@@ -259,6 +265,11 @@ impl OperatorState {
     pub fn set_front_door(&self, status: impl Into<String>) {
         let status = status.into();
         self.update(|inner| inner.front_door = status);
+    }
+
+    /// Say that this display has no armed stop, so the host window never shows "Armed".
+    pub fn set_stop_unarmed(&self) {
+        self.update(|inner| inner.stop_unarmed = true);
     }
 
     /// Ask the UI to close all its windows and return from `run_operator_ui`. Returns false
