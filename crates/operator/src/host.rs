@@ -35,7 +35,9 @@ pub(crate) fn status(snap: &Snapshot) -> (&'static str, Color32) {
     match snap.mode {
         Mode::Stopped { .. } => ("⛔ STOPPED", Color32::from_rgb(0xE5, 0x39, 0x35)),
         Mode::Acting => ("Agent acting", Color32::from_rgb(0x64, 0xB5, 0xF6)),
-        Mode::Idle | Mode::Rearmed { .. } if !snap.stop_armed => ("Not armed", Color32::from_rgb(0xFF, 0xB3, 0x00)),
+        Mode::Idle | Mode::Rearmed { .. } if !snap.stop_armed => {
+            ("Not armed", Color32::from_rgb(0xFF, 0xB3, 0x00))
+        }
         Mode::Idle | Mode::Rearmed { .. } => ("Armed", Color32::from_rgb(0x81, 0xC7, 0x84)),
     }
 }
