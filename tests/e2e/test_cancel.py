@@ -28,9 +28,8 @@ from mcec_e2e import (
     sdk_stdio,
     start_host,
 )
-from probe import ProbeWindow
 from test_hands_at_exit import post
-from xdesk import Screen, wait_until
+from xdesk import ProbeWindow, Screen, wait_until
 
 COMMANDS = ("windows", "drag", "type", "key", "focus", "send_command", "send_command.chars", "send_command.pause")
 WIN_X, WIN_Y = 100, 100
@@ -47,7 +46,7 @@ def screen():
 
 @pytest.fixture
 def win(screen: Screen):
-    w = ProbeWindow(screen, "--title", "cancel target", "--class", "CancelTarget")
+    w = ProbeWindow(screen.env(), "--title", "cancel target", "--class", "CancelTarget")
     yield w
     w.close()
 
@@ -117,7 +116,7 @@ async def test_a_cancelled_drag_stops_at_its_next_point_while_a_call_beside_it_c
 
             await cancel_after(session, "drag", DRAG, pressed_then_a_while)
             line = cancelled_line(copy, "drag")
-            later.append(await anyio.to_thread.run_sync(lambda: ProbeWindow(screen, "--title", "opened later")))
+            later.append(await anyio.to_thread.run_sync(lambda: ProbeWindow(screen.env(), "--title", "opened later")))
         try:
             assert [e["ok"] for e in beside] == [True, True], beside
             events = win.drain(1.0)

@@ -26,15 +26,14 @@ from mcec_e2e import (
     sdk_stdio,
     start_host,
 )
-from probe import ProbeWindow
-from xdesk import Screen
+from xdesk import ProbeWindow, Screen
 
 COMMANDS = (
-    "displays", "windows", "capture", "click", "drag", "type", "key", "window", "focus", "launch", "record",
-    "send_command", "send_command.chars",
+    "displays", "windows", "capture", "click", "drag", "scroll", "mouse", "wait", "type", "key", "window", "focus",
+    "launch", "record", "send_command", "send_command.chars",
 )
-READ_ONLY = {"session-status", "displays", "windows"}
-INPUT = {"click", "drag", "type", "key", "focus", "launch", "send_command"}
+READ_ONLY = {"session-status", "displays", "windows", "wait"}
+INPUT = {"click", "drag", "scroll", "mouse", "type", "key", "focus", "launch", "send_command"}
 #: The versions mcec is pinned to (crates/mcp/src/server.rs PROTOCOL_VERSIONS).
 TESTED_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 
@@ -96,7 +95,7 @@ async def test_tools_list_carries_titles_annotations_and_schemas(copy: Copy, scr
 async def test_every_answer_is_structured_and_valid_against_its_schema(
     copy: Copy, screen: Screen, tmp_path: Path
 ) -> None:
-    win = ProbeWindow(screen, "--title", "conventions")
+    win = ProbeWindow(screen.env(), "--title", "conventions")
     calls = [
         ("session-status", {}),
         ("displays", {}),

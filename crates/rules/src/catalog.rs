@@ -239,7 +239,7 @@ mod tests {
             }
         }
         let read_only: Vec<_> = TOOLS.iter().filter(|t| t.hints.read_only).map(|t| t.name).collect();
-        assert_eq!(read_only, [SESSION_STATUS, "displays", "windows"]);
+        assert_eq!(read_only, [SESSION_STATUS, "displays", "windows", "wait"]);
         assert!(find("click").is_some_and(|t| t.hints.open_world && t.hints.destructive));
     }
 

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use mcec_desktop::Point;
 use mcec_desktop::requests::{
-    CaptureRequest, ClickRequest, FocusRequest, TypeRequest, WindowAction, WindowRequest, WindowsRequest,
+    CaptureRequest, ClickRequest, FocusRequest, TypeRequest, WaitCondition, WindowAction, WindowRequest,
+    WindowsRequest,
 };
 use mcec_rules::StopFlag;
 
@@ -35,9 +36,14 @@ fn managed_windows_list_move_focus_and_take_input() {
     let stop = StopFlag::new();
     let win = TestWin::open(&x.display, &["--class", "Managed", "--title", "managed"]);
 
-    let listed = tools
-        .windows(&WindowsRequest { class_name: Some("managed".into()), ..Default::default() }, &stop)
-        .unwrap();
+    // openbox adds a new window to its client list a moment after it is mapped: wait for it,
+    // as an agent would.
+    let appears = WindowsRequest {
+        class_name: Some("managed".into()),
+        condition: Some(WaitCondition::Appears),
+        ..Default::default()
+    };
+    let listed = tools.windows(&appears, &stop).unwrap();
     assert_eq!(listed.windows.len(), 1, "openbox's own windows are not listed");
     assert_eq!(listed.windows[0].id, u64::from(win.id));
 
