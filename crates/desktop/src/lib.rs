@@ -7,9 +7,11 @@
 //! and [`mcec_rules::ToolError`]s, and owns the policy: window selectors, capture caps,
 //! drag densification, the one input lock, stop-flag checks between steps, artefact paths.
 //!
+//! It also holds the provenance monitor ([`monitor`]), which tells a physical key press from an
+//! injected one for the emergency stop and feeds the pure chord detector.
+//!
 //! What this crate does not do: speak MCP or JSON-RPC, decide gates or read settings (the
-//! caller does), or decide who pressed a key for the emergency stop (the provenance
-//! monitor does). Only the `x11` and `monitor::x11` modules talk to the X server.
+//! caller does). Here only the `x11` and `monitor::x11` modules talk to the X server.
 
 pub mod api;
 pub mod geometry;

@@ -44,7 +44,8 @@ pub struct AgentTabConfig {
     pub settings_error: Option<String>,
 }
 
-/// The Agent tab's core: owns no thread; the re-arm handler calls it for the tab's events.
+/// The Agent tab's core. It runs on its own `mcec-agent-tab` thread (started in
+/// `operator.rs`), which the re-arm handler hands the tab's events to.
 pub struct AgentTabCore {
     config: AgentTabConfig,
     ui: OperatorState,

@@ -28,7 +28,7 @@ pub async fn serve_stdio(agent: Arc<Agent>) -> Result<(), rmcp::service::ServerI
     serve_streams(agent, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
-/// Serve one client over any pair of byte streams (tests use in-memory pipes).
+/// Serve one client over any pair of byte streams (stdin and stdout in `mcec mcp`).
 pub async fn serve_streams(
     agent: Arc<Agent>,
     input: impl AsyncRead + Unpin + Send + 'static,

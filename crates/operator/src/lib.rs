@@ -13,10 +13,10 @@
 //! reachable or OpenGL cannot start, so the caller can log it and carry on headless.
 //! Either can run once per process (a second call reports winit's refusal as an error).
 //!
-//! Known limit: winit talks to X through Xlib, whose default I/O-error handler ends the whole
-//! process (exit code 1) when the X connection breaks, e.g. the display goes away
-//! mid-session. Catching that needs `XSetIOErrorExitHandler` through FFI (unsafe), or running
-//! the windows in a child process; neither is done here.
+//! winit talks to X through Xlib, whose default I/O-error handler ends the whole process when
+//! the X connection breaks (the display goes away mid-session); `xlib_guard` installs a
+//! handler that parks the UI thread instead, so the protocol side keeps running. `x11_tag`
+//! opens its own small X connection to find the prompt's window and give it the focus.
 
 mod agent_model;
 mod app;
