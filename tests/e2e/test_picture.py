@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mcec_e2e import Copy, manual_copy, sdk_envelope, sdk_stdio
-from xdesk import ProbeWindow, Screen, start_server
+from xdesk import ProbeWindow, Screen, start_server, stop_server
 
 COMMANDS = ("capture", "click", "drag", "scroll", "mouse")
 W, H = Screen.SIZE
@@ -129,8 +129,7 @@ def test_a_4k_screen_is_captured_at_a_client_friendly_size_unless_full(tmp_path:
     try:
         anyio.run(run)
     finally:
-        proc.kill()
-        proc.wait(timeout=10)
+        stop_server(proc)
 
 
 async def test_the_pointer_is_drawn_when_asked(copy: Copy, screen: Screen, full_window: ProbeWindow) -> None:

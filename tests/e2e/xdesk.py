@@ -34,6 +34,19 @@ def forget_stop_record(display: str) -> None:
     (home / ".local/state/mcec/stop" / f"display-{display.lstrip(':')}").unlink(missing_ok=True)
 
 
+def stop_server(proc: subprocess.Popen) -> None:
+    """End an X server by PID the way it cleans up after itself (SIGTERM: it removes its lock
+    file and socket); SIGKILL only if it has not gone within a few seconds."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    proc.wait(timeout=10)
+
+
 def start_server(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     read_fd, write_fd = os.pipe()
     proc = subprocess.Popen(
@@ -89,9 +102,7 @@ class Desk:
 
     def close(self) -> None:
         for proc in (self._inner, self._outer):
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait(timeout=10)
+            stop_server(proc)
 
     def kill_inner(self) -> None:
         """The session's display goes away mid-session (the inner Xephyr is killed by PID)."""
@@ -241,9 +252,7 @@ class Screen:
         self.close()
 
     def close(self) -> None:
-        if self._proc.poll() is None:
-            self._proc.kill()
-        self._proc.wait(timeout=10)
+        stop_server(self._proc)
 
     def env(self, **extra: str) -> dict[str, str]:
         return {"DISPLAY": self.display, "PATH": os.environ.get("PATH", ""), **extra}

@@ -101,8 +101,7 @@ impl Drop for Xvfb {
             let _ = c.wait();
         }
         if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
+            crate::xserver::stop_server(&mut c);
         }
     }
 }

@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread::sleep;
 
-use crate::xserver::spawn_server;
+use crate::xserver::{spawn_server, stop_server};
 use std::time::{Duration, Instant};
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -52,16 +52,7 @@ fn wait_for_display(display: &str) -> Result<(), String> {
 
 fn stop(child: &mut Option<Child>) {
     if let Some(mut c) = child.take() {
-        let _ = Command::new("kill").args(["-TERM", &c.id().to_string()]).status();
-        let deadline = Instant::now() + Duration::from_secs(3);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = c.try_wait() {
-                return;
-            }
-            sleep(Duration::from_millis(20));
-        }
-        let _ = c.kill();
-        let _ = c.wait();
+        stop_server(&mut c);
     }
 }
 

@@ -4,6 +4,24 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// End a server by PID the way it cleans up after itself (SIGTERM: it removes its lock file
+/// and socket); SIGKILL only if it has not gone within a few seconds.
+pub fn stop_server(child: &mut Child) {
+    if let Ok(None) = child.try_wait() {
+        let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
 
 /// Start `program` (`Xvfb`, `Xephyr`) with `args`; returns the child and its display (`:N`).
 /// `env` is added to the child's environment (e.g. `DISPLAY` for Xephyr's host).

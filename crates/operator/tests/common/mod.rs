@@ -44,7 +44,15 @@ impl Xvfb {
 }
 
 impl Drop for Xvfb {
+    /// SIGTERM first, so the server removes its lock file and socket; SIGKILL if it lingers.
     fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
+                thread::sleep(Duration::from_millis(10));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
