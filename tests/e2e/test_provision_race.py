@@ -32,6 +32,7 @@ from sessions_support import (  # noqa: F401 - fixtures
 CLIENTS = 4
 PROVISIONS_EACH = 8
 RM_RUNS = 25
+RM_RUNS_CAP = 3000
 SESSION_FILES = {"mcec", "mcec.settings", "mcec.commands", ".mcec-session"}
 
 
@@ -42,14 +43,26 @@ async def test_provisions_racing_rm_all_leave_no_orphan(operator: Copy) -> None:
     removed: set[str] = set()
     rm_errors: list[str] = []
 
+    clients_left = [CLIENTS]
+    clients_done = threading.Event()
+
     async def client() -> None:
-        async with mcp(operator) as session:
-            for _ in range(PROVISIONS_EACH):
-                env = await call(session, "provision-session", mcpServer=False)
-                (handoffs if env["ok"] else failures).append(env["result"] if env["ok"] else env)
+        try:
+            async with mcp(operator) as session:
+                for _ in range(PROVISIONS_EACH):
+                    env = await call(session, "provision-session", mcpServer=False)
+                    (handoffs if env["ok"] else failures).append(env["result"] if env["ok"] else env)
+        finally:
+            clients_left[0] -= 1
+            if clients_left[0] == 0:
+                clients_done.set()
 
     def rm_loop() -> None:
-        for _ in range(RM_RUNS):
+        # At least RM_RUNS, and on for as long as the clients provision (bounded), so the
+        # race really happens however fast either side is on this machine.
+        runs = 0
+        while (runs < RM_RUNS or not clients_done.is_set()) and runs < RM_RUNS_CAP:
+            runs += 1
             code, out, err = run_cli(operator, ["sessions", "rm", "--all", "--json"])
             report = json.loads(out)
             removed.update(report["removed"])
