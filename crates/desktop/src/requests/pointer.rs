@@ -30,6 +30,25 @@ with_selector! {
     }
 }
 
+impl ScrollRequest {
+    /// `notches` (default 3) turns of the wheel at a desktop point, no modifiers, no selector.
+    pub fn at(at: Point, direction: ScrollDirection) -> ScrollRequest {
+        ScrollRequest {
+            at,
+            direction,
+            notches: None,
+            modifiers: None,
+            capture_id: None,
+            window: None,
+            process: None,
+            class_name: None,
+            pid: None,
+            handle: None,
+            foreground: None,
+        }
+    }
+}
+
 /// What `mouse` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -67,6 +86,26 @@ with_selector! {
         /// mcec maps them back to the desktop. Not together with a window selector.
         #[serde(default)]
         pub capture_id: Option<String>,
+    }
+}
+
+impl MouseRequest {
+    /// `action` at a desktop point (or none), left button, no selector.
+    pub fn new(action: MouseAction, at: Option<Point>) -> MouseRequest {
+        MouseRequest {
+            action,
+            at,
+            path: None,
+            duration_ms: None,
+            button: None,
+            capture_id: None,
+            window: None,
+            process: None,
+            class_name: None,
+            pid: None,
+            handle: None,
+            foreground: None,
+        }
     }
 }
 

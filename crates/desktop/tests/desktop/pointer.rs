@@ -15,36 +15,11 @@ fn scroll(
     notches: Option<u32>,
     modifiers: Option<Vec<Modifier>>,
 ) -> ScrollRequest {
-    ScrollRequest {
-        at: Point::new(40, 50),
-        direction,
-        notches,
-        modifiers,
-        capture_id: None,
-        window: None,
-        process: None,
-        class_name: None,
-        pid: None,
-        handle: None,
-        foreground: None,
-    }
+    ScrollRequest { notches, modifiers, ..ScrollRequest::at(Point::new(40, 50), direction) }
 }
 
 fn mouse(action: MouseAction, at: Option<Point>) -> MouseRequest {
-    MouseRequest {
-        action,
-        at,
-        path: None,
-        duration_ms: None,
-        button: None,
-        capture_id: None,
-        window: None,
-        process: None,
-        class_name: None,
-        pid: None,
-        handle: None,
-        foreground: None,
-    }
+    MouseRequest::new(action, at)
 }
 
 #[test]

@@ -75,43 +75,21 @@ impl Action {
                     stop,
                 )
                 .map(drop),
-            Action::Scroll => tools
-                .scroll(
-                    &ScrollRequest {
-                        at: Point::new(640, 400),
-                        direction: ScrollDirection::Down,
-                        notches: Some(3),
-                        modifiers: Some(vec![Modifier::Ctrl]),
-                        capture_id: None,
-                        window: None,
-                        process: None,
-                        class_name: None,
-                        pid: None,
-                        handle: None,
-                        foreground: None,
-                    },
-                    stop,
-                )
-                .map(drop),
-            Action::MouseDown => tools
-                .mouse(
-                    &MouseRequest {
-                        action: MouseAction::Down,
-                        at: Some(Point::new(640, 400)),
-                        path: None,
-                        duration_ms: None,
-                        button: Some(MouseButton::Right),
-                        capture_id: None,
-                        window: None,
-                        process: None,
-                        class_name: None,
-                        pid: None,
-                        handle: None,
-                        foreground: None,
-                    },
-                    stop,
-                )
-                .map(drop),
+            Action::Scroll => {
+                let req = ScrollRequest {
+                    notches: Some(3),
+                    modifiers: Some(vec![Modifier::Ctrl]),
+                    ..ScrollRequest::at(Point::new(640, 400), ScrollDirection::Down)
+                };
+                tools.scroll(&req, stop).map(drop)
+            }
+            Action::MouseDown => {
+                let req = MouseRequest {
+                    button: Some(MouseButton::Right),
+                    ..MouseRequest::new(MouseAction::Down, Some(Point::new(640, 400)))
+                };
+                tools.mouse(&req, stop).map(drop)
+            }
             Action::Launch(marker) => tools
                 .launch(
                     &LaunchRequest {
