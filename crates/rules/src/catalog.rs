@@ -8,7 +8,8 @@
 pub enum ToolKind {
     /// `provision-session`, `end-session`: own gates, not behind `AgentCommandsEnabled`.
     Meta,
-    /// `session-status`: reads this process's own record; needs no desktop.
+    /// `session-status`, `request-command-access`: served whatever `mcec.commands` says (behind
+    /// `AgentCommandsEnabled`); need no desktop.
     Status,
     /// Reads the desktop (needs a display).
     Observation,
@@ -60,6 +61,7 @@ pub const PROVISION_SESSION: &str = "provision-session";
 pub const END_SESSION: &str = "end-session";
 pub const SESSION_STATUS: &str = "session-status";
 pub const LAUNCH: &str = "launch";
+pub const REQUEST_COMMAND_ACCESS: &str = "request-command-access";
 
 /// Every tool, in the order `tools/list` shows them.
 pub const TOOLS: &[ToolSpec] = &[
@@ -188,6 +190,13 @@ pub const TOOLS: &[ToolSpec] = &[
         title: "End a session",
         description: "Delete a provisioned session directory, given its id and token (stop its process first).",
         hints: Hints { idempotent: true, ..WRITES_FILE },
+    },
+    ToolSpec {
+        name: REQUEST_COMMAND_ACCESS,
+        kind: ToolKind::Status,
+        title: "Ask the operator for more commands",
+        description: "Ask the operator, in a local prompt, to enable up to 8 commands (tools or raw kinds such as `send_command.chars`) for this process; `reason` (one line) is shown to them. Batch everything you need into one request.",
+        hints: Hints { read_only: false, destructive: false, idempotent: false, open_world: false },
     },
 ];
 

@@ -52,6 +52,14 @@ pub enum ErrorCode {
     SessionTokenInvalid,
     /// `end-session` on a session whose instance still holds its lock.
     SessionRunning,
+    /// The operator denied a `request-command-access` (sticky for those commands in this process).
+    ConsentDenied,
+    /// The operator did not answer a `request-command-access` in time (asking again may work).
+    ConsentTimeout,
+    /// No consent prompt can be shown (no display, no operator window, no provenance monitor).
+    ConsentUnavailable,
+    /// A consent prompt is open: actuation and provisioning wait for the operator's answer.
+    ConsentPending,
     /// A bug or an unexpected OS failure.
     Internal,
 }
@@ -73,7 +81,7 @@ impl ErrorCode {
             ErrorCode::AmbiguousSelector => "ambiguous-selector",
             ErrorCode::WindowClosed => "window-closed",
             ErrorCode::NoTarget => "no-target",
-            ErrorCode::Timeout => "timeout",
+            ErrorCode::Timeout | ErrorCode::ConsentTimeout => "timeout",
             ErrorCode::Focus => "focus-failed",
             ErrorCode::CaptureBlank => "capture-blank",
             ErrorCode::Unavailable => "unavailable",
@@ -82,6 +90,10 @@ impl ErrorCode {
             ErrorCode::ProvisioningFailed => "provisioning-failed",
             ErrorCode::SessionTokenInvalid => "session-token-invalid",
             ErrorCode::SessionRunning => "session-running",
+            ErrorCode::ConsentDenied => "consent-denied",
+            ErrorCode::ConsentTimeout => "consent-timeout",
+            ErrorCode::ConsentUnavailable => "consent-unavailable",
+            ErrorCode::ConsentPending => "consent-pending",
             ErrorCode::Internal => "internal",
         }
     }
@@ -96,16 +108,19 @@ impl ErrorCode {
             | ErrorCode::CommandDisabled
             | ErrorCode::ProvisioningNotAuthorized
             | ErrorCode::SessionTokenInvalid
-            | ErrorCode::SessionRunning => "refused",
+            | ErrorCode::SessionRunning
+            | ErrorCode::ConsentDenied
+            | ErrorCode::ConsentPending => "refused",
             ErrorCode::UnknownTool | ErrorCode::BadArguments => "invalid-argument",
             ErrorCode::NoDesktop
             | ErrorCode::EmergencyStopUnavailable
             | ErrorCode::Unavailable
-            | ErrorCode::QueueFull => "unavailable",
+            | ErrorCode::QueueFull
+            | ErrorCode::ConsentUnavailable => "unavailable",
             ErrorCode::WindowNotFound | ErrorCode::NoTarget => "no-target",
             ErrorCode::AmbiguousSelector => "ambiguous-selector",
             ErrorCode::WindowClosed => "stale-element",
-            ErrorCode::Timeout => "timeout",
+            ErrorCode::Timeout | ErrorCode::ConsentTimeout => "timeout",
             ErrorCode::Focus => "focus",
             ErrorCode::CaptureBlank => "capture-blank",
             ErrorCode::ProvisioningFailed | ErrorCode::Internal => "internal",

@@ -3,6 +3,8 @@
 //!
 //! 1. latch set → `emergency-stopped`, for every name, known or not;
 //! 2. installed copy and not a meta tool → `bootstrap-only`;
+//!    a consent prompt open and an actuation tool, `provision-session` or a second
+//!    `request-command-access` → `consent-pending` ([`frozen_while_asking`]);
 //! 3. meta tools (`provision-session`, `end-session`) pass to their own gates;
 //! 4. `AgentCommandsEnabled` false → `agent-commands-disabled`;
 //! 5. unknown tool → `unknown-tool`; disabled command → `command-disabled`;
@@ -20,7 +22,18 @@ pub struct CallState<'a> {
     pub stopped: bool,
     pub installed_copy: bool,
     pub agent_commands_enabled: bool,
+    /// What `mcec.commands` enables plus this process's consent grants.
     pub commands: &'a Commands,
+    /// A `request-command-access` prompt is waiting for the operator.
+    pub consent_pending: bool,
+}
+
+/// Whether a call must wait while a consent prompt is open: everything that acts (actuation,
+/// provisioning) and a second request. Observation, status and `end-session` are served.
+pub fn frozen_while_asking(spec: &ToolSpec) -> bool {
+    spec.kind == ToolKind::Actuation
+        || spec.name == catalog::PROVISION_SESSION
+        || spec.name == catalog::REQUEST_COMMAND_ACCESS
 }
 
 /// Gates 1–5. On success, the tool's spec.
@@ -36,6 +49,9 @@ pub fn admit(state: &CallState<'_>, name: &str) -> Result<&'static ToolSpec, Too
             "This is the operator's installed mcec; it only serves `provision-session` and `end-session`. \
              Ask for a disposable copy with `provision-session` and drive that instead.",
         ));
+    }
+    if state.consent_pending && spec.is_some_and(frozen_while_asking) {
+        return Err(crate::consent::pending());
     }
     if let Some(spec) = spec.filter(|_| is_meta) {
         return Ok(spec);
@@ -146,7 +162,13 @@ mod tests {
     use super::*;
 
     fn state(commands: &Commands) -> CallState<'_> {
-        CallState { stopped: false, installed_copy: false, agent_commands_enabled: true, commands }
+        CallState {
+            stopped: false,
+            installed_copy: false,
+            agent_commands_enabled: true,
+            commands,
+            consent_pending: false,
+        }
     }
 
     fn code(r: Result<&ToolSpec, ToolError>) -> Option<ErrorCode> {
@@ -199,6 +221,26 @@ mod tests {
         assert_eq!(code(admit(&s, "capture")), Some(ErrorCode::CommandDisabled));
         assert_eq!(admit(&s, "click").unwrap().name, "click");
         assert_eq!(admit(&s, "session-status").unwrap().name, "session-status");
+    }
+
+    #[test]
+    fn an_open_consent_prompt_freezes_actuation_and_provisioning_only() {
+        let cmds = Commands::enabling(["click", "capture", "launch", "send_command"]);
+        let s = CallState { consent_pending: true, ..state(&cmds) };
+        for frozen in ["click", "launch", "send_command", "provision-session", "request-command-access"] {
+            assert_eq!(code(admit(&s, frozen)), Some(ErrorCode::ConsentPending), "{frozen}");
+        }
+        for served in ["capture", "session-status", "end-session"] {
+            assert!(admit(&s, served).is_ok(), "{served}");
+        }
+        // The stop outranks the prompt; an installed copy stays bootstrap-only.
+        let stopped = CallState { stopped: true, ..s };
+        assert_eq!(code(admit(&stopped, "click")), Some(ErrorCode::EmergencyStopped));
+        let installed = CallState { installed_copy: true, ..s };
+        assert_eq!(code(admit(&installed, "request-command-access")), Some(ErrorCode::BootstrapOnly));
+        // Without a prompt the same calls pass.
+        assert!(admit(&state(&cmds), "click").is_ok());
+        assert!(admit(&state(&cmds), "request-command-access").is_ok());
     }
 
     #[test]

@@ -93,6 +93,13 @@ pub fn opt_in_verdict(
     if in_provisioned_copy {
         return Err(OptInRefusal::ProvisionedCopy);
     }
+    physical_click_verdict(evidence, now)
+}
+
+/// The provenance half of the rule, shared with the consent prompt's `Allow`: the latest
+/// click and the latest press of any kind were physical, recent, and no tampering was seen
+/// lately. `evidence` is `None` when no provenance monitor runs.
+pub fn physical_click_verdict(evidence: Option<&OptInEvidence>, now: Instant) -> Result<(), OptInRefusal> {
     let Some(evidence) = evidence else {
         return Err(OptInRefusal::NoInputSeen);
     };

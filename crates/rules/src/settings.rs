@@ -228,6 +228,16 @@ impl Commands {
         Commands { enabled: names.into_iter().map(|n| (n.to_string(), true)).collect() }
     }
 
+    /// Turn one name on or off (a provisioned copy turns `launch` off; grants turn names on).
+    pub fn set(&mut self, name: &str, on: bool) {
+        self.enabled.insert(name.to_string(), on);
+    }
+
+    /// The names switched on, in name order.
+    pub fn enabled_names(&self) -> impl Iterator<Item = &str> {
+        self.enabled.iter().filter(|(_, on)| **on).map(|(name, _)| name.as_str())
+    }
+
     /// Render as TOML, one table per command, in name order.
     pub fn to_toml(&self) -> String {
         self.enabled.iter().map(|(name, on)| format!("[{name}]\nEnabled = {on}\n\n")).collect()
