@@ -12,13 +12,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use mcec_desktop::monitor::LastPhysicalInput;
 use mcec_mcp::audit::audit;
 use mcec_operator::{AgentMessage, AgentTab, HandoffView, OperatorState, SessionRow};
-use mcec_rules::latch::{Latch, RearmAttestation};
-use mcec_rules::opt_in::{OptInEvidence, opt_in_verdict};
+use mcec_rules::latch::Latch;
+use mcec_rules::opt_in::opt_in_verdict;
 use mcec_rules::settings::{EditError, set_setting};
 use mcec_sessions::id::SessionId;
 use mcec_sessions::list::list_sessions;
@@ -80,19 +80,7 @@ impl AgentTabCore {
 
     /// The operator clicked the opt-in checkbox asking for `enabled`.
     pub fn set_provisioning(&self, enabled: bool) {
-        // The toolkit saw the click; give the monitor thread a moment to log the press too.
-        std::thread::sleep(Duration::from_millis(60));
-        let evidence = self.monitored.then(|| {
-            let latch_tamper = self.latch.last_tamper();
-            let with_latch = |mut att: RearmAttestation| {
-                att.last_tamper_at = att.last_tamper_at.max(latch_tamper);
-                att
-            };
-            OptInEvidence {
-                click: with_latch(self.ledger.attest_click()),
-                latest_press: with_latch(self.ledger.attest()),
-            }
-        });
+        let evidence = crate::attest::click_evidence(&self.ledger, &self.latch, self.monitored);
         let verdict = opt_in_verdict(evidence.as_ref(), self.config.in_provisioned_copy, Instant::now());
         if let Err(refusal) = verdict {
             return self.refuse(enabled, refusal.code(), &refusal.to_string());

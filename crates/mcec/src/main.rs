@@ -6,11 +6,14 @@
 //! Decisions live in the library crates; this crate only connects them.
 
 mod agent_tab;
+mod attest;
 mod cli;
 mod config;
+mod consent;
 mod handoff;
 mod logging;
 mod operator;
+mod reload;
 mod serve;
 mod sessions_cli;
 mod stop_record;

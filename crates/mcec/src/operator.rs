@@ -16,7 +16,7 @@ use mcec_desktop::monitor::{
 };
 use mcec_desktop::{DesktopConfig, DesktopTools};
 use mcec_mcp::audit::audit;
-use mcec_mcp::{Agent, CallObserver};
+use mcec_mcp::{Agent, CallObserver, ConsentAsker};
 use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
 use mcec_rules::StopFlag;
 use mcec_rules::gates::DesktopGate;
@@ -25,6 +25,7 @@ use mcec_rules::latch::{Latch, StopReason, TripKind};
 use mcec_rules::stop_record::{FollowerAction, Observation};
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
+use crate::consent::{self, ConsentClick, OperatorConsent};
 use crate::stop_record::StopRecords;
 use crate::stopless::{NoStopWatch, stopless_display};
 
@@ -43,6 +44,8 @@ pub struct OperatorSide {
     ledger: LastPhysicalInput,
     record: Record,
     ui_thread: Option<UiShutdown>,
+    /// Where consent-prompt clicks go, once [`OperatorSide::consent_asker`] made the asker.
+    consent_clicks: Option<Sender<ConsentClick>>,
 }
 
 /// The durable stop record and the last thing this process saw in it. The mutex also keeps
@@ -91,6 +94,7 @@ impl OperatorSide {
                         ledger,
                         record,
                         ui_thread: None,
+                        consent_clicks: None,
                     };
                 }
             };
@@ -111,7 +115,32 @@ impl OperatorSide {
             ui.set_front_door(gate.stop_line());
             ui.set_stop_unarmed();
         }
-        OperatorSide { latch, desktop, gate, ui, ui_events, monitor, ledger, record, ui_thread }
+        OperatorSide {
+            latch,
+            desktop,
+            gate,
+            ui,
+            ui_events,
+            monitor,
+            ledger,
+            record,
+            ui_thread,
+            consent_clicks: None,
+        }
+    }
+
+    /// What puts `request-command-access` to the operator (the consent prompt, checked
+    /// against this side's provenance monitor).
+    pub fn consent_asker(&mut self) -> Box<dyn ConsentAsker> {
+        let (tx, rx) = consent::channel();
+        self.consent_clicks = Some(tx);
+        Box::new(OperatorConsent {
+            ui: self.ui.clone().zip(self.ui_thread.clone()),
+            clicks: Mutex::new(rx),
+            ledger: self.ledger.clone(),
+            latch: self.latch.clone(),
+            monitored: self.monitor.is_some(),
+        })
     }
 
     /// The handle that ends the operator windows before the process exits.
@@ -133,7 +162,9 @@ impl OperatorSide {
     /// Start the stop worker and the re-arm handler (and, with `agent_tab`, the thread behind
     /// the host settings window's Agent tab); they live as long as the process.
     pub fn run(self, agent: Arc<Agent>, agent_tab: Option<AgentTabConfig>) {
-        let OperatorSide { latch, desktop, ui, ui_events, monitor, ledger, record, ui_thread, .. } = self;
+        let OperatorSide {
+            latch, desktop, ui, ui_events, monitor, ledger, record, ui_thread, consent_clicks, ..
+        } = self;
         record.watching.store(monitor.is_some(), Ordering::SeqCst);
         let rearm = Rearm {
             latch: latch.clone(),
@@ -162,7 +193,7 @@ impl OperatorSide {
                 }
                 _ => None,
             };
-            spawn("mcec-rearm", move || rearm_handler(events, rearm, tab, ui_thread));
+            spawn("mcec-rearm", move || rearm_handler(events, rearm, tab, consent_clicks, ui_thread));
         }
         spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent, record));
     }
@@ -256,6 +287,11 @@ pub struct UiShutdown {
 }
 
 impl UiShutdown {
+    /// Whether the windows' thread has ended (or parked after losing its display).
+    pub fn ended(&self) -> bool {
+        *self.ended.0.lock().unwrap_or_else(PoisonError::into_inner) || mcec_operator::ui_display_lost()
+    }
+
     /// Ask the windows to close and wait up to `within` for their thread to end. False when
     /// it is still running.
     /// A thread parked after losing its display never returns, and is not inside any call
@@ -428,6 +464,7 @@ fn rearm_handler(
     events: Receiver<OperatorEvent>,
     rearm: Rearm,
     agent_tab: Option<Sender<OperatorEvent>>,
+    consent: Option<Sender<ConsentClick>>,
     ui_thread: Option<UiShutdown>,
 ) {
     for event in events {
@@ -438,6 +475,15 @@ fn rearm_handler(
                 rearm.attempt("by the operator", true);
             }
             OperatorEvent::LeaveStopped => audit("rearm-prompt", "dismissed; still stopped"),
+            OperatorEvent::ConsentAllow { .. } | OperatorEvent::ConsentDeny => {
+                let click = match event {
+                    OperatorEvent::ConsentAllow { .. } => ConsentClick::Allow,
+                    _ => ConsentClick::Deny,
+                };
+                if consent.as_ref().is_none_or(|tx| tx.send(click).is_err()) {
+                    tracing::warn!("a consent prompt click arrived but no request is waiting");
+                }
+            }
             OperatorEvent::Quit => {
                 tracing::info!("the operator quit mcec from the host window");
                 exit_after_ui(ui_thread.as_ref(), 0);

@@ -103,13 +103,23 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     if settings.unsafe_allow_actuation_without_stop_on_wayland && paths.session.is_some() {
         tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a provisioned session copy");
     }
-    let side = OperatorSide::bring_up(plan);
+    let mut side = OperatorSide::bring_up(plan);
     *ui = side.ui_shutdown();
     // A provisioned copy can never provision: the agent must not widen its own rights.
     let allow_provisioning = Arc::new(AtomicBool::new(
         loaded.error.is_none() && loaded.settings.allow_session_provisioning && paths.session.is_none(),
     ));
-    let agent = Arc::new(build_agent(&paths, &loaded, &side, allow_provisioning.clone()));
+    let agent = Arc::new(build_agent(&paths, &loaded, &mut side, allow_provisioning.clone()));
+    crate::reload::spawn(
+        crate::reload::Watch {
+            settings_file: paths.settings_file(),
+            commands_file: paths.commands_file(),
+            session_copy: paths.session.is_some(),
+            allow_provisioning: allow_provisioning.clone(),
+        },
+        agent.clone(),
+        loaded.settings.clone(),
+    );
     let agent_tab = (mode == Mode::Host).then(|| AgentTabConfig {
         config_dir: paths.config_dir.clone(),
         sessions_root: paths.sessions_root.clone(),
@@ -184,15 +194,16 @@ fn report_config(loaded: &Loaded) {
 fn build_agent(
     paths: &McecPaths,
     loaded: &Loaded,
-    side: &OperatorSide,
+    side: &mut OperatorSide,
     allow_provisioning: Arc<AtomicBool>,
 ) -> Agent {
+    let (agent_commands_enabled, commands) = crate::reload::surface(loaded, paths.session.is_some());
     let config = AgentConfig {
         session_id: new_session_id(),
         stop: side.stop_flag(),
         installed_copy: paths.installed,
-        agent_commands_enabled: loaded.agent_commands_enabled(),
-        commands: loaded.commands.clone(),
+        agent_commands_enabled,
+        commands,
         desktop_gate: side.gate.clone(),
     };
     let sessions = SessionServices {
@@ -201,7 +212,8 @@ fn build_agent(
         allow_provisioning,
         operator_hotkey: loaded.settings.emergency_stop_hotkey.clone(),
     };
-    let agent = Agent::new(config, ToolServices { sessions: Some(sessions), desktop: side.desktop.clone() });
+    let agent = Agent::new(config, ToolServices { sessions: Some(sessions), desktop: side.desktop.clone() })
+        .with_consent_asker(side.consent_asker());
     match side.observer() {
         Some(observer) => agent.with_observer(observer),
         None => agent,

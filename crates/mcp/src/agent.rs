@@ -1,19 +1,43 @@
 //! The agent-facing state of one mcec process: what the gates read on every call and what
 //! the tools run against. One `Agent` lives behind an `Arc` for the process's life and is
 //! shared by the stdio server, every HTTP request and the stop worker.
+//!
+//! What the agent may call can change while the process runs: the operator's edits of
+//! `mcec.settings`/`mcec.commands` are reloaded ([`Agent::set_surface`]), and the operator can
+//! grant commands through `request-command-access` (the [`ConsentBook`], in memory only).
+//! Either way every connected client is told `notifications/tools/list_changed`.
 
 use std::sync::{Mutex, PoisonError, RwLock};
 use std::time::SystemTime;
 
 use mcec_rules::StopFlag;
+use mcec_rules::consent::{ConsentBook, Outcome};
 use mcec_rules::gates::{CallState, DesktopGate};
 use mcec_rules::record::SessionRecord;
 use mcec_rules::settings::Commands;
+use rmcp::{Peer, RoleServer};
 
 /// Told about each admitted call, e.g. to narrate it on the operator's overlay.
 pub trait CallObserver: Send + Sync {
     fn on_call(&self, tool: &str, summary: &str);
 }
+
+/// Puts a `request-command-access` to the operator: shows the prompt and blocks until it is
+/// answered, times out, or `stop` is set (the emergency stop, the client's cancel). The binary
+/// implements it over the operator windows and the provenance monitor.
+pub trait ConsentAsker: Send + Sync {
+    fn ask(&self, reason: &str, commands: &[String], stop: &StopFlag) -> Outcome;
+}
+
+/// What the operator's files allow agents right now.
+#[derive(Debug, Clone)]
+struct Surface {
+    agent_commands_enabled: bool,
+    commands: Commands,
+}
+
+/// Most client connections told about tool-list changes at once (old ones are dropped first).
+const MAX_PEERS: usize = 64;
 
 /// Everything fixed at start-up.
 pub struct AgentConfig {
@@ -35,8 +59,10 @@ pub struct Agent {
     /// tripping the emergency stop.
     hands: StopFlag,
     pub installed_copy: bool,
-    pub agent_commands_enabled: bool,
-    pub commands: Commands,
+    surface: RwLock<Surface>,
+    consent: Mutex<ConsentBook>,
+    asker: Option<Box<dyn ConsentAsker>>,
+    peers: Mutex<Vec<(Peer<RoleServer>, tokio::runtime::Handle)>>,
     desktop_gate: RwLock<DesktopGate>,
     record: Mutex<SessionRecord>,
     observer: Option<Box<dyn CallObserver>>,
@@ -51,8 +77,13 @@ impl Agent {
             hands: config.stop.child(),
             stop: config.stop,
             installed_copy: config.installed_copy,
-            agent_commands_enabled: config.agent_commands_enabled,
-            commands: config.commands,
+            surface: RwLock::new(Surface {
+                agent_commands_enabled: config.agent_commands_enabled,
+                commands: config.commands,
+            }),
+            consent: Mutex::new(ConsentBook::default()),
+            asker: None,
+            peers: Mutex::new(Vec::new()),
             desktop_gate: RwLock::new(config.desktop_gate),
             observer: None,
             tools,
@@ -64,13 +95,81 @@ impl Agent {
         self
     }
 
-    /// What gates 1–5 see for this call.
-    pub fn call_state(&self) -> CallState<'_> {
+    /// Who puts `request-command-access` to the operator; without one it answers
+    /// `consent-unavailable`.
+    pub fn with_consent_asker(mut self, asker: Box<dyn ConsentAsker>) -> Self {
+        self.asker = Some(asker);
+        self
+    }
+
+    /// What gates 1–5 see for this call; `commands` is [`Agent::commands`], sampled by the caller.
+    pub fn call_state<'a>(&self, commands: &'a Commands) -> CallState<'a> {
         CallState {
             stopped: self.stop.is_set(),
             installed_copy: self.installed_copy,
-            agent_commands_enabled: self.agent_commands_enabled,
-            commands: &self.commands,
+            agent_commands_enabled: self.agent_commands_enabled(),
+            commands,
+            consent_pending: self.with_consent(|book| book.is_asking()),
+        }
+    }
+
+    /// `AgentCommandsEnabled`, false while a settings file is broken.
+    pub fn agent_commands_enabled(&self) -> bool {
+        self.surface.read().unwrap_or_else(PoisonError::into_inner).agent_commands_enabled
+    }
+
+    /// What `mcec.commands` enables now.
+    pub fn file_commands(&self) -> Commands {
+        self.surface.read().unwrap_or_else(PoisonError::into_inner).commands.clone()
+    }
+
+    /// What is enabled now: `mcec.commands` plus the operator's grants.
+    pub fn commands(&self) -> Commands {
+        let file = self.file_commands();
+        self.with_consent(|book| book.effective(&file))
+    }
+
+    /// The operator's files changed (live reload): apply them and tell every client.
+    pub fn set_surface(&self, agent_commands_enabled: bool, commands: Commands) {
+        *self.surface.write().unwrap_or_else(PoisonError::into_inner) =
+            Surface { agent_commands_enabled, commands };
+        self.tools_changed();
+    }
+
+    /// Run `f` on this process's consent book.
+    pub fn with_consent<T>(&self, f: impl FnOnce(&mut ConsentBook) -> T) -> T {
+        f(&mut self.consent.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    pub(crate) fn consent_asker(&self) -> Option<&dyn ConsentAsker> {
+        self.asker.as_deref()
+    }
+
+    /// Remember a client connection, to tell it when the tool list changes.
+    pub(crate) fn add_peer(&self, peer: Peer<RoleServer>) {
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let mut peers = self.peers.lock().unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|(p, _)| !p.is_transport_closed());
+        if peers.len() >= MAX_PEERS {
+            peers.remove(0);
+        }
+        peers.push((peer, handle));
+    }
+
+    /// Send `notifications/tools/list_changed` to every client still connected (where the
+    /// transport can carry it: stdio; HTTP in JSON-response mode has no stream to carry it).
+    pub fn tools_changed(&self) {
+        let mut peers = self.peers.lock().unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|(p, _)| !p.is_transport_closed());
+        for (peer, handle) in peers.iter() {
+            let peer = peer.clone();
+            handle.spawn(async move {
+                if let Err(e) = peer.notify_tool_list_changed().await {
+                    tracing::debug!("cannot send tools/list_changed: {e}");
+                }
+            });
         }
     }
 

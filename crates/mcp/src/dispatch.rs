@@ -105,7 +105,8 @@ fn admit_and_run(
     args: Option<Map<String, Value>>,
     stop: &StopFlag,
 ) -> Result<ToolOutput, Failure> {
-    let spec = gates::admit(&agent.call_state(), name).map_err(refused)?;
+    let commands = agent.commands();
+    let spec = gates::admit(&agent.call_state(&commands), name).map_err(refused)?;
     let binding = tools::binding(spec.name).ok_or_else(|| {
         refused(ToolError::new(
             ErrorCode::Unavailable,

@@ -19,4 +19,4 @@ pub mod server;
 pub mod stdio;
 pub mod tools;
 
-pub use agent::{Agent, AgentConfig, CallObserver};
+pub use agent::{Agent, AgentConfig, CallObserver, ConsentAsker};

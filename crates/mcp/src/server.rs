@@ -18,7 +18,7 @@ use rmcp::model::{
     ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
     ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::agent::Agent;
@@ -31,7 +31,9 @@ Every tools/call answers with one JSON envelope: {ok, sessionId, result | error{
 If error.code is `emergency-stopped`, the operator has pressed the emergency stop: stop what you are doing, tell the \
 user, and do not retry or work around it; only the operator can re-arm it, at the machine. `bootstrap-only` means \
 this is the operator's installed copy: call provision-session to get a disposable copy and drive that. Otherwise \
-read error.detail: it says what to do next. Window selectors never pick \"the first\" of several matches.";
+read error.detail: it says what to do next. Window selectors never pick \"the first\" of several matches. \
+`commandAccess` below lists the commands enabled now and those you may ask the operator for with \
+request-command-access (session-status carries it too; notifications/tools/list_changed says when it changes).";
 
 /// What an agent is told by an installed copy, which serves only the provisioning tools.
 pub const INSTALLED_INSTRUCTIONS: &str = "This is the operator's installed copy of mcec, which is bootstrap-only: \
@@ -118,16 +120,18 @@ impl McecServer {
     }
 
     /// The tools this process offers: only the meta tools on an installed copy; otherwise
-    /// `session-status`, the commands `mcec.commands` enables, and the meta tools.
+    /// `session-status`, `request-command-access`, the commands `mcec.commands` enables or
+    /// the operator granted, and the meta tools.
     pub fn listed_tools(&self) -> Vec<Tool> {
         let agent = &self.agent;
+        let commands = agent.commands();
         catalog::TOOLS
             .iter()
             .filter(|spec| match spec.kind {
                 ToolKind::Meta => true,
-                _ if agent.installed_copy || !agent.agent_commands_enabled => false,
+                _ if agent.installed_copy || !agent.agent_commands_enabled() => false,
                 ToolKind::Status => true,
-                ToolKind::Observation | ToolKind::Actuation => agent.commands.is_enabled(spec.name),
+                ToolKind::Observation | ToolKind::Actuation => commands.is_enabled(spec.name),
             })
             .filter_map(|spec| {
                 let binding = tools::binding(spec.name)?;
@@ -139,10 +143,19 @@ impl McecServer {
 
 impl ServerHandler for McecServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let instructions = if self.agent.installed_copy {
+            INSTALLED_INSTRUCTIONS.to_string()
+        } else {
+            format!("{INSTRUCTIONS}\ncommandAccess: {}", tools::command_access(&self.agent))
+        };
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_protocol_version(ProtocolVersion::V_2025_11_25)
             .with_server_info(Implementation::new("mcec", env!("CARGO_PKG_VERSION")))
-            .with_instructions(if self.agent.installed_copy { INSTALLED_INSTRUCTIONS } else { INSTRUCTIONS })
+            .with_instructions(instructions)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.agent.add_peer(context.peer);
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {

@@ -13,7 +13,7 @@ use eframe::egui::{self, ViewportCommand, ViewportId};
 
 use crate::overlay::{self, Look};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
-use crate::{Surfaces, host, prompt, settings_window, x11_tag};
+use crate::{Surfaces, consent_prompt, host, prompt, settings_window, x11_tag};
 
 /// Used when the windowing system does not report the monitor size.
 const FALLBACK_MONITOR: egui::Vec2 = egui::vec2(1280.0, 800.0);
@@ -23,6 +23,7 @@ const FALLBACK_MONITOR: egui::Vec2 = egui::vec2(1280.0, 800.0);
 struct Shown {
     overlay: Option<Look>,
     prompt: bool,
+    consent: bool,
 }
 
 pub(crate) struct OperatorApp {
@@ -50,6 +51,7 @@ impl OperatorApp {
         Shown {
             overlay: if self.surfaces.overlay { overlay::look(snap, now) } else { None },
             prompt: self.surfaces.prompt && snap.prompt_open && snap.is_stopped(),
+            consent: snap.consent.is_some(),
         }
     }
 }
@@ -115,6 +117,19 @@ impl eframe::App for OperatorApp {
             }
         }
 
+        if wanted.consent {
+            let state = self.state.clone();
+            let events = self.events.clone();
+            ctx.show_viewport_deferred(
+                consent_prompt::viewport_id(),
+                consent_prompt::builder(monitor),
+                move |ui, _class| consent_prompt::show(ui, &state, &events),
+            );
+            if !self.shown.consent {
+                x11_tag::focus_consent_soon();
+            }
+        }
+
         if self.surfaces.host_window && snap.settings_open {
             let state = self.state.clone();
             let events = self.events.clone();
@@ -134,6 +149,9 @@ impl eframe::App for OperatorApp {
             }
             if wanted.prompt {
                 ctx.request_repaint_of(prompt::viewport_id());
+            }
+            if wanted.consent {
+                ctx.request_repaint_of(consent_prompt::viewport_id());
             }
             self.last_snapshot = Some(snap);
         }

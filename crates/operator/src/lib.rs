@@ -1,5 +1,6 @@
-//! The operator's windows: the overlay banner, the headless re-arm prompt, the host window
-//! and its settings window (the Agent tab: provisioning opt-in and sessions).
+//! The operator's windows: the overlay banner, the headless re-arm prompt, the consent prompt
+//! of `request-command-access`, the host window and its settings window (the Agent tab:
+//! provisioning opt-in and sessions).
 //!
 //! This crate never decides a safety verdict. It shows the state the core gives it
 //! ([`OperatorState`]) and reports what the operator clicked, and when ([`OperatorEvent`]);
@@ -20,6 +21,7 @@
 
 mod agent_model;
 mod app;
+mod consent_prompt;
 mod glyph;
 mod host;
 mod overlay;
@@ -33,6 +35,7 @@ use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 
 pub use agent_model::{AgentMessage, AgentTab, HandoffView, SessionRow};
+pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, ConsentView, DENY_LABEL};
 pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};

@@ -30,9 +30,15 @@ pub(crate) fn viewport_id() -> ViewportId {
 
 /// The prompt window, centred on a monitor of `monitor` size.
 pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
-    let pos = ((monitor - egui::Vec2::from(PROMPT_SIZE)) / 2.0).max(egui::Vec2::ZERO);
+    dialog_builder(PROMPT_TITLE, PROMPT_SIZE, monitor)
+}
+
+/// An operator dialog (the re-arm and consent prompts): fixed size, always on top, centred on
+/// a monitor of `monitor` size.
+pub(crate) fn dialog_builder(title: &str, size: [f32; 2], monitor: egui::Vec2) -> ViewportBuilder {
+    let pos = ((monitor - egui::Vec2::from(size)) / 2.0).max(egui::Vec2::ZERO);
     ViewportBuilder::default()
-        .with_title(PROMPT_TITLE)
+        .with_title(title)
         .with_app_id("mcec-prompt")
         .with_resizable(false)
         .with_minimize_button(false)
@@ -40,7 +46,7 @@ pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
         .with_always_on_top()
         .with_window_type(X11WindowType::Dialog)
         .with_position(pos.to_pos2())
-        .with_inner_size(PROMPT_SIZE)
+        .with_inner_size(size)
 }
 
 /// What the operator did in one frame of the prompt.
@@ -50,10 +56,10 @@ enum Choice {
     Leave,
 }
 
-/// Draw the prompt; runs as the deferred viewport's callback.
-pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>) {
-    // Enter and Esc dismiss, whatever has the focus: consume them before any button sees them,
-    // so Enter can never activate `Re-arm`.
+/// Whether Enter, Esc or the window's close button dismissed a dialog this frame. Enter and
+/// Esc are consumed before any button sees them, so Enter can never activate the button that
+/// asks for something.
+pub(crate) fn dismissed(ui: &mut egui::Ui) -> bool {
     let (enter, esc, close) = ui.input_mut(|i| {
         (
             i.consume_key(Modifiers::NONE, Key::Enter),
@@ -61,7 +67,14 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
             i.viewport().close_requested(),
         )
     });
-    let mut choice = (enter || esc || close).then_some(Choice::Leave);
+    enter || esc || close
+}
+
+/// Draw the prompt; runs as the deferred viewport's callback.
+pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>) {
+    // Enter and Esc dismiss, whatever has the focus: consume them before any button sees them,
+    // so Enter can never activate `Re-arm`.
+    let mut choice = dismissed(ui).then_some(Choice::Leave);
 
     let snap = state.snapshot();
     egui::CentralPanel::default_margins().show(ui, |ui| {

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::agent_model::AgentTab;
+use crate::consent_prompt::ConsentView;
 
 /// How many narrated tool calls the overlay keeps.
 pub const NARRATION_LINES: usize = 5;
@@ -45,6 +46,11 @@ pub enum OperatorEvent {
     MenuRearm { at: Instant },
     /// The host window's `Quit` item or close button was used; the UI is shutting down.
     Quit,
+    /// `Allow` was clicked in the consent prompt (`request-command-access`). The core honours
+    /// it only on the provenance monitor's attestation of a physical click.
+    ConsentAllow { at: Instant },
+    /// The consent prompt was answered `Deny`, with Enter, Esc or the window's close button.
+    ConsentDeny,
     /// The Agent tab's opt-in checkbox was clicked at `at`, asking for `enabled`. The core
     /// honours it only on the provenance monitor's attestation of a physical click.
     SetProvisioning { enabled: bool, at: Instant },
@@ -78,6 +84,8 @@ pub struct Snapshot {
     pub settings_open: bool,
     /// What the settings window's Agent tab shows.
     pub agent: AgentTab,
+    /// The open consent prompt (`request-command-access`), if any.
+    pub consent: Option<ConsentView>,
 }
 
 type RepaintHook = Arc<dyn Fn() + Send + Sync>;
@@ -93,6 +101,7 @@ struct Inner {
     quit_requested: bool,
     settings_open: bool,
     agent: AgentTab,
+    consent: Option<ConsentView>,
     repaint: Option<RepaintHook>,
 }
 
@@ -128,6 +137,7 @@ impl OperatorState {
                 quit_requested: false,
                 settings_open: false,
                 agent: AgentTab::default(),
+                consent: None,
                 repaint: None,
             })),
         }
@@ -175,6 +185,7 @@ impl OperatorState {
             quit_requested: inner.quit_requested,
             settings_open: inner.settings_open,
             agent: inner.agent.clone(),
+            consent: inner.consent.clone(),
         }
     }
 
@@ -286,6 +297,11 @@ impl OperatorState {
     /// Open the host's settings window (the host menu's `Settings…`).
     pub fn open_settings(&self) {
         self.update(|inner| inner.settings_open = true);
+    }
+
+    /// Change the consent prompt's model (`consent_prompt.rs` owns its setters).
+    pub(crate) fn update_consent<R>(&self, change: impl FnOnce(&mut Option<ConsentView>) -> R) -> R {
+        self.update(|inner| change(&mut inner.consent))
     }
 
     /// UI side: the settings window was closed.

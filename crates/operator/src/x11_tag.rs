@@ -49,6 +49,11 @@ pub(crate) fn focus_prompt_soon() {
     on_own_window_soon("mcec-prompt-focus", PROMPT_TITLE, focus);
 }
 
+/// Give the consent prompt the keyboard focus once it is mapped (so Enter and Esc deny).
+pub(crate) fn focus_consent_soon() {
+    on_own_window_soon("mcec-consent-focus", crate::consent_prompt::CONSENT_TITLE, focus);
+}
+
 type TagResult<T> = Result<T, Box<dyn std::error::Error>>;
 /// Returns whether the window is done with; `false` means try again shortly.
 type Action = fn(&RustConnection, &Atoms, Window, Window) -> TagResult<bool>;

@@ -223,6 +223,11 @@ impl ConsentBook {
         }
     }
 
+    /// Whether the operator denied `name` in this process.
+    pub fn is_denied(&self, name: &str) -> bool {
+        self.denied.contains(name)
+    }
+
     /// Whether a prompt is open.
     pub fn is_asking(&self) -> bool {
         self.asking.is_some()
@@ -253,6 +258,19 @@ mod tests {
 
     fn names(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_consent_codes_have_their_own_words() {
+        let codes = [
+            (ErrorCode::ConsentDenied, "consent-denied", "refused"),
+            (ErrorCode::ConsentTimeout, "consent-timeout", "timeout"),
+            (ErrorCode::ConsentUnavailable, "consent-unavailable", "unavailable"),
+            (ErrorCode::ConsentPending, "consent-pending", "refused"),
+        ];
+        for (code, word, category) in codes {
+            assert_eq!((code.as_str(), code.category()), (word, category));
+        }
     }
 
     #[test]
@@ -314,6 +332,7 @@ mod tests {
         assert!(matches!(book.begin(&names(&["type"]), &file), Ok(Begin::Ask(_))), "a timeout is not sticky");
         assert_eq!(book.finish(&Outcome::Denied).unwrap_err().code, ErrorCode::ConsentDenied);
         assert_eq!(book.begin(&names(&["key", "type"]), &file).unwrap_err().code, ErrorCode::ConsentDenied);
+        assert!(book.is_denied("type") && !book.is_denied("key"));
         assert!(!book.is_asking(), "a sticky denial opens no prompt");
         assert!(matches!(book.begin(&names(&["key"]), &file), Ok(Begin::Ask(_))));
         let stopped = book.finish(&Outcome::Stopped).unwrap_err();

@@ -81,7 +81,7 @@ impl ErrorCode {
             ErrorCode::AmbiguousSelector => "ambiguous-selector",
             ErrorCode::WindowClosed => "window-closed",
             ErrorCode::NoTarget => "no-target",
-            ErrorCode::Timeout | ErrorCode::ConsentTimeout => "timeout",
+            ErrorCode::Timeout => "timeout",
             ErrorCode::Focus => "focus-failed",
             ErrorCode::CaptureBlank => "capture-blank",
             ErrorCode::Unavailable => "unavailable",

@@ -72,7 +72,7 @@ impl Invocation for CaptureRequest {
 /// is refused whole, before anything runs.
 impl Invocation for SendCommandRequest {
     fn run(self: Box<Self>, agent: &Agent, stop: &StopFlag) -> Result<ToolOutput, ToolError> {
-        check_enabled(self.command.commands(), &agent.commands)?;
+        check_enabled(self.command.commands(), &agent.commands())?;
         json(desktop(agent)?.send_command(&self, stop)?)
     }
 }

@@ -3,6 +3,7 @@
 //! Dispatch owns the order (gates, parse, desktop gate, run); this module owns only the
 //! "what" of each tool.
 
+mod consent;
 mod desktop;
 pub mod schema;
 mod sessions;
@@ -78,7 +79,7 @@ fn bind<T: DeserializeOwned + JsonSchema + Invocation>() -> Binding {
 
 static BINDINGS: LazyLock<HashMap<&'static str, Binding>> = LazyLock::new(|| {
     use mcec_desktop::requests;
-    use mcec_rules::catalog::{END_SESSION, PROVISION_SESSION, SESSION_STATUS};
+    use mcec_rules::catalog::{END_SESSION, PROVISION_SESSION, REQUEST_COMMAND_ACCESS, SESSION_STATUS};
     HashMap::from([
         (SESSION_STATUS, bind::<status::SessionStatus>()),
         (PROVISION_SESSION, bind::<sessions::ProvisionSession>()),
@@ -98,8 +99,14 @@ static BINDINGS: LazyLock<HashMap<&'static str, Binding>> = LazyLock::new(|| {
         ("launch", bind::<requests::LaunchRequest>()),
         ("record", bind::<requests::RecordRequest>()),
         ("send_command", bind::<requests::SendCommandRequest>()),
+        (REQUEST_COMMAND_ACCESS, bind::<consent::RequestCommandAccess>()),
     ])
 });
+
+/// The `commandAccess` map of `initialize`'s instructions and `session-status`.
+pub fn command_access(agent: &Agent) -> Value {
+    consent::command_access(agent)
+}
 
 /// The binding for a catalogue tool, if this build has one.
 pub fn binding(name: &str) -> Option<&'static Binding> {

@@ -1,5 +1,6 @@
 //! `session-status`: this process's agent session record, plus the state of the operator's
-//! emergency stop in the words the operator's log uses (never "armed" when it is not).
+//! emergency stop in the words the operator's log uses (never "armed" when it is not), and
+//! the `commandAccess` map (what is enabled, what may be requested).
 
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::{StopFlag, ToolError};
@@ -20,6 +21,7 @@ impl Invocation for SessionStatus {
         let stopped = agent.stop.is_set();
         let mut status = agent.with_record(|r| r.to_json(stopped));
         status["emergencyStop"] = stop_json(&agent.desktop_gate());
+        status["commandAccess"] = super::consent::command_access(agent);
         Ok(ToolOutput::json(status))
     }
 }

@@ -1,0 +1,117 @@
+//! The operator's side of `request-command-access`: the consent prompt, and the check that a
+//! hand clicked `Allow`.
+//!
+//! The prompt is an operator window like the re-arm prompt; it only reports clicks. `Allow`
+//! is honoured only on the provenance monitor's attestation (`attest::click_evidence` and
+//! `mcec_rules::opt_in::physical_click_verdict`, the rule of the provisioning opt-in): an
+//! injected click is refused, audited and shown in the prompt, which keeps waiting. `Deny`,
+//! Enter, Esc and closing the window deny. The emergency stop or the client's cancel closes
+//! the prompt with nothing granted; so does the timeout. Without an operator window or a
+//! provenance monitor no prompt is shown at all: nothing could be attested (fail closed).
+
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use mcec_desktop::monitor::LastPhysicalInput;
+use mcec_mcp::ConsentAsker;
+use mcec_mcp::audit::audit;
+use mcec_operator::OperatorState;
+use mcec_rules::StopFlag;
+use mcec_rules::consent::{CONSENT_TIMEOUT, Outcome};
+use mcec_rules::latch::Latch;
+use mcec_rules::opt_in::physical_click_verdict;
+
+use crate::operator::UiShutdown;
+
+/// Test-only: a shorter consent timeout in milliseconds (never a longer one).
+pub const TIMEOUT_ENV: &str = "MCEC_TEST_CONSENT_TIMEOUT_MS";
+
+/// How often the waiting prompt looks at the stop flag and the clock.
+const TICK: Duration = Duration::from_millis(50);
+
+/// A click in the consent prompt, forwarded by the operator-event handler.
+#[derive(Debug, Clone, Copy)]
+pub enum ConsentClick {
+    Allow,
+    Deny,
+}
+
+/// Puts requests to the operator through the consent prompt.
+pub struct OperatorConsent {
+    pub ui: Option<(OperatorState, UiShutdown)>,
+    pub clicks: Mutex<Receiver<ConsentClick>>,
+    pub ledger: LastPhysicalInput,
+    pub latch: Latch,
+    /// Whether a provenance monitor feeds the ledger.
+    pub monitored: bool,
+}
+
+/// A receiver and the sender the operator-event handler forwards consent clicks to.
+pub fn channel() -> (Sender<ConsentClick>, Receiver<ConsentClick>) {
+    std::sync::mpsc::channel()
+}
+
+/// The consent timeout: [`CONSENT_TIMEOUT`], or shorter when the test-only variable says so.
+fn timeout() -> Duration {
+    std::env::var(TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_millis)
+        .filter(|d| *d < CONSENT_TIMEOUT)
+        .unwrap_or(CONSENT_TIMEOUT)
+}
+
+impl ConsentAsker for OperatorConsent {
+    fn ask(&self, reason: &str, commands: &[String], stop: &StopFlag) -> Outcome {
+        let Some((ui, windows)) = &self.ui else {
+            return Outcome::Unavailable("no operator window: no display, or the windows could not start".into());
+        };
+        if !self.monitored {
+            return Outcome::Unavailable(
+                "the emergency stop's input monitor is not running, so a click in the prompt could not be told \
+                 from a program's"
+                    .into(),
+            );
+        }
+        if windows.ended() {
+            return Outcome::Unavailable("the operator windows are gone".into());
+        }
+        let clicks = self.clicks.lock().unwrap_or_else(PoisonError::into_inner);
+        while clicks.try_recv().is_ok() {}
+        ui.open_consent(reason, commands.to_vec());
+        let deadline = Instant::now() + timeout();
+        let outcome = loop {
+            if stop.is_set() {
+                break Outcome::Stopped;
+            }
+            if windows.ended() {
+                break Outcome::Unavailable("the operator windows went away".into());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break Outcome::TimedOut;
+            }
+            match clicks.recv_timeout(left.min(TICK)) {
+                Ok(ConsentClick::Deny) => break Outcome::Denied,
+                Ok(ConsentClick::Allow) => {
+                    let evidence = crate::attest::click_evidence(&self.ledger, &self.latch, self.monitored);
+                    match physical_click_verdict(evidence.as_ref(), Instant::now()) {
+                        Ok(()) if !stop.is_set() => break Outcome::Granted,
+                        Ok(()) => break Outcome::Stopped,
+                        Err(refusal) => {
+                            audit("consent-refused", &format!("{}: {refusal}", refusal.code()));
+                            ui.refuse_consent(format!("Not allowed: {refusal}."));
+                        }
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    break Outcome::Unavailable("the operator windows stopped answering".into());
+                }
+            }
+        };
+        ui.close_consent();
+        outcome
+    }
+}

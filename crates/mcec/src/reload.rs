@@ -1,0 +1,137 @@
+//! Live reload: the operator's edits of `mcec.settings` and `mcec.commands` take effect while
+//! mcec runs.
+//!
+//! A thread looks at both files every [`POLL`] (modification time, size and inode: no
+//! inotify, so a file replaced by rename, a file created later and an editor's in-place write
+//! are all seen the same way, at no cost worth measuring). On a change both files are read
+//! again through `config::load`, exactly as at start. What a reload changes is the agent
+//! surface: `AgentCommandsEnabled` and `mcec.commands`; a file that does not parse turns the
+//! surface off (fail closed, the error logged with its file and line) until it is fixed.
+//! Every change is audited and announced to clients (`notifications/tools/list_changed`).
+//! A reload never turns `AllowSessionProvisioning` on (only the physically attested opt-in
+//! does); it turns it off when the file does. Other keys (port, hotkey, overlay...) are read
+//! at start only, and a change to them is logged as such.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+use mcec_mcp::Agent;
+use mcec_mcp::audit::audit;
+use mcec_rules::catalog::LAUNCH;
+use mcec_rules::settings::{Commands, Settings};
+
+use crate::config::{self, Loaded};
+
+/// How often the files are looked at.
+pub const POLL: Duration = Duration::from_millis(500);
+
+/// What the reload thread needs.
+pub struct Watch {
+    pub settings_file: PathBuf,
+    pub commands_file: PathBuf,
+    /// A provisioned session copy: `launch` is only ever enabled by the operator's consent.
+    pub session_copy: bool,
+    /// The flag `provision-session` reads.
+    pub allow_provisioning: Arc<AtomicBool>,
+}
+
+/// The agent surface a loaded configuration gives: whether agent commands are on, and which
+/// commands. In a provisioned copy `launch` is off whatever the file says (the agent can
+/// write its copy's files; only `request-command-access` grants `launch` there).
+pub fn surface(loaded: &Loaded, session_copy: bool) -> (bool, Commands) {
+    let mut commands = loaded.commands.clone();
+    if session_copy && commands.is_enabled(LAUNCH) {
+        tracing::warn!("`launch` is enabled in this session copy's mcec.commands; ignored (only the operator's consent enables it here)");
+        commands.set(LAUNCH, false);
+    }
+    (loaded.agent_commands_enabled(), commands)
+}
+
+/// Start the reload thread; `at_start` is what the process started with.
+pub fn spawn(watch: Watch, agent: Arc<Agent>, at_start: Settings) {
+    let spawned = std::thread::Builder::new().name("mcec-reload".into()).spawn(move || {
+        let mut seen = stamps(&watch);
+        let mut settings = at_start;
+        loop {
+            std::thread::sleep(POLL);
+            let now = stamps(&watch);
+            if now != seen {
+                seen = now;
+                settings = apply(&watch, &agent, &settings);
+            }
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::error!("cannot start the settings reload thread ({e}); edits take effect at restart");
+    }
+}
+
+type Stamp = Option<(SystemTime, u64, u64)>;
+
+fn stamp(path: &Path) -> Stamp {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len(), meta.ino()))
+}
+
+fn stamps(watch: &Watch) -> (Stamp, Stamp) {
+    (stamp(&watch.settings_file), stamp(&watch.commands_file))
+}
+
+/// Read both files again and apply what changed; returns the settings now in force.
+fn apply(watch: &Watch, agent: &Agent, before: &Settings) -> Settings {
+    let loaded = config::load(&watch.settings_file, &watch.commands_file);
+    for warning in &loaded.warnings {
+        tracing::warn!("{warning}");
+    }
+    if let Some(error) = &loaded.error {
+        tracing::error!("{error}");
+        audit("settings-error", &format!("on reload; agent surface off until the file is fixed: {error}"));
+    }
+    if loaded.error.is_some() || !loaded.settings.allow_session_provisioning {
+        watch.allow_provisioning.store(false, Ordering::SeqCst);
+    }
+    let (enabled, commands) = surface(&loaded, watch.session_copy);
+    if enabled != agent.agent_commands_enabled() || commands != agent.file_commands() {
+        let names: Vec<&str> = commands.enabled_names().collect();
+        audit(
+            "settings-reloaded",
+            &format!("AgentCommandsEnabled={enabled} enabled={}", if names.is_empty() { "-".into() } else { names.join(",") }),
+        );
+        agent.set_surface(enabled, commands);
+    }
+    if loaded.error.is_some() {
+        return before.clone();
+    }
+    let restart_only = restart_only_changes(before, &loaded.settings);
+    if !restart_only.is_empty() {
+        tracing::info!("{} changed in mcec.settings; takes effect when mcec restarts", restart_only.join(", "));
+    }
+    loaded.settings
+}
+
+/// The keys read only at start whose values differ.
+fn restart_only_changes(a: &Settings, b: &Settings) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let mut check = |changed: bool, key| {
+        if changed {
+            out.push(key);
+        }
+    };
+    check(a.mcp_server_enabled != b.mcp_server_enabled, "McpServerEnabled");
+    check(a.mcp_bind_address != b.mcp_bind_address, "McpBindAddress");
+    check(a.mcp_http_port != b.mcp_http_port, "McpHttpPort");
+    check(a.mcp_auth_token != b.mcp_auth_token, "McpAuthToken");
+    check(a.mcp_allowed_hosts != b.mcp_allowed_hosts, "McpAllowedHosts");
+    check(a.emergency_stop_enabled != b.emergency_stop_enabled, "EmergencyStopEnabled");
+    check(a.emergency_stop_hotkey != b.emergency_stop_hotkey, "EmergencyStopHotkey");
+    check(a.command_overlay_enabled != b.command_overlay_enabled, "CommandOverlayEnabled");
+    check(a.act_as_server != b.act_as_server, "ActAsServer");
+    check(
+        a.unsafe_allow_actuation_without_stop_on_wayland != b.unsafe_allow_actuation_without_stop_on_wayland,
+        mcec_rules::settings::UNSAFE_WAYLAND_KEY,
+    );
+    out
+}

@@ -1,0 +1,144 @@
+//! The consent prompt: an agent's `request-command-access`, put to the operator.
+//!
+//! It shows the exact commands asked for and the agent's reason (already made one clean line
+//! by `mcec_rules::consent::sanitize_reason`, and drawn inside a frame labelled as the agent's
+//! words, so it cannot pass for mcec's own text or buttons). `Deny` is the default: it holds
+//! the keyboard focus, and Enter, Esc and the window's close button all mean Deny. `Allow`
+//! only reports the click and its time; the core asks the provenance monitor whether a hand
+//! made it, as for a re-arm, and either grants (the prompt closes) or shows the refusal here
+//! and keeps waiting. The core closes the prompt on a timeout or an emergency stop.
+
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+use eframe::egui::{self, Color32, RichText, ViewportBuilder, ViewportId};
+
+use crate::state::{OperatorEvent, OperatorState};
+
+/// Window title of the consent prompt.
+pub const CONSENT_TITLE: &str = "mcec: an agent asks for more access";
+/// Label of the button that grants.
+pub const ALLOW_LABEL: &str = "Allow";
+/// Label of the default button.
+pub const DENY_LABEL: &str = "Deny";
+
+const CONSENT_SIZE: [f32; 2] = [560.0, 380.0];
+
+/// What the consent prompt shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsentView {
+    /// The agent's reason, sanitized by the core.
+    pub reason: String,
+    /// The commands that are not enabled yet, exactly as named.
+    pub commands: Vec<String>,
+    /// Why the last `Allow` was not honoured, if it was not.
+    pub refusal: Option<String>,
+    /// `Allow` was clicked and the core has not answered yet.
+    pub checking: bool,
+}
+
+impl OperatorState {
+    /// Open the consent prompt (core side). The caller sanitized `reason`.
+    pub fn open_consent(&self, reason: impl Into<String>, commands: Vec<String>) {
+        let view = ConsentView { reason: reason.into(), commands, refusal: None, checking: false };
+        self.update_consent(|consent| *consent = Some(view));
+    }
+
+    /// Close the consent prompt (core side: granted, timed out, stopped). Returns whether it
+    /// was open.
+    pub fn close_consent(&self) -> bool {
+        self.update_consent(|consent| consent.take().is_some())
+    }
+
+    /// The core did not honour `Allow`; the prompt shows `message` and stays open.
+    pub fn refuse_consent(&self, message: impl Into<String>) {
+        let message = message.into();
+        self.update_consent(|consent| {
+            if let Some(view) = consent {
+                view.refusal = Some(message);
+                view.checking = false;
+            }
+        });
+    }
+
+    fn mark_consent_checking(&self) {
+        self.update_consent(|consent| {
+            if let Some(view) = consent {
+                view.checking = true;
+                view.refusal = None;
+            }
+        });
+    }
+}
+
+pub(crate) fn viewport_id() -> ViewportId {
+    ViewportId::from_hash_of("mcec-consent-prompt")
+}
+
+pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
+    crate::prompt::dialog_builder(CONSENT_TITLE, CONSENT_SIZE, monitor)
+}
+
+/// Draw the prompt; runs as the deferred viewport's callback.
+pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>) {
+    let mut deny = crate::prompt::dismissed(ui);
+    let mut allow = false;
+    let Some(view) = state.snapshot().consent else {
+        return;
+    };
+    egui::Panel::bottom("mcec-consent-buttons").show(ui, |ui| {
+        ui.add_space(8.0);
+        if let Some(refusal) = &view.refusal {
+            ui.label(RichText::new(refusal).color(Color32::from_rgb(0xE5, 0x73, 0x73)));
+        } else if view.checking {
+            ui.label(RichText::new("Checking that the click came from you…").italics());
+        } else {
+            ui.label("Allow counts only when you click it with your own mouse.");
+        }
+        ui.add_space(6.0);
+        ui.horizontal(|ui| {
+            let allow_button = ui.button(RichText::new(ALLOW_LABEL).size(16.0));
+            let deny_button = ui.button(RichText::new(DENY_LABEL).size(16.0).strong());
+            if ui.memory(|m| m.focused().is_none()) {
+                deny_button.request_focus();
+            }
+            allow = allow_button.clicked();
+            deny |= deny_button.clicked();
+        });
+        ui.add_space(8.0);
+    });
+    egui::CentralPanel::default_margins().show(ui, |ui| {
+        ui.label(RichText::new("An agent asks you to enable:").size(17.0).strong());
+        ui.add_space(2.0);
+        for name in &view.commands {
+            ui.label(RichText::new(format!("• {name}")).monospace().size(14.0));
+        }
+        ui.add_space(6.0);
+        ui.label("Its reason, in the agent's own words:");
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            let reason = if view.reason.is_empty() { "(no reason given)" } else { view.reason.as_str() };
+            ui.add(egui::Label::new(RichText::new(reason).italics()).wrap());
+        });
+        ui.add_space(6.0);
+        ui.label(
+            RichText::new(
+                "Allow enables these for this mcec process only, until it exits; mcec.commands is not changed.",
+            )
+            .small(),
+        );
+    });
+
+    if deny {
+        // Reported once per prompt, however many frames see the close request.
+        if state.close_consent() {
+            crate::host::send(events, OperatorEvent::ConsentDeny);
+        }
+    } else if allow {
+        // Taken within a frame of the button's release; the core matches it against the
+        // provenance monitor's record of physical input.
+        let at = Instant::now();
+        state.mark_consent_checking();
+        crate::host::send(events, OperatorEvent::ConsentAllow { at });
+    }
+}
