@@ -118,7 +118,8 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         egui::Frame::group(ui.style()).show(ui, |ui| {
             ui.set_width(ui.available_width());
             let reason = if view.reason.is_empty() { "(no reason given)" } else { view.reason.as_str() };
-            ui.add(egui::Label::new(RichText::new(reason).italics()).wrap());
+            let text = RichText::new(reason).italics().color(ui.visuals().strong_text_color());
+            ui.add(egui::Label::new(text).wrap());
         });
         ui.add_space(6.0);
         ui.label(
