@@ -65,7 +65,9 @@ fn timeout() -> Duration {
 impl ConsentAsker for OperatorConsent {
     fn ask(&self, reason: &str, commands: &[String], stop: &StopFlag) -> Outcome {
         let Some((ui, windows)) = &self.ui else {
-            return Outcome::Unavailable("no operator window: no display, or the windows could not start".into());
+            return Outcome::Unavailable(
+                "no operator window: no display, or the windows could not start".into(),
+            );
         };
         if !self.monitored {
             return Outcome::Unavailable(

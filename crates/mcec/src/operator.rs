@@ -163,7 +163,16 @@ impl OperatorSide {
     /// the host settings window's Agent tab); they live as long as the process.
     pub fn run(self, agent: Arc<Agent>, agent_tab: Option<AgentTabConfig>) {
         let OperatorSide {
-            latch, desktop, ui, ui_events, monitor, ledger, record, ui_thread, consent_clicks, ..
+            latch,
+            desktop,
+            ui,
+            ui_events,
+            monitor,
+            ledger,
+            record,
+            ui_thread,
+            consent_clicks,
+            ..
         } = self;
         record.watching.store(monitor.is_some(), Ordering::SeqCst);
         let rearm = Rearm {

@@ -44,7 +44,9 @@ pub struct Watch {
 pub fn surface(loaded: &Loaded, session_copy: bool) -> (bool, Commands) {
     let mut commands = loaded.commands.clone();
     if session_copy && commands.is_enabled(LAUNCH) {
-        tracing::warn!("`launch` is enabled in this session copy's mcec.commands; ignored (only the operator's consent enables it here)");
+        tracing::warn!(
+            "`launch` is enabled in this session copy's mcec.commands; ignored (only the operator's consent enables it here)"
+        );
         commands.set(LAUNCH, false);
     }
     (loaded.agent_commands_enabled(), commands)
@@ -98,7 +100,10 @@ fn apply(watch: &Watch, agent: &Agent, before: &Settings) -> Settings {
         let names: Vec<&str> = commands.enabled_names().collect();
         audit(
             "settings-reloaded",
-            &format!("AgentCommandsEnabled={enabled} enabled={}", if names.is_empty() { "-".into() } else { names.join(",") }),
+            &format!(
+                "AgentCommandsEnabled={enabled} enabled={}",
+                if names.is_empty() { "-".into() } else { names.join(",") }
+            ),
         );
         agent.set_surface(enabled, commands);
     }
@@ -107,7 +112,10 @@ fn apply(watch: &Watch, agent: &Agent, before: &Settings) -> Settings {
     }
     let restart_only = restart_only_changes(before, &loaded.settings);
     if !restart_only.is_empty() {
-        tracing::info!("{} changed in mcec.settings; takes effect when mcec restarts", restart_only.join(", "));
+        tracing::info!(
+            "{} changed in mcec.settings; takes effect when mcec restarts",
+            restart_only.join(", ")
+        );
     }
     loaded.settings
 }

@@ -217,7 +217,9 @@ impl ConsentBook {
             )),
             Outcome::Unavailable(why) => Err(ToolError::new(
                 ErrorCode::ConsentUnavailable,
-                format!("mcec cannot ask the operator here ({why}); nothing was enabled. Ask the user instead."),
+                format!(
+                    "mcec cannot ask the operator here ({why}); nothing was enabled. Ask the user instead."
+                ),
             )),
             Outcome::Stopped => Err(ToolError::emergency_stopped()),
         }
@@ -278,9 +280,15 @@ mod tests {
         for ok in ["click", "launch", "capture", "send_command", "send_command.chars", "send_command.pause"] {
             assert!(requestable(ok), "{ok}");
         }
-        for bad in ["session-status", "provision-session", "request-command-access", "send_command.shell", "",
-            "send_command.CHARS", "nope"]
-        {
+        for bad in [
+            "session-status",
+            "provision-session",
+            "request-command-access",
+            "send_command.shell",
+            "",
+            "send_command.CHARS",
+            "nope",
+        ] {
             assert!(!requestable(bad), "{bad}");
         }
         assert!(requestable_tools().any(|t| t == "launch"));
@@ -292,7 +300,10 @@ mod tests {
         assert_eq!(requested_commands(&[]).unwrap_err().code, ErrorCode::BadArguments);
         let nine = names(&["click"; 9]);
         assert_eq!(requested_commands(&nine).unwrap_err().code, ErrorCode::BadArguments);
-        assert_eq!(requested_commands(&names(&["click", "type", "click"])).unwrap(), names(&["click", "type"]));
+        assert_eq!(
+            requested_commands(&names(&["click", "type", "click"])).unwrap(),
+            names(&["click", "type"])
+        );
         let err = requested_commands(&names(&["click", "session-status"])).unwrap_err();
         assert!(err.detail.starts_with("`commands[1]`"), "{}", err.detail);
     }
