@@ -48,9 +48,10 @@ def copy(tmp_path: Path) -> Copy:
 class Client:
     """One connected session plus the tools/list_changed notifications it received."""
 
-    def __init__(self, session: ClientSession, changes: list[int]) -> None:
+    def __init__(self, session: ClientSession, changes: list[int], instructions: str) -> None:
         self.s = session
         self.changes = changes
+        self.instructions = instructions
 
     async def call(self, tool: str, args: dict | None = None) -> dict:
         result = await self.s.call_tool(tool, args or {})
@@ -83,8 +84,8 @@ async def agent(copy: Copy, display: str | None, **env: str):
         with unwrap_groups():
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write, message_handler=on_message) as session:
-                    await session.initialize()
-                    yield Client(session, changes)
+                    init = await session.initialize()
+                    yield Client(session, changes, init.instructions or "")
     finally:
         errlog.close()
 
@@ -135,6 +136,10 @@ async def test_physical_allow_grants_at_once_and_a_restart_forgets_it(copy: Copy
         assert await c.code("click", HARMLESS) == "command-disabled"
         status = (await c.call("session-status"))["result"]["commandAccess"]
         assert status["enabledTools"] == ["capture"] and "click" in status["requestableTools"]
+        assert "send_command.chars" in status["requestableRawKinds"] and status["enabledRawKinds"] == []
+        assert "never" in status["note"].lower() and "mcec.commands" in status["note"]
+        connect_map = json.loads(c.instructions.split("commandAccess: ", 1)[1])
+        assert connect_map == status, "initialize's instructions and session-status disagree"
         req = Request(c, ["click", "capture"], "click Save in the editor")
         async with anyio.create_task_group() as tg:
             tg.start_soon(req.run)

@@ -143,3 +143,46 @@ fn restart_only_changes(a: &Settings, b: &Settings) -> Vec<&'static str> {
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loaded(commands: Commands, error: bool) -> Loaded {
+        Loaded {
+            settings: Settings { agent_commands_enabled: true, ..Settings::default() },
+            commands,
+            error: error.then(|| mcec_rules::settings::SettingsError {
+                file: "mcec.commands".into(),
+                line: Some(2),
+                key: None,
+                problem: "not valid TOML".into(),
+            }),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_session_copy_never_enables_launch_from_its_file() {
+        let file = Commands::enabling(["launch", "click"]);
+        let (on, commands) = surface(&loaded(file.clone(), false), true);
+        assert!(on && commands.is_enabled("click") && !commands.is_enabled(LAUNCH));
+        let (_, operator) = surface(&loaded(file, false), false);
+        assert!(operator.is_enabled(LAUNCH), "the operator's own copy keeps it");
+    }
+
+    #[test]
+    fn a_broken_file_turns_the_surface_off() {
+        let (on, _) = surface(&loaded(Commands::enabling(["click"]), true), false);
+        assert!(!on);
+    }
+
+    #[test]
+    fn keys_read_only_at_start_are_named() {
+        let a = Settings::default();
+        let b = Settings { mcp_http_port: 6000, emergency_stop_hotkey: "Pause".into(), ..a.clone() };
+        assert_eq!(restart_only_changes(&a, &b), ["McpHttpPort", "EmergencyStopHotkey"]);
+        let c = Settings { agent_commands_enabled: true, allow_session_provisioning: true, ..a.clone() };
+        assert!(restart_only_changes(&a, &c).is_empty(), "these two are live");
+    }
+}
