@@ -17,7 +17,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mcec_e2e import REPO, Copy, manual_copy, unwrap_groups
+from mcec_e2e import REPO, Copy, free_port, host_settings, manual_copy, sdk_http, start_host, unwrap_groups
 from xdesk import Desk, Screen
 
 TITLE = "mcec: an agent asks for more access"
@@ -382,3 +382,51 @@ async def test_live_reload_enables_breaks_and_restores(tmp_path: Path) -> None:
             assert await c.code("displays") is None
     assert audit_with(copy, "settings-error", "on reload")
     assert len(audit_with(copy, "settings-reloaded")) == 3, copy.log()
+
+
+async def test_a_cancelled_request_closes_the_prompt_and_is_not_sticky(copy: Copy, desk: Desk) -> None:
+    async with agent(copy, desk.inner) as c:
+        req = Request(c, ["click"], "click OK")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(req.run)
+            await button(desk, ALLOW_OFFSET)
+            tg.cancel_scope.cancel()  # the SDK sends notifications/cancelled
+        assert req.answer is None
+        assert await until(lambda: not desk.visible_window(TITLE)), "the prompt outlived the cancel"
+        assert await until(lambda: bool(audit_with(copy, "consent; stopped"))), copy.log()
+        assert await c.code("click", HARMLESS) == "command-disabled"
+        again = Request(c, ["click"], "click OK")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(again.run)
+            await button(desk, ALLOW_OFFSET)
+            desk.physical("key", "Escape")
+        assert again.code() == "consent-denied"
+    assert audit_with(copy, "request-command-access", "code=cancelled")
+
+
+async def test_the_host_asks_over_http_too(tmp_path: Path, desk: Desk) -> None:
+    port = free_port()
+    copy = manual_copy(tmp_path / "h", settings=host_settings(port), commands=("capture",))
+    copy.extra_env["DISPLAY"] = desk.inner
+    host = start_host(copy, port)
+    try:
+        async with sdk_http(host.url) as (session, init):
+            assert "commandAccess" in (init.instructions or "")
+            req_answer: list[dict] = []
+
+            async def ask() -> None:
+                args = {"commands": ["click"], "reason": "click OK"}
+                result = await session.call_tool("request-command-access", args)
+                req_answer.append(json.loads(result.content[-1].text))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(ask)
+                allow = await button(desk, ALLOW_OFFSET)
+                desk.physical("mousemove", *allow, "click", "1")
+            assert req_answer[0]["ok"], req_answer
+            assert "click" in {t.name for t in (await session.list_tools()).tools}
+            result = await session.call_tool("click", HARMLESS)
+            assert json.loads(result.content[-1].text)["ok"]
+    finally:
+        host.stop()
+    assert audit_with(copy, "consent; granted", "commands=click")
