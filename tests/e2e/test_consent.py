@@ -17,7 +17,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mcec_e2e import REPO, Copy, free_port, host_settings, manual_copy, sdk_http, start_host, unwrap_groups
+from mcec_e2e import REPO, Copy, free_port, host_settings, manual_copy, sdk_http, session_copy, start_host, unwrap_groups
 from xdesk import Desk, Screen
 
 TITLE = "mcec: an agent asks for more access"
@@ -430,3 +430,27 @@ async def test_the_host_asks_over_http_too(tmp_path: Path, desk: Desk) -> None:
     finally:
         host.stop()
     assert audit_with(copy, "consent; granted", "commands=click")
+
+
+async def test_launch_in_a_session_copy_only_through_consent(tmp_path: Path, desk: Desk) -> None:
+    operator = manual_copy(tmp_path / "op", settings="AllowSessionProvisioning = true\n")
+    async with agent(operator, None) as c:
+        handoff = await c.call("provision-session", {"mcpServer": False})
+    assert handoff["ok"], handoff
+    session = session_copy(operator, handoff["result"])
+    # The agent can write its copy's files: a `launch` it enables there is ignored.
+    text = session.commands_path.read_text()
+    assert "[launch]\nEnabled = false" in text, text
+    session.commands_path.write_text(text.replace("[launch]\nEnabled = false", "[launch]\nEnabled = true"))
+    async with agent(session, desk.inner) as c:
+        assert "launch" not in await c.names() and "click" in await c.names()
+        assert await c.code("launch", {"path": "/bin/true"}) == "command-disabled"
+        req = Request(c, ["launch"], "start the editor")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(req.run)
+            allow = await button(desk, ALLOW_OFFSET)
+            desk.physical("mousemove", *allow, "click", "1")
+        assert req.answer is not None and req.answer["ok"], req.answer
+        assert req.answer["result"]["granted"] == ["launch"]
+        assert "launch" in await c.names()
+    assert "ignored (only the operator's consent enables it here)" in session.log()
