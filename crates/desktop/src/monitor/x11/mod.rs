@@ -1,5 +1,5 @@
 //! The X11 provenance source: XInput 2.2 raw events, classified by source device, plus a
-//! RECORD watch on XTEST for the forged form (see `x11-provenance.md`).
+//! RECORD watch on XTEST for the forged form (see `docs/x11-provenance.md`).
 //!
 //! It runs on its own thread with its own connection, so nothing the desktop tools do (a
 //! slow capture, a grab) can delay it. Raw events arrive whatever window has focus and
