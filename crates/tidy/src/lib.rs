@@ -24,7 +24,11 @@ pub const BOUNDARIES: &[Boundary] = &[
         why: "the X server is spoken to by the desktop crate and, for its own windows, the operator crate",
     },
     Boundary { dependency: "rmcp", allowed: &["mcec-mcp"], why: "only mcec-mcp knows MCP" },
-    Boundary { dependency: "eframe", allowed: &["mcec-operator"], why: "only the operator crate draws windows" },
+    Boundary {
+        dependency: "eframe",
+        allowed: &["mcec-operator"],
+        why: "only the operator crate draws windows",
+    },
 ];
 
 /// The crate that must stay free of I/O, and the dependencies it may have: pure data crates.
@@ -80,7 +84,9 @@ pub fn boundary_violations(cargo_toml: &str) -> Result<Vec<String>, String> {
     }
     if name == PURE_CRATE {
         for dep in deps.iter().filter(|d| !PURE_DEPENDENCIES.contains(&d.as_str())) {
-            out.push(format!("{name} depends on {dep}: mcec-rules does no I/O (add pure crates to PURE_DEPENDENCIES)"));
+            out.push(format!(
+                "{name} depends on {dep}: mcec-rules does no I/O (add pure crates to PURE_DEPENDENCIES)"
+            ));
         }
     }
     Ok(out)
