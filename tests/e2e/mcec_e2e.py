@@ -523,7 +523,7 @@ def iter_json_lines(lines: list[bytes]) -> Iterator[Any]:
 
 
 def session_copy(parent: Copy, handoff: dict) -> Copy:
-    """The provisioned copy described by a `provision-session` handoff, run with the same
+    """The session copy described by a `provision-session` handoff, run with the same
     HOME/XDG environment as the copy that provisioned it (its files live beside its exe)."""
     directory = Path(handoff["directory"])
     return Copy(root=parent.root, exe=Path(handoff["exePath"]), config_dir=directory, extra_env=dict(parent.extra_env))

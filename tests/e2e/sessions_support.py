@@ -1,6 +1,6 @@
 """Shared pieces of the session tests (test_sessions.py, test_sessions_cli.py): operator
 copies that opted in, SDK calls of the two meta tools, and checks of a handoff and of the
-files a provisioned session must (and must not) contain."""
+files a session copy must (and must not) contain."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ MENU_SETTINGS_ITEM = (40, 40)
 CHECKBOX = (15, 43)
 PROVISION_NEW = (355, 145)
 DELETE_ALL = (257, 145)
-IGNORED_CLICK = "the opt-in checkbox was clicked in a provisioned copy; ignored"
+IGNORED_CLICK = "the opt-in checkbox was clicked in a session copy; ignored"
 
 SETTINGS = (
     "# the operator's own settings; comments and order must survive\n"
@@ -160,7 +160,7 @@ def test_a_broken_settings_file_is_never_rewritten(host_copy: Copy, desk: Desk) 
         stop_process(proc)
 
 
-def test_a_provisioned_copy_cannot_opt_in(host_copy: Copy, desk: Desk) -> None:
+def test_a_session_copy_cannot_opt_in(host_copy: Copy, desk: Desk) -> None:
     host_copy.write_settings(SETTINGS + "AllowSessionProvisioning = true\n")
     rc, out, err = run_cli(host_copy, ["provision", "--json", "--no-mcp-server"])
     assert rc == 0, err
@@ -173,7 +173,7 @@ def test_a_provisioned_copy_cannot_opt_in(host_copy: Copy, desk: Desk) -> None:
         desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
         # The click reached the disabled checkbox: the window says it ignored it.
         assert wait_until(lambda: IGNORED_CLICK in session.log(), timeout=10), session.log()
-        desk.screenshot(ARTIFACTS / "agent-tab-provisioned-copy.png")
+        desk.screenshot(ARTIFACTS / "agent-tab-session-copy.png")
         assert session.settings_path.read_text() == before
         assert not audit_with(session, "provisioning-opt-in"), session.log()  # no event reached the core
     finally:

@@ -1,10 +1,10 @@
 """Isolated session provisioning from outside, through the official MCP Python SDK: the
-opt-in, the handoff and the files it names, the provisioned copy running by itself (lock,
+opt-in, the handoff and the files it names, the session copy running by itself (lock,
 HTTP bearer, port, tool surface), `end-session`, the reaper, symlinks planted in a session,
 and concurrency. The operator's CLI and bad input are in test_sessions_cli.py.
 
 Every session lives under the test's own XDG_STATE_HOME; nothing here touches the real
-user's state. A provisioned copy is started with the same HOME/XDG environment as the copy
+user's state. A session copy is started with the same HOME/XDG environment as the copy
 that provisioned it, like an agent would start it from the handoff."""
 
 from __future__ import annotations

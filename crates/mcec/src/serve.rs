@@ -1,6 +1,6 @@
 //! Starting a serving process: `mcec mcp` (stdio) or the host (`mcec`, HTTP when
 //! `McpServerEnabled`). Both share the start-up: paths, logs, settings, the instance lock of
-//! a provisioned copy, and the [`Agent`] every transport serves.
+//! a session copy, and the [`Agent`] every transport serves.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -101,11 +101,11 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
             && paths.session.is_none(),
     };
     if settings.unsafe_allow_actuation_without_stop_on_wayland && paths.session.is_some() {
-        tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a provisioned session copy");
+        tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a session copy");
     }
     let side = OperatorSide::bring_up(plan);
     *ui = side.ui_shutdown();
-    // A provisioned copy can never provision: the agent must not widen its own rights.
+    // A session copy can never provision: the agent must not widen its own rights.
     let allow_provisioning = Arc::new(AtomicBool::new(
         loaded.error.is_none() && loaded.settings.allow_session_provisioning && paths.session.is_none(),
     ));
@@ -114,7 +114,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
         config_dir: paths.config_dir.clone(),
         sessions_root: paths.sessions_root.clone(),
         exe: paths.exe.clone(),
-        in_provisioned_copy: paths.session.is_some(),
+        in_session_copy: paths.session.is_some(),
         allow_provisioning,
         operator_hotkey: settings.emergency_stop_hotkey.clone(),
         settings_error: loaded.error.as_ref().map(ToString::to_string),
@@ -188,7 +188,7 @@ fn build_agent(
     allow_provisioning: Arc<AtomicBool>,
 ) -> Agent {
     let config = AgentConfig {
-        session_id: new_session_id(),
+        run_id: new_run_id(),
         stop: side.stop_flag(),
         installed_copy: paths.installed,
         agent_commands_enabled: loaded.agent_commands_enabled(),
@@ -209,7 +209,7 @@ fn build_agent(
 }
 
 /// 12 lowercase hex characters from the OS random source.
-fn new_session_id() -> String {
+fn new_run_id() -> String {
     let mut bytes = [0u8; 6];
     if getrandom::fill(&mut bytes).is_err() {
         bytes = (std::process::id() as u64).to_le_bytes()[..6].try_into().unwrap_or_default();

@@ -44,7 +44,7 @@ pub fn provision_cmd(args: ProvisionArgs) -> Result<ExitCode> {
         bail!("{error}");
     }
     if paths.session.is_some() {
-        bail!("this is a provisioned session copy; sessions cannot provision further sessions");
+        bail!("this is a session copy; sessions cannot provision further sessions");
     }
     if !loaded.settings.allow_session_provisioning {
         bail!(

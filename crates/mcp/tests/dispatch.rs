@@ -137,7 +137,7 @@ fn a_click_that_passes_every_gate_reaches_the_desktop_and_answers_ok() {
     let agent = agent(DesktopGate::Ready, services(&fake));
     let (answer, audit) = call(&agent, "click", click());
     assert!(answer.ok(), "{}", answer.envelope);
-    assert_eq!(answer.envelope["sessionId"], json!(ID));
+    assert_eq!(answer.envelope["runId"], json!(ID));
     assert!(answer.envelope.get("error").is_none() && answer.envelope.get("result").is_some());
     assert!(fake.calls().contains(&"move 10,20".to_string()), "{:?}", fake.calls());
     assert!(fake.calls().iter().any(|c| c.starts_with("button Left down")), "{:?}", fake.calls());
@@ -185,7 +185,7 @@ fn the_first_gate_that_matches_answers_and_the_desktop_is_never_reached() {
         let (answer, audit) = call(&agent, tool, a);
         assert_eq!(code(&answer), expected, "{what}: {}", answer.envelope);
         assert_eq!(answer.envelope["ok"], json!(false), "{what}");
-        assert_eq!(answer.envelope["sessionId"], json!(ID), "{what}");
+        assert_eq!(answer.envelope["runId"], json!(ID), "{what}");
         assert!(answer.envelope["error"]["detail"].as_str().is_some_and(|d| !d.is_empty()), "{what}");
         assert!(fake.calls().is_empty(), "{what}: the desktop was reached: {:?}", fake.calls());
         assert_eq!(audit.len(), 1, "{what}: {audit:?}");

@@ -36,9 +36,7 @@ pub use agent_model::{AgentMessage, AgentTab, HandoffView, SessionRow};
 pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};
-pub use settings_window::{
-    ALLOW_PROVISIONING_LABEL, PROVISION_NEW_LABEL, PROVISIONED_COPY_NOTE, SETTINGS_TITLE,
-};
+pub use settings_window::{ALLOW_PROVISIONING_LABEL, PROVISION_NEW_LABEL, SESSION_COPY_NOTE, SETTINGS_TITLE};
 pub use state::{
     Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE, Snapshot,
 };

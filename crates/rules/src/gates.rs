@@ -34,7 +34,7 @@ pub fn admit(state: &CallState<'_>, name: &str) -> Result<&'static ToolSpec, Too
         return Err(ToolError::new(
             ErrorCode::BootstrapOnly,
             "This is the operator's installed mcec; it only serves `provision-session` and `end-session`. \
-             Ask for a disposable copy with `provision-session` and drive that instead.",
+             Ask for a session copy with `provision-session` and drive that instead.",
         ));
     }
     if let Some(spec) = spec.filter(|_| is_meta) {

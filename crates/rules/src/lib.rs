@@ -2,7 +2,7 @@
 //!
 //! Everything mcec decides, as plain data and pure functions: the error codes and the
 //! [`envelope`] an agent sees, the [`gates`] of a tool call in the contract's order, the
-//! [`http_gate`], the [`settings`] model, the tool [`catalog`], the agent session
+//! [`http_gate`], the [`settings`] model, the tool [`catalog`], the run
 //! [`record`], and (from the emergency-stop work) the hotkey grammar, the chord detector
 //! and the latch.
 //!

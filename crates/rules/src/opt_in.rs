@@ -1,11 +1,11 @@
-//! Whether a click on the Agent tab's **Allow agents to provision disposable instances**
+//! Whether a click on the Agent tab's **Allow agents to provision session copies**
 //! checkbox may change `AllowSessionProvisioning`.
 //!
 //! This is the one permission an agent must never grant itself, and a toolkit cannot tell who
 //! clicked (an injected click presses an egui checkbox as well as a hand does). So the change
 //! is honoured on the same evidence as a re-arm: the provenance monitor's attestation that the
 //! latest button press was physical and recent, with no tampering seen lately. Inside a
-//! provisioned copy it is never honoured, whoever clicked: a driving agent must not widen its
+//! session copy it is never honoured, whoever clicked: a driving agent must not widen its
 //! own rights.
 
 use std::fmt;
@@ -17,8 +17,8 @@ use crate::latch::{REARM_INPUT_MAX_AGE, RearmAttestation, TAMPER_QUIET_PERIOD};
 /// and the audit line's reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OptInRefusal {
-    /// This process is a provisioned session copy.
-    ProvisionedCopy,
+    /// This process is a session copy.
+    SessionCopy,
     /// The monitor saw no press at all (it may not be running).
     NoInputSeen,
     /// The latest press came from an injected (synthetic) source.
@@ -33,7 +33,7 @@ impl OptInRefusal {
     /// A short machine-readable word for the audit line.
     pub fn code(&self) -> &'static str {
         match self {
-            OptInRefusal::ProvisionedCopy => "provisioned-copy",
+            OptInRefusal::SessionCopy => "session-copy",
             OptInRefusal::NoInputSeen => "no-input-seen",
             OptInRefusal::NotPhysical => "not-physical",
             OptInRefusal::Stale { .. } => "stale-input",
@@ -45,8 +45,8 @@ impl OptInRefusal {
 impl fmt::Display for OptInRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            OptInRefusal::ProvisionedCopy => {
-                f.write_str("this is a provisioned session copy; it can never allow provisioning")
+            OptInRefusal::SessionCopy => {
+                f.write_str("this is a session copy; it can never allow provisioning")
             }
             OptInRefusal::NoInputSeen => f.write_str(
                 "no physical click was seen (is the emergency stop armed?); click with your own mouse",
@@ -87,11 +87,11 @@ pub struct OptInEvidence {
 /// kind must pass.
 pub fn opt_in_verdict(
     evidence: Option<&OptInEvidence>,
-    in_provisioned_copy: bool,
+    in_session_copy: bool,
     now: Instant,
 ) -> Result<(), OptInRefusal> {
-    if in_provisioned_copy {
-        return Err(OptInRefusal::ProvisionedCopy);
+    if in_session_copy {
+        return Err(OptInRefusal::SessionCopy);
     }
     let Some(evidence) = evidence else {
         return Err(OptInRefusal::NoInputSeen);
@@ -144,11 +144,11 @@ mod tests {
     }
 
     #[test]
-    fn a_provisioned_copy_never_honours_it() {
+    fn a_session_copy_never_honours_it() {
         let now = Instant::now();
         assert_eq!(
             opt_in_verdict(Some(&ev(true, Some(now), None)), true, now),
-            Err(OptInRefusal::ProvisionedCopy)
+            Err(OptInRefusal::SessionCopy)
         );
     }
 
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn every_refusal_has_a_code_and_a_sentence() {
         let all = [
-            OptInRefusal::ProvisionedCopy,
+            OptInRefusal::SessionCopy,
             OptInRefusal::NoInputSeen,
             OptInRefusal::NotPhysical,
             OptInRefusal::Stale { age: Duration::from_secs(3) },

@@ -1,7 +1,7 @@
 //! # mcec-sessions: sessions on disk
 //!
 //! An agent never drives the operator's own mcec. When the operator has opted in, it gets a
-//! disposable copy instead: a session directory under `$XDG_STATE_HOME/mcec/sessions/<id>`
+//! session copy instead: a session directory under `$XDG_STATE_HOME/mcec/sessions/<id>`
 //! holding a copy of the executable and an agent-ready co-located config, guarded by a token
 //! and removed when the agent is done (or by the reaper 12 h later). This crate is everything
 //! about those directories:

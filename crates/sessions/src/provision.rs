@@ -1,4 +1,4 @@
-//! `provision-session`: make a disposable, agent-ready copy of mcec.
+//! `provision-session`: make a session copy of mcec, ready for an agent.
 //!
 //! A session is `<sessions root>/<id>/` (0700) holding a copy of the running executable
 //! (`mcec`, 0700), a co-located `mcec.settings` and `mcec.commands` (0600, each written to a
@@ -194,7 +194,7 @@ pub fn plan_commands(requested: Option<&[String]>, all: &[String]) -> Result<Com
                 } else if !seen.insert(name) {
                     warnings.push(format!("{} was listed more than once", shown(name)));
                 } else if name == NEVER_PROVISIONED {
-                    warnings.push(format!("{} is never enabled in a provisioned session", shown(name)));
+                    warnings.push(format!("{} is never enabled in a session copy", shown(name)));
                 } else if !known.contains(name) {
                     warnings.push(format!("unknown command {} was ignored", shown(name)));
                 } else {
@@ -370,7 +370,7 @@ fn fill_session(
         emergency_stop_hotkey: hotkey,
     };
     let settings_text = format!(
-        "# Written by mcec for provisioned session {id}. Deleted with the session.\n{}",
+        "# Written by mcec for session copy {id}. Deleted with the session.\n{}",
         toml::to_string(&settings).map_err(|e| format!("cannot encode the settings: {e}"))?
     );
     write_atomic(dir, SETTINGS_FILE, settings_text.as_bytes())?;
@@ -378,7 +378,7 @@ fn fill_session(
     let commands: BTreeMap<&str, CommandEntry> =
         plan.enabled.iter().map(|(name, on)| (name.as_str(), CommandEntry { enabled: *on })).collect();
     let mut commands_text = format!(
-        "# Written by mcec for provisioned session {id}. `launch` is never enabled here.\n{}",
+        "# Written by mcec for session copy {id}. `launch` is never enabled here.\n{}",
         toml::to_string(&commands).map_err(|e| format!("cannot encode the commands: {e}"))?
     );
     // Enabling `send_command` means enabling its raw command kinds too; each has its own switch.

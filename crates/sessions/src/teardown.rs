@@ -140,7 +140,7 @@ pub fn end_session(sessions_root: &Path, id: &str, token: &str) -> Result<EndOut
         TeardownError::TokenInvalid { id, reason }
     };
     let checked = if session_id_of_dir(&dir) != Some(id) {
-        Err("not a provisioned session directory".to_string())
+        Err("not a session directory".to_string())
     } else {
         read_session_token(&dir)
             .and_then(|expected| tokens_equal(&expected, token).then_some(()).ok_or("wrong token".into()))
@@ -163,7 +163,7 @@ pub fn end_session(sessions_root: &Path, id: &str, token: &str) -> Result<EndOut
             tracing::info!("AGENT-AUDIT: end-session-refused; session={id} reason=running");
             Err(TeardownError::Running(id))
         }
-        Err(RemoveError::NotASession(_)) => Err(token_invalid("not a provisioned session directory".into())),
+        Err(RemoveError::NotASession(_)) => Err(token_invalid("not a session directory".into())),
         Err(e) => {
             tracing::warn!("AGENT-AUDIT: end-session-failed; session={id} cause={e}");
             Err(internal(e.to_string()))

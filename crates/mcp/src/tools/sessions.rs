@@ -21,7 +21,7 @@ pub struct SessionServices {
     pub sessions_root: PathBuf,
     /// The running executable, copied into each session.
     pub source_exe: PathBuf,
-    /// `AllowSessionProvisioning` of this copy (always false inside a provisioned copy).
+    /// `AllowSessionProvisioning` of this copy (always false inside a session copy).
     /// Shared with the operator's Agent tab, which flips it when the operator opts in or out,
     /// so the change applies without a restart.
     pub allow_provisioning: Arc<AtomicBool>,
@@ -29,7 +29,7 @@ pub struct SessionServices {
     pub operator_hotkey: String,
 }
 
-/// Create a disposable copy of mcec for this agent.
+/// Create a session copy of mcec for this agent.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ProvisionSession {
@@ -39,7 +39,7 @@ pub struct ProvisionSession {
     commands: Option<Vec<String>>,
 }
 
-/// Delete a provisioned session (stop its process first).
+/// Delete a session copy (stop its process first).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EndSession {

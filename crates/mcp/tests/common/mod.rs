@@ -23,7 +23,7 @@ pub fn agent(gate: DesktopGate, tools: ToolServices) -> Agent {
 /// Like [`agent`], with `edit` changing the start-up facts first.
 pub fn agent_with(gate: DesktopGate, tools: ToolServices, edit: impl FnOnce(&mut AgentConfig)) -> Agent {
     let mut config = AgentConfig {
-        session_id: ID.into(),
+        run_id: ID.into(),
         stop: StopFlag::new(),
         installed_copy: false,
         agent_commands_enabled: true,
