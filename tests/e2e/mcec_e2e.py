@@ -139,6 +139,11 @@ def audit_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if AUDIT in line]
 
 
+def audit_with(copy: Copy, *words: str) -> list[str]:
+    """The audit lines in `copy`'s mcec.log that contain every one of `words`."""
+    return [line for line in audit_lines(copy.log()) if all(w in line for w in words)]
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

@@ -18,6 +18,7 @@ import pytest
 from mcec_e2e import (
     REPO,
     Copy,
+    audit_with,
     free_port,
     manual_copy,
     run_cli,
@@ -52,22 +53,12 @@ SETTINGS = (
 
 
 @pytest.fixture
-def desk():
-    with Desk() as d:
-        yield d
-
-
-@pytest.fixture
 def host_copy(tmp_path: Path) -> Copy:
     return manual_copy(tmp_path / "c", settings=SETTINGS)
 
 
 def at(origin: tuple[int, int], offset: tuple[int, int]) -> list[str]:
     return [str(origin[0] + offset[0]), str(origin[1] + offset[1])]
-
-
-def audit_with(copy: Copy, *words: str) -> list[str]:
-    return [line for line in copy.log().splitlines() if "AGENT-AUDIT:" in line and all(w in line for w in words)]
 
 
 def open_agent_tab(desk: Desk) -> tuple[int, int]:

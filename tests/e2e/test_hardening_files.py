@@ -19,13 +19,11 @@ from pathlib import Path
 import anyio
 import pytest
 from mcec_e2e import HANG_GUARD_S, Copy, manual_copy, run_cli, sdk_envelope, sdk_stderr, sdk_stdio
-from sessions_support import (  # noqa: F401 - fixtures
+from sessions_support import (
     OPERATOR_SETTINGS,
-    call,
     end,
     error_code,
     mcp,
-    operator,
     session_dirs,
 )
 

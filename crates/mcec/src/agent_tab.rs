@@ -173,7 +173,7 @@ impl AgentTabCore {
             Err(e) => AgentMessage::error(format!("{raw} is not a session id: {e}")),
             Ok(id) => match remove_session_dir(&self.config.sessions_root, &id) {
                 Ok(Removal::Removed) => {
-                    audit("session-removed", &format!("id={} by=operator-ui", id.as_str()));
+                    audit("session-removed", &format!("session={} by=operator-ui", id.as_str()));
                     AgentMessage::info(format!("Deleted session {}.", id.as_str()))
                 }
                 Ok(Removal::AlreadyGone) => {
@@ -191,7 +191,7 @@ impl AgentTabCore {
     pub fn delete_all(&self) {
         let report = remove_all_sessions(&self.config.sessions_root);
         for id in &report.removed {
-            audit("session-removed", &format!("id={} by=operator-ui", id.as_str()));
+            audit("session-removed", &format!("session={} by=operator-ui", id.as_str()));
         }
         let mut text = format!("Deleted {} session(s).", report.removed.len());
         let running: Vec<&str> = report.skipped_running.iter().map(|id| id.as_str()).collect();
@@ -218,10 +218,10 @@ impl AgentTabCore {
             &self.config.operator_hotkey,
             true,
             None,
-        );
+        )
+        .by("operator-ui");
         match provision(request) {
             Ok(h) => {
-                audit("session-provisioned", &format!("id={} by=operator-ui", h.session_id.as_str()));
                 let text = handoff::handoff_text(&h);
                 let view = HandoffView {
                     summary: text.summary.join("\n"),

@@ -81,12 +81,7 @@ fn narrate(spec: &ToolSpec, args: Option<&Map<String, Value>>) -> String {
     let Some(args) = args.filter(|a| spec.needs_desktop() && !a.is_empty()) else {
         return spec.name.to_string();
     };
-    let line = format!("{} {}", spec.name, Value::Object(args.clone()));
-    if line.chars().count() <= MAX {
-        line
-    } else {
-        format!("{}…", line.chars().take(MAX).collect::<String>())
-    }
+    mcec_rules::text::ellipsize(&format!("{} {}", spec.name, Value::Object(args.clone())), MAX)
 }
 
 struct Failure {

@@ -241,3 +241,16 @@ fn a_name_with_control_characters_is_audited_printable() {
     assert_eq!(code(&answer), "unknown-tool");
     assert_eq!(audit.len(), 1, "one line, not two: {audit:?}");
 }
+
+#[test]
+fn every_catalogued_tool_is_bound_and_listed_once_enabled() {
+    let fake = Arc::new(FakeDesktop::default());
+    let agent = Arc::new(agent(DesktopGate::Ready, services(&fake)));
+    let listed: Vec<String> = mcec_mcp::server::McecServer::new(agent)
+        .listed_tools()
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect();
+    let catalogued: Vec<&str> = mcec_rules::catalog::TOOLS.iter().map(|t| t.name).collect();
+    assert_eq!(listed, catalogued);
+}

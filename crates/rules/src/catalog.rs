@@ -137,7 +137,7 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "key",
         kind: ToolKind::Actuation,
         title: "Press keys",
-        description: "Press a key chord such as `ctrl+shift+t`, `Return` or `F5`; everything pressed is released.",
+        description: "Press a key chord such as `ctrl+shift+t`, `Enter` or `F5`; everything pressed is released.",
         hints: INPUT,
     },
     ToolSpec {

@@ -137,8 +137,8 @@ pub fn desktop_gate(spec: &ToolSpec, desktop: &DesktopGate) -> Result<(), ToolEr
 
 /// Tool names come from the agent: keep what we echo (in details and logs) short and printable.
 pub fn printable(name: &str) -> String {
-    let clean: String = name.chars().filter(|c| !c.is_control()).take(64).collect();
-    if name.chars().count() > 64 { format!("{clean}…") } else { clean }
+    let clean: String = name.chars().filter(|c| !c.is_control()).collect();
+    crate::text::ellipsize(&clean, 64)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! and flags and get values back. That is what lets every safety rule be unit-tested
 //! without a display.
 
+pub mod audit;
 pub mod catalog;
 pub mod chord;
 pub mod command_lang;
@@ -25,6 +26,7 @@ pub mod record;
 pub mod settings;
 pub mod stop_flag;
 pub mod stop_record;
+pub mod text;
 
 pub use error::{ErrorCode, ToolError};
 pub use stop_flag::StopFlag;

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use crate::latch::{REARM_INPUT_MAX_AGE, RearmAttestation, TAMPER_QUIET_PERIOD};
+use crate::latch::{PressRefusal, RearmAttestation, TAMPER_QUIET_PERIOD};
 
 /// Why a change of the opt-in was refused. `Display` is the sentence the Agent tab shows
 /// and the audit line's reason.
@@ -23,7 +23,7 @@ pub enum OptInRefusal {
     NoInputSeen,
     /// The latest press came from an injected (synthetic) source.
     NotPhysical,
-    /// The latest physical press is older than [`REARM_INPUT_MAX_AGE`].
+    /// The latest physical press is older than [`crate::latch::REARM_INPUT_MAX_AGE`].
     Stale { age: Duration },
     /// Tampering was seen less than [`TAMPER_QUIET_PERIOD`] ago.
     RecentTampering { ago: Duration },
@@ -100,29 +100,21 @@ pub fn opt_in_verdict(
     one_press(&evidence.latest_press, now)
 }
 
+/// The shared press rule ([`RearmAttestation::check`]) with no lower bound: there is no stop
+/// to have come after, so `BeforeStop` cannot occur.
 fn one_press(att: &RearmAttestation, now: Instant) -> Result<(), OptInRefusal> {
-    if let Some(t) = att.last_tamper_at {
-        let ago = now.saturating_duration_since(t);
-        if ago < TAMPER_QUIET_PERIOD {
-            return Err(OptInRefusal::RecentTampering { ago });
-        }
-    }
-    let Some(input_at) = att.input_at else {
-        return Err(OptInRefusal::NoInputSeen);
-    };
-    if !att.input_physical {
-        return Err(OptInRefusal::NotPhysical);
-    }
-    let age = now.saturating_duration_since(input_at);
-    if age > REARM_INPUT_MAX_AGE {
-        return Err(OptInRefusal::Stale { age });
-    }
-    Ok(())
+    att.check(None, None, now).map_err(|refusal| match refusal {
+        PressRefusal::RecentTampering { ago } => OptInRefusal::RecentTampering { ago },
+        PressRefusal::NoInputSeen | PressRefusal::BeforeStop => OptInRefusal::NoInputSeen,
+        PressRefusal::NotPhysical => OptInRefusal::NotPhysical,
+        PressRefusal::Stale { age } => OptInRefusal::Stale { age },
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::latch::REARM_INPUT_MAX_AGE;
 
     fn att(physical: bool, at: Option<Instant>, tamper: Option<Instant>) -> RearmAttestation {
         RearmAttestation { input_physical: physical, input_at: at, last_tamper_at: tamper }

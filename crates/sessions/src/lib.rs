@@ -16,6 +16,7 @@
 //! * [`list`]: the operator's view.
 //! * [`atomic`]: the temp-file-and-rename write of a config file.
 //! * [`remove`]: the one guarded directory removal all of the above use.
+//! * [`user_home`]: the home directory from the user database, never `$HOME`.
 //! * [`safe_open`]: the one way a file in a session or config directory is opened (no
 //!   symlink followed, no FIFO waited on, only regular files).
 //!
@@ -37,6 +38,7 @@ pub mod safe_open;
 pub mod stamp;
 pub mod teardown;
 pub mod token;
+pub mod user_home;
 
 pub use id::{IdError, SessionId};
 pub use install::{is_installed_copy, is_installed_copy_with, is_installed_with};

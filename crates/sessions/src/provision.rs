@@ -25,6 +25,7 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use mcec_rules::audit::audit;
 use mcec_rules::{ErrorCode, ToolError};
 use serde::Serialize;
 
@@ -59,6 +60,15 @@ pub struct ProvisionRequest {
     pub all_tool_names: Vec<String>,
     /// The operator's own `EmergencyStopHotkey`, carried into the session.
     pub operator_hotkey: String,
+    /// Who asked, for the audit line: `agent` (the default), `operator-cli`, `operator-ui`.
+    pub requested_by: &'static str,
+}
+
+impl ProvisionRequest {
+    /// The same request, audited as made by `who`.
+    pub fn by(self, who: &'static str) -> Self {
+        ProvisionRequest { requested_by: who, ..self }
+    }
 }
 
 /// The handoff: everything the agent needs to run, reach and end its session.
@@ -161,12 +171,7 @@ pub struct CommandPlan {
 }
 
 fn shown(name: &str) -> String {
-    const MAX: usize = 64;
-    if name.chars().count() <= MAX {
-        format!("`{name}`")
-    } else {
-        format!("`{}…`", name.chars().take(MAX).collect::<String>())
-    }
+    format!("`{}`", mcec_rules::text::ellipsize(name, 64))
 }
 
 /// Decides the `mcec.commands` table. More than [`MAX_COMMANDS`] entries is `bad-arguments`;
@@ -265,16 +270,20 @@ pub fn provision_at(req: ProvisionRequest, now: SystemTime) -> Result<Handoff, P
     drop(build_lock);
     match result {
         Ok(handoff) => {
-            tracing::info!(
-                "AGENT-AUDIT: session-provisioned; session={id} dir={} mcpServer={} commands_enabled={}",
-                handoff.directory.display(),
-                req.mcp_server,
-                plan.enabled.values().filter(|e| **e).count()
+            audit(
+                "session-provisioned",
+                &format!(
+                    "session={id} by={} dir={} mcpServer={} commands_enabled={}",
+                    req.requested_by,
+                    handoff.directory.display(),
+                    req.mcp_server,
+                    plan.enabled.values().filter(|e| **e).count()
+                ),
             );
             Ok(handoff)
         }
         Err(cause) => {
-            tracing::warn!("AGENT-AUDIT: provision-failed; session={id} cause={cause}");
+            audit("provision-failed", &format!("session={id} by={} cause={cause}", req.requested_by));
             let name = build.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             match remove_scratch_dir(&root, &name) {
                 Ok(Removal::Removed | Removal::AlreadyGone) => Err(ProvisionError::Failed(cause)),

@@ -48,6 +48,7 @@ fn request(env: &Env, mcp_server: bool, commands: Option<Vec<&str>>) -> Provisio
         commands: commands.map(|c| c.into_iter().map(String::from).collect()),
         all_tool_names: TOOLS.iter().map(|s| s.to_string()).collect(),
         operator_hotkey: "Ctrl+Alt+Q".into(),
+        requested_by: "test",
     }
 }
 

@@ -72,13 +72,10 @@ impl Invocation for ProvisionSession {
             commands: self.commands,
             all_tool_names: catalog::TOOLS.iter().map(|t| t.name.to_string()).collect(),
             operator_hotkey: services.operator_hotkey.clone(),
+            requested_by: "agent",
         };
         let handoff = provision(request).map_err(|e| e.to_tool_error())?;
         let warnings = handoff.warnings.clone();
-        crate::audit::audit(
-            "session-provisioned",
-            &format!("id={} mcpServer={}", handoff.session_id.as_str(), handoff.mcp_server_enabled),
-        );
         let result = serde_json::to_value(&handoff)
             .map_err(|e| ToolError::new(ErrorCode::Internal, format!("cannot encode the handoff: {e}")))?;
         Ok(ToolOutput { result, image: None, warnings })
