@@ -27,53 +27,22 @@ pub enum Modifier {
     Super,
 }
 
-/// Keys that are not characters. The names the emergency-stop chord can use are the same
-/// keys under the same names ([`mcec_rules::hotkey::NamedKey`]); this adds the rest.
+/// Keys that are not characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NamedKey {
-    Enter,
-    Tab,
-    Esc,
+    /// A key the emergency-stop chord can name too, under the same name and spellings
+    /// (`Enter`/`Return`, `Esc`/`Escape`, `Tab`, `Delete`, `PageUp`, `PrintScreen`, …).
+    Common(HotkeyName),
     BackSpace,
-    Delete,
-    Insert,
-    Home,
-    End,
-    PageUp,
-    PageDown,
     Up,
     Down,
     Left,
     Right,
-    Space,
     Menu,
-    PrintScreen,
-    Pause,
-    ScrollLock,
     CapsLock,
     NumLock,
     /// `F1`..`F24`.
     F(u8),
-}
-
-impl From<HotkeyName> for NamedKey {
-    fn from(name: HotkeyName) -> NamedKey {
-        match name {
-            HotkeyName::Esc => NamedKey::Esc,
-            HotkeyName::Pause => NamedKey::Pause,
-            HotkeyName::Space => NamedKey::Space,
-            HotkeyName::Enter => NamedKey::Enter,
-            HotkeyName::Tab => NamedKey::Tab,
-            HotkeyName::Delete => NamedKey::Delete,
-            HotkeyName::Insert => NamedKey::Insert,
-            HotkeyName::Home => NamedKey::Home,
-            HotkeyName::End => NamedKey::End,
-            HotkeyName::PageUp => NamedKey::PageUp,
-            HotkeyName::PageDown => NamedKey::PageDown,
-            HotkeyName::ScrollLock => NamedKey::ScrollLock,
-            HotkeyName::PrintScreen => NamedKey::PrintScreen,
-        }
-    }
 }
 
 /// One key on a platform-neutral keyboard.
@@ -189,7 +158,7 @@ fn parse_token(token: &str) -> Result<Key, KeySpecError> {
     let named = |k| Ok(Key::Named(k));
     let modifier = |m| Ok(Key::Modifier(m));
     if let Some(shared) = HotkeyName::from_token(&lower) {
-        return named(shared.into());
+        return named(NamedKey::Common(shared));
     }
     match lower.as_str() {
         "ctrl" | "control" | "ctl" | "ctrl_l" | "control_l" | "ctrl_r" | "control_r" => {
@@ -201,15 +170,15 @@ fn parse_token(token: &str) -> Result<Key, KeySpecError> {
             modifier(Modifier::Super)
         }
         "backspace" | "back" => named(NamedKey::BackSpace),
-        "page_up" | "prior" | "pgup" => named(NamedKey::PageUp),
-        "page_down" | "next" | "pgdn" => named(NamedKey::PageDown),
+        "page_up" | "prior" | "pgup" => named(NamedKey::Common(HotkeyName::PageUp)),
+        "page_down" | "next" | "pgdn" => named(NamedKey::Common(HotkeyName::PageDown)),
         "up" => named(NamedKey::Up),
         "down" => named(NamedKey::Down),
         "left" => named(NamedKey::Left),
         "right" => named(NamedKey::Right),
         "menu" | "apps" => named(NamedKey::Menu),
-        "print" | "prtsc" => named(NamedKey::PrintScreen),
-        "scroll_lock" => named(NamedKey::ScrollLock),
+        "print" | "prtsc" => named(NamedKey::Common(HotkeyName::PrintScreen)),
+        "scroll_lock" => named(NamedKey::Common(HotkeyName::ScrollLock)),
         "capslock" | "caps_lock" => named(NamedKey::CapsLock),
         "numlock" | "num_lock" => named(NamedKey::NumLock),
         "plus" => Ok(Key::Char('+')),
@@ -247,10 +216,10 @@ mod tests {
             one("ctrl+shift+t"),
             Chord { modifiers: vec![Modifier::Ctrl, Modifier::Shift], key: Key::Char('t') }
         );
-        assert_eq!(one("Return").key, Key::Named(NamedKey::Enter));
-        assert_eq!(one("enter").key, Key::Named(NamedKey::Enter));
+        assert_eq!(one("Return").key, Key::Named(NamedKey::Common(HotkeyName::Enter)));
+        assert_eq!(one("enter").key, one("Return").key);
         assert_eq!(one("Escape").key, one("esc").key);
-        assert_eq!(one("prtsc").key, Key::Named(NamedKey::PrintScreen));
+        assert_eq!(one("prtsc").key, Key::Named(NamedKey::Common(HotkeyName::PrintScreen)));
         assert_eq!(one("F5").key, Key::Named(NamedKey::F(5)));
         assert_eq!(one("f24").key, Key::Named(NamedKey::F(24)));
         assert_eq!(one("super+l"), Chord { modifiers: vec![Modifier::Super], key: Key::Char('l') });
