@@ -362,6 +362,19 @@ fn fill_session(
 
     let port = free_loopback_port().map_err(|e| format!("no free loopback port: {e}"))?;
     let token = SessionToken::generate().map_err(|e| format!("no OS randomness for the token: {e}"))?;
+    write_atomic(dir, SETTINGS_FILE, settings_text(req, id, port, &token)?.as_bytes())?;
+    write_atomic(dir, COMMANDS_FILE, commands_text(plan, id)?.as_bytes())?;
+    sync_dir(dir)?;
+    Ok(handoff(req, plan, id, dir, exe, port, &token))
+}
+
+/// The session copy's `mcec.settings`: agent surface on, provisioning off, its own port and token.
+fn settings_text(
+    req: &ProvisionRequest,
+    id: &SessionId,
+    port: u16,
+    token: &SessionToken,
+) -> Result<String, String> {
     let hotkey = match req.operator_hotkey.trim() {
         "" => DEFAULT_HOTKEY,
         h => h,
@@ -378,12 +391,14 @@ fn fill_session(
         command_overlay_enabled: true,
         emergency_stop_hotkey: hotkey,
     };
-    let settings_text = format!(
+    Ok(format!(
         "# Written by mcec for session copy {id}. Deleted with the session.\n{}",
         toml::to_string(&settings).map_err(|e| format!("cannot encode the settings: {e}"))?
-    );
-    write_atomic(dir, SETTINGS_FILE, settings_text.as_bytes())?;
+    ))
+}
 
+/// The session copy's `mcec.commands`: every tool of this build, enabled as `plan` says.
+fn commands_text(plan: &CommandPlan, id: &SessionId) -> Result<String, String> {
     let commands: BTreeMap<&str, CommandEntry> =
         plan.enabled.iter().map(|(name, on)| (name.as_str(), CommandEntry { enabled: *on })).collect();
     let mut commands_text = format!(
@@ -396,12 +411,23 @@ fn fill_session(
             commands_text.push_str(&format!("\n[send_command.{}]\nEnabled = true\n", kind.as_str()));
         }
     }
-    write_atomic(dir, COMMANDS_FILE, commands_text.as_bytes())?;
-    sync_dir(dir)?;
+    Ok(commands_text)
+}
 
+/// What the agent is told about the session copy in `dir` (the caller fixes the paths after
+/// moving it into place).
+fn handoff(
+    req: &ProvisionRequest,
+    plan: &CommandPlan,
+    id: &SessionId,
+    dir: &Path,
+    exe: PathBuf,
+    port: u16,
+    token: &SessionToken,
+) -> Handoff {
     let launch = launch_line(&exe, req.mcp_server);
     let http = req.mcp_server;
-    Ok(Handoff {
+    Handoff {
         session_id: *id,
         directory: dir.to_path_buf(),
         exe_path: exe,
@@ -418,7 +444,7 @@ fn fill_session(
         authorization: http.then(|| format!("Bearer {}", token.expose())),
         token: token.expose().to_string(),
         warnings: plan.warnings.clone(),
-    })
+    }
 }
 
 /// The shell command that starts the copy at `exe`.
