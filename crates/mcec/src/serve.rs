@@ -49,30 +49,7 @@ pub fn run(mode: Mode) -> ExitCode {
 }
 
 fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
-    let paths =
-        McecPaths::for_current_process().context("cannot work out where this copy keeps its files")?;
-    if let Some(warning) = logging::init(Some(&paths.log_file())) {
-        tracing::warn!("{warning}");
-    }
-    let loaded = config::load(&paths.settings_file(), &paths.commands_file());
-    if let Some(token) = loaded.settings.auth_token() {
-        logging::never_log(token);
-    }
-    report_config(&loaded);
-    tracing::info!(
-        "mcec {} starting ({mode:?}); config dir {}; installed copy: {}",
-        env!("CARGO_PKG_VERSION"),
-        paths.config_dir.display(),
-        paths.installed
-    );
-    if paths.installed && mode == Mode::Host && loaded.settings.mcp_server_enabled {
-        bail!(
-            "this is an installed copy of mcec ({}), which never serves agents over HTTP. \
-             Let an agent call provision-session (after you enable AllowSessionProvisioning), run \
-             `mcec provision`, or copy the binary to a directory you own and run it from there",
-            paths.exe.display()
-        );
-    }
+    let (paths, loaded) = load(mode)?;
     let _lock = match paths.session {
         Some(_) => Some(InstanceLock::acquire(&paths.exe_dir).with_context(|| {
             format!("cannot start: another instance is already running from {}", paths.exe_dir.display())
@@ -82,27 +59,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     // Every launch collects sessions that aged out; running ones hold their lock and are kept.
     mcec_sessions::reaper::reap(&paths.sessions_root, REAP_AGE, SystemTime::now());
     let settings = &loaded.settings;
-    let agent_surface = loaded.agent_commands_enabled() || paths.installed;
-    let plan = Plan {
-        artifacts_dir: paths.artifacts_dir.clone(),
-        arm_stop: settings.emergency_stop_enabled
-            && match mode {
-                Mode::Stdio => true,
-                Mode::Host => settings.mcp_server_enabled || settings.agent_commands_enabled,
-            },
-        hotkey_spec: &settings.emergency_stop_hotkey,
-        surfaces: Surfaces {
-            overlay: settings.command_overlay_enabled && agent_surface,
-            prompt: mode == Mode::Stdio,
-            host_window: mode == Mode::Host,
-        },
-        // Like the provisioning opt-in, never honoured in a copy an agent drives.
-        unsafe_without_stop_on_wayland: settings.unsafe_allow_actuation_without_stop_on_wayland
-            && paths.session.is_none(),
-    };
-    if settings.unsafe_allow_actuation_without_stop_on_wayland && paths.session.is_some() {
-        tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a session copy");
-    }
+    let plan = operator_plan(mode, &paths, &loaded);
     let side = OperatorSide::bring_up(plan);
     *ui = side.ui_shutdown();
     // A session copy can never provision: the agent must not widen its own rights.
@@ -138,6 +95,63 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     };
     stop_hands(&agent, runtime, desktop.as_deref());
     served
+}
+
+/// Where this copy keeps its files, its logging, and its settings (reported, the token never
+/// logged). An installed copy refuses to serve HTTP here, before anything else starts.
+fn load(mode: Mode) -> Result<(McecPaths, Loaded)> {
+    let paths =
+        McecPaths::for_current_process().context("cannot work out where this copy keeps its files")?;
+    if let Some(warning) = logging::init(Some(&paths.log_file())) {
+        tracing::warn!("{warning}");
+    }
+    let loaded = config::load(&paths.settings_file(), &paths.commands_file());
+    if let Some(token) = loaded.settings.auth_token() {
+        logging::never_log(token);
+    }
+    report_config(&loaded);
+    tracing::info!(
+        "mcec {} starting ({mode:?}); config dir {}; installed copy: {}",
+        env!("CARGO_PKG_VERSION"),
+        paths.config_dir.display(),
+        paths.installed
+    );
+    if paths.installed && mode == Mode::Host && loaded.settings.mcp_server_enabled {
+        bail!(
+            "this is an installed copy of mcec ({}), which never serves agents over HTTP. \
+             Let an agent call provision-session (after you enable AllowSessionProvisioning), run \
+             `mcec provision`, or copy the binary to a directory you own and run it from there",
+            paths.exe.display()
+        );
+    }
+    Ok((paths, loaded))
+}
+
+/// What the operator side brings up for this mode and these settings.
+fn operator_plan<'a>(mode: Mode, paths: &McecPaths, loaded: &'a Loaded) -> Plan<'a> {
+    let settings = &loaded.settings;
+    let agent_surface = loaded.agent_commands_enabled() || paths.installed;
+    let plan = Plan {
+        artifacts_dir: paths.artifacts_dir.clone(),
+        arm_stop: settings.emergency_stop_enabled
+            && match mode {
+                Mode::Stdio => true,
+                Mode::Host => settings.mcp_server_enabled || settings.agent_commands_enabled,
+            },
+        hotkey_spec: &settings.emergency_stop_hotkey,
+        surfaces: Surfaces {
+            overlay: settings.command_overlay_enabled && agent_surface,
+            prompt: mode == Mode::Stdio,
+            host_window: mode == Mode::Host,
+        },
+        // Like the provisioning opt-in, never honoured in a copy an agent drives.
+        unsafe_without_stop_on_wayland: settings.unsafe_allow_actuation_without_stop_on_wayland
+            && paths.session.is_none(),
+    };
+    if settings.unsafe_allow_actuation_without_stop_on_wayland && paths.session.is_some() {
+        tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a session copy");
+    }
+    plan
 }
 
 /// The process is going away: calls in flight stop at their next step, queued ones never
