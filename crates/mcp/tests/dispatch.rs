@@ -158,7 +158,8 @@ fn the_first_gate_that_matches_answers_and_the_desktop_is_never_reached() {
     let unarmed = DesktopGate::StopUnavailable { why: "test".into() };
     let bad_args = args(json!({"at": "nowhere"}));
     type Edit = fn(&mut mcec_mcp::AgentConfig);
-    let cases: Vec<(&str, Vec<Edit>, &str, Option<Map<String, Value>>, &str)> = vec![
+    type Case<'a> = (&'a str, Vec<Edit>, &'a str, Option<Map<String, Value>>, &'a str);
+    let cases: Vec<Case> = vec![
         (
             "1 stop first",
             vec![stopped_too, installed, commands_off],
