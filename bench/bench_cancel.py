@@ -25,7 +25,6 @@ stopped call's next step, X11, and the window's pipe. Numbers are printed, never
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import tempfile
@@ -37,6 +36,7 @@ import anyio
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
 
+from stats import pct  # noqa: E402
 import mcec_e2e  # noqa: E402
 import probe  # noqa: E402
 from mcec_e2e import manual_copy, sdk_envelope, sdk_stdio  # noqa: E402
@@ -59,13 +59,6 @@ class StampedWindow(probe.ProbeWindow):
 
     def since(self, t0: float) -> list[tuple[float, str]]:
         return [(t, line) for t, line in list(self.stamped) if t >= t0]
-
-
-def pct(samples: list[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100) of samples in seconds, returned in ms."""
-    ordered = sorted(samples)
-    k = max(0, min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1))
-    return ordered[k] * 1000
 
 
 def report(name: str, samples: list[float]) -> None:

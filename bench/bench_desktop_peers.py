@@ -37,7 +37,6 @@ import asyncio
 import base64
 import contextlib
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -52,6 +51,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
 
+from stats import pct  # noqa: E402
 import mcec_e2e  # noqa: E402
 from mcec_e2e import manual_copy, unwrap_groups  # noqa: E402
 from xdesk import start_server  # noqa: E402
@@ -275,13 +275,6 @@ class Desk:
 
 
 # --------------------------------------------------------------------------- measuring helpers
-
-
-def pct(samples: list[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100) of samples in seconds, returned in ms."""
-    ordered = sorted(samples)
-    k = max(0, min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1))
-    return ordered[k] * 1000
 
 
 def children_of(pid: int) -> set[int]:

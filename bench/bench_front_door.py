@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import math
 import os
 import sys
 import tempfile
@@ -29,6 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
 
+from stats import pct  # noqa: E402
 import mcec_e2e  # noqa: E402
 from mcec_e2e import (  # noqa: E402
     INIT_PARAMS,
@@ -44,13 +44,6 @@ from mcec_e2e import (  # noqa: E402
 )
 
 SETTINGS = "AgentCommandsEnabled = true\n"
-
-
-def pct(samples: list[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100) of samples in seconds, returned in ms."""
-    ordered = sorted(samples)
-    k = max(0, min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1))
-    return ordered[k] * 1000
 
 
 def vm_hwm_kib(pid: int) -> int | None:

@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import secrets
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,6 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
 
+from stats import pct  # noqa: E402
 import mcec_e2e  # noqa: E402
 from mcec_e2e import (  # noqa: E402
     INIT_PARAMS,
@@ -60,13 +59,6 @@ from mcec_e2e import (  # noqa: E402
 
 SETTINGS = "AllowSessionProvisioning = true\n"
 STALE_AGE_S = 13 * 3600
-
-
-def pct(samples: list[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100) of samples in seconds, returned in ms."""
-    ordered = sorted(samples)
-    k = max(0, min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1))
-    return ordered[k] * 1000
 
 
 def row(name: str, samples: list[float]) -> str:

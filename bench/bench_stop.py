@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import tempfile
 import time
@@ -45,6 +44,7 @@ import anyio
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
 
+from stats import pct  # noqa: E402
 import mcec_e2e  # noqa: E402
 from mcec_e2e import manual_copy, sdk_stdio  # noqa: E402
 from xdesk import Desk, wait_until  # noqa: E402
@@ -55,13 +55,6 @@ AGENT_POINTER = "Virtual core XTEST pointer"
 PROMPT_TITLE = "mcec: emergency stop"
 REARM_OFFSET = (41, 130)
 ENGAGED = "AGENT-AUDIT: emergency-stop; engaged"
-
-
-def pct(samples: list[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100) of samples in seconds, returned in ms."""
-    ordered = sorted(samples)
-    k = max(0, min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1))
-    return ordered[k] * 1000
 
 
 def report(name: str, samples: list[float]) -> None:

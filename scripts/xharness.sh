@@ -2,7 +2,7 @@
 # A headless desk for trying the emergency stop by hand: an outer Xvfb (the operator's
 # screen) with an inner Xephyr session on it. Keys injected on the OUTER display reach the
 # inner server through Xephyr's own keyboard, so the inner server sees them as physical;
-# keys injected on the INNER display are synthetic. See shared/design/x11-provenance.md.
+# keys injected on the INNER display are synthetic. See docs/x11-provenance.md.
 #
 #   scripts/xharness.sh start OUTER INNER   e.g. start 60 61; prints the two PIDs
 #   scripts/xharness.sh stop OUTER INNER    stops the servers started by `start`

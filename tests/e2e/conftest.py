@@ -10,6 +10,8 @@ from typing import Callable, Iterator
 
 import pytest
 from mcec_e2e import BIN, Copy, Host, RawStdio, free_port, host_settings, manual_copy, start_host
+from sessions_support import OPERATOR_SETTINGS
+from xdesk import Desk
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -88,5 +90,30 @@ def raw_stdio() -> Iterator[Callable[..., RawStdio]]:
         return server
 
     yield start
+    for server in started:
+        server.kill()
+
+
+# Shared by the desktop, stop and session tests.
+
+
+@pytest.fixture
+def desk() -> Iterator[Desk]:
+    """A fresh outer Xvfb + inner Xephyr desk (see xdesk.py), stopped at teardown."""
+    with Desk() as d:
+        yield d
+
+
+@pytest.fixture
+def operator(tmp_path: Path) -> Copy:
+    """A manual copy whose operator opted in to provisioning (agent surface itself off)."""
+    return manual_copy(tmp_path / "op", settings=OPERATOR_SETTINGS)
+
+
+@pytest.fixture
+def raw_servers() -> Iterator[list[RawStdio]]:
+    """Raw stdio servers started by a test; all killed at teardown."""
+    started: list[RawStdio] = []
+    yield started
     for server in started:
         server.kill()

@@ -139,6 +139,11 @@ def audit_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if AUDIT in line]
 
 
+def audit_with(copy: Copy, *words: str) -> list[str]:
+    """The audit lines in `copy`'s mcec.log that contain every one of `words`."""
+    return [line for line in audit_lines(copy.log()) if all(w in line for w in words)]
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -523,7 +528,7 @@ def iter_json_lines(lines: list[bytes]) -> Iterator[Any]:
 
 
 def session_copy(parent: Copy, handoff: dict) -> Copy:
-    """The provisioned copy described by a `provision-session` handoff, run with the same
+    """The session copy described by a `provision-session` handoff, run with the same
     HOME/XDG environment as the copy that provisioned it (its files live beside its exe)."""
     directory = Path(handoff["directory"])
     return Copy(root=parent.root, exe=Path(handoff["exePath"]), config_dir=directory, extra_env=dict(parent.extra_env))

@@ -1,6 +1,6 @@
 """Shared pieces of the session tests (test_sessions.py, test_sessions_cli.py): operator
 copies that opted in, SDK calls of the two meta tools, and checks of a handoff and of the
-files a provisioned session must (and must not) contain."""
+files a session copy must (and must not) contain."""
 
 from __future__ import annotations
 
@@ -13,14 +13,11 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Iterator
 
 import anyio
-import pytest
 from mcec_e2e import (
     HANG_GUARD_S,
-    REPO,
     Copy,
     Host,
     RawStdio,
-    manual_copy,
     sdk_envelope,
     sdk_stdio,
     sessions_root,
@@ -34,12 +31,10 @@ THIRTEEN_HOURS = 13 * 3600
 SESSION_FILES = {"mcec", "mcec.settings", "mcec.commands", ".mcec-session"}
 
 
-def catalogue_names() -> list[str]:
-    """Every tool name in crates/rules/src/catalog.rs, in order (the source of truth)."""
-    src = (REPO / "crates" / "rules" / "src" / "catalog.rs").read_text()
-    consts = dict(re.findall(r'pub const (\w+): &str = "([^"]+)";', src))
-    body = src.split("pub const TOOLS")[1].split("];")[0]
-    names = [lit or consts[ident] for lit, ident in re.findall(r'name:\s*(?:"([^"]+)"|(\w+))', body)]
+def catalogue_of(directory: Path) -> list[str]:
+    """Every tool name of the binary, asked of the binary: provisioning writes its whole
+    catalogue into the session copy's mcec.commands, disabled tools (`launch`) included."""
+    names = list(tomllib.loads((directory / "mcec.commands").read_text()))
     assert len(names) >= 10 and "launch" in names and "provision-session" in names, names
     return names
 
@@ -106,20 +101,6 @@ def running_host(copy: Copy, port: int, token: str | None) -> Iterator[Host]:
         host.stop()
 
 
-@pytest.fixture
-def operator(tmp_path: Path) -> Copy:
-    """A manual copy whose operator opted in to provisioning (agent surface itself off)."""
-    return manual_copy(tmp_path / "op", settings=OPERATOR_SETTINGS)
-
-
-@pytest.fixture
-def raw_servers() -> Iterator[list[RawStdio]]:
-    started: list[RawStdio] = []
-    yield started
-    for server in started:
-        server.kill()
-
-
 def start_stdio(copy: Copy, started: list[RawStdio]) -> RawStdio:
     """`mcec mcp` on `copy`, initialized (so its start-up, lock and reaper pass are done)."""
     server = RawStdio(copy)
@@ -176,7 +157,7 @@ def check_session_files(handoff: dict, http: bool, expect_enabled: set[str] | No
         assert settings["McpHttpPort"] == handoff["port"]
     commands = tomllib.loads((directory / "mcec.commands").read_text())
     enabled = {name for name, table in commands.items() if table.get("Enabled") is True}
-    expected = expect_enabled if expect_enabled is not None else set(catalogue_names()) - {"launch"}
+    expected = expect_enabled if expect_enabled is not None else set(catalogue_of(directory)) - {"launch"}
     # session-status and the meta tools are not commands; compare the commands only.
     assert enabled - {"session-status", "provision-session", "end-session"} == expected - {
         "session-status",

@@ -18,6 +18,7 @@ import pytest
 from mcec_e2e import (
     REPO,
     Copy,
+    audit_with,
     free_port,
     manual_copy,
     run_cli,
@@ -40,7 +41,7 @@ MENU_SETTINGS_ITEM = (40, 40)
 CHECKBOX = (15, 43)
 PROVISION_NEW = (355, 145)
 DELETE_ALL = (257, 145)
-IGNORED_CLICK = "the opt-in checkbox was clicked in a provisioned copy; ignored"
+IGNORED_CLICK = "the opt-in checkbox was clicked in a session copy; ignored"
 
 SETTINGS = (
     "# the operator's own settings; comments and order must survive\n"
@@ -52,22 +53,12 @@ SETTINGS = (
 
 
 @pytest.fixture
-def desk():
-    with Desk() as d:
-        yield d
-
-
-@pytest.fixture
 def host_copy(tmp_path: Path) -> Copy:
     return manual_copy(tmp_path / "c", settings=SETTINGS)
 
 
 def at(origin: tuple[int, int], offset: tuple[int, int]) -> list[str]:
     return [str(origin[0] + offset[0]), str(origin[1] + offset[1])]
-
-
-def audit_with(copy: Copy, *words: str) -> list[str]:
-    return [line for line in copy.log().splitlines() if "AGENT-AUDIT:" in line and all(w in line for w in words)]
 
 
 def open_agent_tab(desk: Desk) -> tuple[int, int]:
@@ -160,7 +151,7 @@ def test_a_broken_settings_file_is_never_rewritten(host_copy: Copy, desk: Desk) 
         stop_process(proc)
 
 
-def test_a_provisioned_copy_cannot_opt_in(host_copy: Copy, desk: Desk) -> None:
+def test_a_session_copy_cannot_opt_in(host_copy: Copy, desk: Desk) -> None:
     host_copy.write_settings(SETTINGS + "AllowSessionProvisioning = true\n")
     rc, out, err = run_cli(host_copy, ["provision", "--json", "--no-mcp-server"])
     assert rc == 0, err
@@ -173,7 +164,7 @@ def test_a_provisioned_copy_cannot_opt_in(host_copy: Copy, desk: Desk) -> None:
         desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
         # The click reached the disabled checkbox: the window says it ignored it.
         assert wait_until(lambda: IGNORED_CLICK in session.log(), timeout=10), session.log()
-        desk.screenshot(ARTIFACTS / "agent-tab-provisioned-copy.png")
+        desk.screenshot(ARTIFACTS / "agent-tab-session-copy.png")
         assert session.settings_path.read_text() == before
         assert not audit_with(session, "provisioning-opt-in"), session.log()  # no event reached the core
     finally:

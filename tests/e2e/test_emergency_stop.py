@@ -21,7 +21,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mcec_e2e import REPO, Copy, all_stderr, manual_copy, unwrap_groups
+from mcec_e2e import REPO, Copy, all_stderr, audit_with, manual_copy, unwrap_groups
 from xdesk import Desk, ProbeWindow, wait_until
 
 PROMPT_TITLE = "mcec: emergency stop"
@@ -35,12 +35,6 @@ KEYBOARDS = ("Virtual core XTEST keyboard", "Xephyr virtual keyboard")
 LEFT_MODIFIERS, RIGHT_MODIFIERS = {37, 64, 50}, {105, 108, 62}
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def desk():
-    with Desk() as d:
-        yield d
 
 
 @pytest.fixture
@@ -89,10 +83,6 @@ async def wait_for_code(session: ClientSession, want: str | None, tool: str = "d
             break
         await anyio.sleep(0.05)
     return got
-
-
-def audit_with(copy: Copy, *words: str) -> list[str]:
-    return [line for line in copy.log().splitlines() if "AGENT-AUDIT:" in line and all(w in line for w in words)]
 
 
 async def only_the_physical_chord_trips(s: ClientSession, copy: Copy, desk: Desk) -> None:

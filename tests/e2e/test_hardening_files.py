@@ -19,13 +19,11 @@ from pathlib import Path
 import anyio
 import pytest
 from mcec_e2e import HANG_GUARD_S, Copy, manual_copy, run_cli, sdk_envelope, sdk_stderr, sdk_stdio
-from sessions_support import (  # noqa: F401 - fixtures
+from sessions_support import (
     OPERATOR_SETTINGS,
-    call,
     end,
     error_code,
     mcp,
-    operator,
     session_dirs,
 )
 
@@ -100,7 +98,7 @@ async def test_special_stamp_never_hangs(operator: Copy, kind: str) -> None:
         assert error_code(env) == "session-token-invalid", env
     assert listed_ids(operator) == set(), "without a regular stamp it is not a session"
     code, out, err = run_cli(operator, ["sessions", "rm", planted["sessionId"]])
-    assert code != 0 and "not a provisioned session" in out, (out, err)
+    assert code != 0 and "not a session directory" in out, (out, err)
     code, out, err = run_cli(operator, ["sessions", "reap", "--json"])
     assert code == 0, err
     assert planted["sessionId"] in json.loads(out)["skippedNotSession"]

@@ -56,20 +56,20 @@ async def test_sdk_with_bearer_works(host: Host) -> None:
         result = await session.call_tool("session-status", {})
         env = sdk_envelope(result)
         assert env["ok"] is True and result.is_error is False
-        assert re.fullmatch(r"[0-9a-f]{12}", env["sessionId"])
+        assert re.fullmatch(r"[0-9a-f]{12}", env["runId"])
         bad = await session.call_tool("nope", {})
         assert bad.is_error is True and sdk_envelope(bad)["error"]["code"] == "unknown-tool"
 
 
 @pytest.mark.anyio
 async def test_http_session_record_is_shared_across_requests(host: Host) -> None:
-    """Stateless HTTP: every request gets a fresh MCP server, but one session record."""
+    """Stateless HTTP: every request gets a fresh MCP server, but one run record."""
     async with sdk_http(host.url, host.auth_headers()) as (session, _):
         first = sdk_envelope(await session.call_tool("session-status", {}))
     async with sdk_http(host.url, host.auth_headers()) as (session, _):
         await session.call_tool("nope", {})
         second = sdk_envelope(await session.call_tool("session-status", {}))
-    assert first["sessionId"] == second["sessionId"]
+    assert first["runId"] == second["runId"]
     assert second["result"]["calls"] == first["result"]["calls"] + 2
     assert second["result"]["refusals"].get("unknown-tool") == 1
 

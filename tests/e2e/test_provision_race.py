@@ -22,11 +22,10 @@ from pathlib import Path
 import anyio
 import pytest
 from mcec_e2e import Copy, run_cli, sdk_envelope, sdk_stdio, session_copy, sessions_root
-from sessions_support import (  # noqa: F401 - fixtures
+from sessions_support import (
     call,
     check_session_files,
     mcp,
-    operator,
 )
 
 CLIENTS = 4

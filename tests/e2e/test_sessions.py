@@ -1,10 +1,10 @@
 """Isolated session provisioning from outside, through the official MCP Python SDK: the
-opt-in, the handoff and the files it names, the provisioned copy running by itself (lock,
+opt-in, the handoff and the files it names, the session copy running by itself (lock,
 HTTP bearer, port, tool surface), `end-session`, the reaper, symlinks planted in a session,
 and concurrency. The operator's CLI and bad input are in test_sessions_cli.py.
 
 Every session lives under the test's own XDG_STATE_HOME; nothing here touches the real
-user's state. A provisioned copy is started with the same HOME/XDG environment as the copy
+user's state. A session copy is started with the same HOME/XDG environment as the copy
 that provisioned it, like an agent would start it from the handoff."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from mcec_e2e import (
     HANG_GUARD_S,
     Copy,
     RawStdio,
+    audit_with,
     backdate,
     installed_copy,
     manual_copy,
@@ -31,19 +32,17 @@ from mcec_e2e import (
     session_copy,
     sessions_root,
 )
-from sessions_support import (  # noqa: F401 - fixtures
+from sessions_support import (
     OPERATOR_SETTINGS,
     THIRTEEN_HOURS,
     call,
-    catalogue_names,
+    catalogue_of,
     check_handoff,
     check_session_files,
     end,
     error_code,
     mcp,
-    operator,
     provision,
-    raw_servers,
     running_host,
     session_dirs,
     start_stdio,
@@ -82,6 +81,8 @@ async def test_manual_copy_provisions_stdio_only_session(operator: Copy) -> None
     check_session_files(handoff, http=False)
     texts = [p.read_text(errors="replace") for p in Path(handoff["directory"]).iterdir() if p.name != "mcec"]
     assert not any("operator log line" in t for t in texts), "the operator's log was copied"
+    provisioned = audit_with(operator, "session-provisioned", handoff["sessionId"])
+    assert len(provisioned) == 1 and "by=agent" in provisioned[0], provisioned
 
 
 @pytest.mark.anyio
@@ -90,7 +91,7 @@ async def test_copy_serves_every_catalogue_tool_but_launch(operator: Copy, trans
     async with mcp(operator) as session:
         handoff = await provision(session, mcpServer=transport == "http")
     sess = session_copy(operator, handoff)
-    full = sorted(set(catalogue_names()) - {"launch"})
+    full = sorted(set(catalogue_of(Path(handoff["directory"]))) - {"launch"})
     if transport == "stdio":
         async with mcp(sess) as session:
             names = [t.name for t in (await session.list_tools()).tools]

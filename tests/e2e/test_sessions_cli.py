@@ -27,7 +27,7 @@ from mcec_e2e import (
     session_copy,
     sessions_root,
 )
-from sessions_support import (  # noqa: F401 - fixtures
+from sessions_support import (
     OPERATOR_SETTINGS,
     call,
     check_handoff,
@@ -35,9 +35,7 @@ from sessions_support import (  # noqa: F401 - fixtures
     end,
     error_code,
     mcp,
-    operator,
     provision,
-    raw_servers,
     session_dirs,
     start_stdio,
     tree_snapshot,

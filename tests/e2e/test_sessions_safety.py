@@ -16,13 +16,11 @@ from pathlib import Path
 
 import pytest
 from mcec_e2e import BIN, Copy, installed_copy, manual_copy, run_cli, sdk_stdio, sessions_root
-from sessions_support import (  # noqa: F401 - fixtures
+from sessions_support import (
     OPERATOR_SETTINGS,
-    call,
     end,
     error_code,
     mcp,
-    operator,
     provision,
     session_dirs,
     tree_snapshot,

@@ -23,7 +23,7 @@ from mcec_e2e import (
 
 pytestmark = pytest.mark.anyio
 
-SESSION_ID = re.compile(r"^[0-9a-f]{12}$")
+RUN_ID = re.compile(r"^[0-9a-f]{12}$")
 
 
 def binary_version(copy: Copy) -> str:
@@ -70,12 +70,12 @@ async def test_session_status_envelope_shape(agent_copy: Copy) -> None:
         result = await session.call_tool("session-status", {})
         assert len(result.content) == 1 and result.content[0].type == "text"
         env = sdk_envelope(result)
-        assert set(env) <= {"ok", "sessionId", "result", "warnings"}, env
+        assert set(env) <= {"ok", "runId", "result", "warnings"}, env
         assert env["ok"] is True
         assert result.is_error is False
-        assert SESSION_ID.match(env["sessionId"]), env
+        assert RUN_ID.match(env["runId"]), env
         status = env["result"]
-        assert status["sessionId"] == env["sessionId"]
+        assert status["runId"] == env["runId"]
         assert status["calls"] == 1
         assert status["refusals"] == {}
         assert status["emergencyStopped"] is False
@@ -89,7 +89,7 @@ async def test_unknown_tool(agent_copy: Copy) -> None:
         env = sdk_envelope(result)
         assert result.is_error is True
         assert env["ok"] is False
-        assert set(env) == {"ok", "sessionId", "error"}, env
+        assert set(env) == {"ok", "runId", "error"}, env
         assert env["error"]["code"] == "unknown-tool"
         assert env["error"]["category"] == "invalid-argument"
         assert "frobnicate" in env["error"]["detail"]
@@ -167,9 +167,9 @@ async def test_session_status_counts_calls_and_refusals(agent_copy: Copy) -> Non
             ("session-status", {"x": 1}),
             ("capture", {}),
         ]:
-            ids.add(sdk_envelope(await session.call_tool(name, args))["sessionId"])
+            ids.add(sdk_envelope(await session.call_tool(name, args))["runId"])
         env = sdk_envelope(await session.call_tool("session-status", {}))
-        ids.add(env["sessionId"])
+        ids.add(env["runId"])
         assert len(ids) == 1, ids
         status = env["result"]
         assert status["calls"] == 6

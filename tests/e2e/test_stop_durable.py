@@ -46,12 +46,6 @@ RECORDED = "a stop is recorded for this display"
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def desk():
-    with Desk() as d:
-        yield d
-
-
 def stop_copy(root: Path, hotkey: str | None = None) -> Copy:
     settings = "AgentCommandsEnabled = true\n"
     if hotkey:

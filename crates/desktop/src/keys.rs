@@ -1,13 +1,15 @@
 //! The `keys` grammar of the `key` tool, parsed once into platform-neutral [`Chord`]s.
 //!
 //! A spec is one or more chords separated by spaces, pressed one after another:
-//! `ctrl+shift+t`, `Return`, `F5`, `super+l`, `ctrl+a Delete`. A chord is `+`-separated
+//! `ctrl+shift+t`, `Enter`, `F5`, `super+l`, `ctrl+a Delete`. A chord is `+`-separated
 //! tokens, case-insensitive: any number of modifiers and exactly one main key (or a lone
 //! modifier such as `shift`). Letters name the key, not the character: `ctrl+T` presses the
 //! `t` key without shift; write `shift+t` for a capital. `+` itself is `plus` (or a trailing
 //! `++`, as in `ctrl++`).
 
 use std::fmt;
+
+use mcec_rules::hotkey::NamedKey as HotkeyName;
 
 /// Longest accepted spec, in chords; more is almost certainly a mistake for `type`.
 pub const MAX_CHORDS: usize = 32;
@@ -28,25 +30,15 @@ pub enum Modifier {
 /// Keys that are not characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NamedKey {
-    Return,
-    Tab,
-    Escape,
+    /// A key the emergency-stop chord can name too, under the same name and spellings
+    /// (`Enter`/`Return`, `Esc`/`Escape`, `Tab`, `Delete`, `PageUp`, `PrintScreen`, …).
+    Common(HotkeyName),
     BackSpace,
-    Delete,
-    Insert,
-    Home,
-    End,
-    PageUp,
-    PageDown,
     Up,
     Down,
     Left,
     Right,
-    Space,
     Menu,
-    Print,
-    Pause,
-    ScrollLock,
     CapsLock,
     NumLock,
     /// `F1`..`F24`.
@@ -82,14 +74,14 @@ pub enum KeySpecError {
 impl fmt::Display for KeySpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            KeySpecError::Empty => f.write_str("is empty; give keys such as `ctrl+s` or `Return`"),
+            KeySpecError::Empty => f.write_str("is empty; give keys such as `ctrl+s` or `Enter`"),
             KeySpecError::TooManyChords => {
                 write!(f, "holds more than {MAX_CHORDS} chords; use `type` for text")
             }
             KeySpecError::EmptyToken(c) => write!(f, "chord `{c}` has an empty part"),
             KeySpecError::UnknownKey(k) => write!(
                 f,
-                "unknown key name `{k}` (try e.g. `Return`, `Tab`, `Escape`, `F5`, `Left`, `a`, `ctrl`)"
+                "unknown key name `{k}` (try e.g. `Enter`, `Tab`, `Esc`, `F5`, `Left`, `a`, `ctrl`)"
             ),
             KeySpecError::TwoMainKeys(c) => {
                 write!(f, "chord `{c}` has more than one non-modifier key; separate chords with spaces")
@@ -165,6 +157,9 @@ fn parse_token(token: &str) -> Result<Key, KeySpecError> {
     let lower = token.to_ascii_lowercase();
     let named = |k| Ok(Key::Named(k));
     let modifier = |m| Ok(Key::Modifier(m));
+    if let Some(shared) = HotkeyName::from_token(&lower) {
+        return named(NamedKey::Common(shared));
+    }
     match lower.as_str() {
         "ctrl" | "control" | "ctl" | "ctrl_l" | "control_l" | "ctrl_r" | "control_r" => {
             modifier(Modifier::Ctrl)
@@ -174,25 +169,16 @@ fn parse_token(token: &str) -> Result<Key, KeySpecError> {
         "super" | "win" | "windows" | "meta" | "cmd" | "lwin" | "rwin" | "super_l" | "super_r" => {
             modifier(Modifier::Super)
         }
-        "return" | "enter" => named(NamedKey::Return),
-        "tab" => named(NamedKey::Tab),
-        "esc" | "escape" => named(NamedKey::Escape),
         "backspace" | "back" => named(NamedKey::BackSpace),
-        "delete" | "del" => named(NamedKey::Delete),
-        "insert" | "ins" => named(NamedKey::Insert),
-        "home" => named(NamedKey::Home),
-        "end" => named(NamedKey::End),
-        "pageup" | "page_up" | "prior" | "pgup" => named(NamedKey::PageUp),
-        "pagedown" | "page_down" | "next" | "pgdn" => named(NamedKey::PageDown),
+        "page_up" | "prior" | "pgup" => named(NamedKey::Common(HotkeyName::PageUp)),
+        "page_down" | "next" | "pgdn" => named(NamedKey::Common(HotkeyName::PageDown)),
         "up" => named(NamedKey::Up),
         "down" => named(NamedKey::Down),
         "left" => named(NamedKey::Left),
         "right" => named(NamedKey::Right),
-        "space" => named(NamedKey::Space),
         "menu" | "apps" => named(NamedKey::Menu),
-        "print" | "printscreen" | "prtsc" => named(NamedKey::Print),
-        "pause" | "break" => named(NamedKey::Pause),
-        "scrolllock" | "scroll_lock" => named(NamedKey::ScrollLock),
+        "print" | "prtsc" => named(NamedKey::Common(HotkeyName::PrintScreen)),
+        "scroll_lock" => named(NamedKey::Common(HotkeyName::ScrollLock)),
         "capslock" | "caps_lock" => named(NamedKey::CapsLock),
         "numlock" | "num_lock" => named(NamedKey::NumLock),
         "plus" => Ok(Key::Char('+')),
@@ -230,7 +216,10 @@ mod tests {
             one("ctrl+shift+t"),
             Chord { modifiers: vec![Modifier::Ctrl, Modifier::Shift], key: Key::Char('t') }
         );
-        assert_eq!(one("Return").key, Key::Named(NamedKey::Return));
+        assert_eq!(one("Return").key, Key::Named(NamedKey::Common(HotkeyName::Enter)));
+        assert_eq!(one("enter").key, one("Return").key);
+        assert_eq!(one("Escape").key, one("esc").key);
+        assert_eq!(one("prtsc").key, Key::Named(NamedKey::Common(HotkeyName::PrintScreen)));
         assert_eq!(one("F5").key, Key::Named(NamedKey::F(5)));
         assert_eq!(one("f24").key, Key::Named(NamedKey::F(24)));
         assert_eq!(one("super+l"), Chord { modifiers: vec![Modifier::Super], key: Key::Char('l') });

@@ -3,7 +3,7 @@
 //! The opt-in (`AllowSessionProvisioning`) is the one permission an agent must never grant
 //! itself, and the window cannot tell a hand from a program, so a change is honoured only when
 //! the provenance monitor attests that the latest click was physical and recent, never inside
-//! a provisioned copy (`mcec_rules::opt_in`). An honoured change rewrites only that key's line
+//! a session copy (`mcec_rules::opt_in`). An honoured change rewrites only that key's line
 //! of `mcec.settings` (atomically; a file that does not parse is never rewritten) and flips
 //! the flag `provision-session` reads, so it applies without a restart. Every decision is
 //! audited. Delete, Delete all and Provision new… do what `mcec sessions rm` and `mcec
@@ -36,7 +36,7 @@ pub struct AgentTabConfig {
     pub config_dir: PathBuf,
     pub sessions_root: PathBuf,
     pub exe: PathBuf,
-    pub in_provisioned_copy: bool,
+    pub in_session_copy: bool,
     /// The flag `provision-session` reads; shared with the agent's `SessionServices`.
     pub allow_provisioning: Arc<AtomicBool>,
     pub operator_hotkey: String,
@@ -68,7 +68,7 @@ impl AgentTabCore {
         core.ui.update_agent_tab(|tab| {
             *tab = AgentTab {
                 allow_provisioning: core.config.allow_provisioning.load(Ordering::SeqCst),
-                in_provisioned_copy: core.config.in_provisioned_copy,
+                in_session_copy: core.config.in_session_copy,
                 sessions_root: core.config.sessions_root.display().to_string(),
                 message,
                 ..AgentTab::default()
@@ -81,7 +81,7 @@ impl AgentTabCore {
     /// The operator clicked the opt-in checkbox asking for `enabled`.
     pub fn set_provisioning(&self, enabled: bool) {
         let evidence = crate::attest::click_evidence(&self.ledger, &self.latch, self.monitored);
-        let verdict = opt_in_verdict(evidence.as_ref(), self.config.in_provisioned_copy, Instant::now());
+        let verdict = opt_in_verdict(evidence.as_ref(), self.config.in_session_copy, Instant::now());
         if let Err(refusal) = verdict {
             return self.refuse(enabled, refusal.code(), &refusal.to_string());
         }
@@ -97,7 +97,7 @@ impl AgentTabCore {
         self.config.allow_provisioning.store(enabled, Ordering::SeqCst);
         audit("provisioning-opt-in", &format!("{KEY}={enabled}; by=operator (physical click)"));
         let text = if enabled {
-            "Agents may now provision disposable copies (saved to mcec.settings)."
+            "Agents may now provision session copies (saved to mcec.settings)."
         } else {
             "Agents may no longer provision copies (saved to mcec.settings)."
         };
@@ -161,7 +161,7 @@ impl AgentTabCore {
             Err(e) => AgentMessage::error(format!("{raw} is not a session id: {e}")),
             Ok(id) => match remove_session_dir(&self.config.sessions_root, &id) {
                 Ok(Removal::Removed) => {
-                    audit("session-removed", &format!("id={} by=operator-ui", id.as_str()));
+                    audit("session-removed", &format!("session={} by=operator-ui", id.as_str()));
                     AgentMessage::info(format!("Deleted session {}.", id.as_str()))
                 }
                 Ok(Removal::AlreadyGone) => {
@@ -179,7 +179,7 @@ impl AgentTabCore {
     pub fn delete_all(&self) {
         let report = remove_all_sessions(&self.config.sessions_root);
         for id in &report.removed {
-            audit("session-removed", &format!("id={} by=operator-ui", id.as_str()));
+            audit("session-removed", &format!("session={} by=operator-ui", id.as_str()));
         }
         let mut text = format!("Deleted {} session(s).", report.removed.len());
         let running: Vec<&str> = report.skipped_running.iter().map(|id| id.as_str()).collect();
@@ -195,7 +195,7 @@ impl AgentTabCore {
 
     /// Provision a session for the operator, as `mcec provision` does (the opt-in is needed).
     pub fn provision_new(&self) {
-        if self.config.in_provisioned_copy || !self.config.allow_provisioning.load(Ordering::SeqCst) {
+        if self.config.in_session_copy || !self.config.allow_provisioning.load(Ordering::SeqCst) {
             return self.finish(AgentMessage::error(
                 "Provisioning is off: tick the checkbox above (with your own mouse) first.",
             ));
@@ -206,10 +206,10 @@ impl AgentTabCore {
             &self.config.operator_hotkey,
             true,
             None,
-        );
+        )
+        .by("operator-ui");
         match provision(request) {
             Ok(h) => {
-                audit("session-provisioned", &format!("id={} by=operator-ui", h.session_id.as_str()));
                 let text = handoff::handoff_text(&h);
                 let view = HandoffView {
                     summary: text.summary.join("\n"),

@@ -22,9 +22,9 @@ pub enum Command {
     Run,
     /// Serve MCP on stdin/stdout (stdout carries JSON-RPC only).
     Mcp,
-    /// Provision a disposable session copy for an agent (needs AllowSessionProvisioning).
+    /// Provision a session copy for an agent (needs AllowSessionProvisioning).
     Provision(ProvisionArgs),
-    /// Manage provisioned sessions.
+    /// Manage session copies.
     #[command(subcommand)]
     Sessions(SessionsCommand),
     /// Emergency-stop hotkey helpers.

@@ -26,6 +26,7 @@ pub fn request(
         commands,
         all_tool_names: catalog::TOOLS.iter().map(|t| t.name.to_string()).collect(),
         operator_hotkey: operator_hotkey.to_string(),
+        requested_by: "operator",
     }
 }
 

@@ -18,7 +18,6 @@ mod serve;
 mod sessions_cli;
 mod stop_record;
 mod stopless;
-mod user_home;
 
 use std::process::ExitCode;
 

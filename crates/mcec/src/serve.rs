@@ -1,6 +1,6 @@
 //! Starting a serving process: `mcec mcp` (stdio) or the host (`mcec`, HTTP when
 //! `McpServerEnabled`). Both share the start-up: paths, logs, settings, the instance lock of
-//! a provisioned copy, and the [`Agent`] every transport serves.
+//! a session copy, and the [`Agent`] every transport serves.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -49,6 +49,67 @@ pub fn run(mode: Mode) -> ExitCode {
 }
 
 fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
+    let (paths, loaded) = load(mode)?;
+    let _lock = match paths.session {
+        Some(_) => Some(InstanceLock::acquire(&paths.exe_dir).with_context(|| {
+            format!("cannot start: another instance is already running from {}", paths.exe_dir.display())
+        })?),
+        None => None,
+    };
+    // Every launch collects sessions that aged out; running ones hold their lock and are kept.
+    mcec_sessions::reaper::reap(&paths.sessions_root, REAP_AGE, SystemTime::now());
+    let settings = &loaded.settings;
+    let plan = operator_plan(mode, &paths, &loaded);
+    let mut side = OperatorSide::bring_up(plan);
+    *ui = side.ui_shutdown();
+    // A session copy can never provision: the agent must not widen its own rights.
+    let allow_provisioning = Arc::new(AtomicBool::new(
+        loaded.error.is_none() && loaded.settings.allow_session_provisioning && paths.session.is_none(),
+    ));
+    let agent = Arc::new(build_agent(&paths, &loaded, &mut side, allow_provisioning.clone()));
+    crate::reload::spawn(
+        crate::reload::Watch {
+            settings_file: paths.settings_file(),
+            commands_file: paths.commands_file(),
+            session_copy: paths.session.is_some(),
+            allow_provisioning: allow_provisioning.clone(),
+        },
+        agent.clone(),
+        loaded.settings.clone(),
+    );
+    let agent_tab = (mode == Mode::Host).then(|| AgentTabConfig {
+        config_dir: paths.config_dir.clone(),
+        sessions_root: paths.sessions_root.clone(),
+        exe: paths.exe.clone(),
+        in_session_copy: paths.session.is_some(),
+        allow_provisioning,
+        operator_hotkey: settings.emergency_stop_hotkey.clone(),
+        settings_error: loaded.error.as_ref().map(ToString::to_string),
+    });
+    let desktop = side.desktop.clone();
+    side.run(agent.clone(), agent_tab);
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let served = match mode {
+        Mode::Stdio => runtime.block_on(async {
+            tokio::select! {
+                served = mcec_mcp::stdio::serve_stdio(agent.clone()) => {
+                    served.context("the MCP client did not complete initialization")
+                }
+                signal = termination() => {
+                    audit("shutdown", &format!("signal={signal}"));
+                    Ok(())
+                }
+            }
+        }),
+        Mode::Host => runtime.block_on(host(agent.clone(), &loaded)),
+    };
+    stop_hands(&agent, runtime, desktop.as_deref());
+    served
+}
+
+/// Where this copy keeps its files, its logging, and its settings (reported, the token never
+/// logged). An installed copy refuses to serve HTTP here, before anything else starts.
+fn load(mode: Mode) -> Result<(McecPaths, Loaded)> {
     let paths =
         McecPaths::for_current_process().context("cannot work out where this copy keeps its files")?;
     if let Some(warning) = logging::init(Some(&paths.log_file())) {
@@ -73,14 +134,11 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
             paths.exe.display()
         );
     }
-    let _lock = match paths.session {
-        Some(_) => Some(InstanceLock::acquire(&paths.exe_dir).with_context(|| {
-            format!("cannot start: another instance is already running from {}", paths.exe_dir.display())
-        })?),
-        None => None,
-    };
-    // Every launch collects sessions that aged out; running ones hold their lock and are kept.
-    mcec_sessions::reaper::reap(&paths.sessions_root, REAP_AGE, SystemTime::now());
+    Ok((paths, loaded))
+}
+
+/// What the operator side brings up for this mode and these settings.
+fn operator_plan<'a>(mode: Mode, paths: &McecPaths, loaded: &'a Loaded) -> Plan<'a> {
     let settings = &loaded.settings;
     let agent_surface = loaded.agent_commands_enabled() || paths.installed;
     let plan = Plan {
@@ -101,53 +159,9 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
             && paths.session.is_none(),
     };
     if settings.unsafe_allow_actuation_without_stop_on_wayland && paths.session.is_some() {
-        tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a provisioned session copy");
+        tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a session copy");
     }
-    let mut side = OperatorSide::bring_up(plan);
-    *ui = side.ui_shutdown();
-    // A provisioned copy can never provision: the agent must not widen its own rights.
-    let allow_provisioning = Arc::new(AtomicBool::new(
-        loaded.error.is_none() && loaded.settings.allow_session_provisioning && paths.session.is_none(),
-    ));
-    let agent = Arc::new(build_agent(&paths, &loaded, &mut side, allow_provisioning.clone()));
-    crate::reload::spawn(
-        crate::reload::Watch {
-            settings_file: paths.settings_file(),
-            commands_file: paths.commands_file(),
-            session_copy: paths.session.is_some(),
-            allow_provisioning: allow_provisioning.clone(),
-        },
-        agent.clone(),
-        loaded.settings.clone(),
-    );
-    let agent_tab = (mode == Mode::Host).then(|| AgentTabConfig {
-        config_dir: paths.config_dir.clone(),
-        sessions_root: paths.sessions_root.clone(),
-        exe: paths.exe.clone(),
-        in_provisioned_copy: paths.session.is_some(),
-        allow_provisioning,
-        operator_hotkey: settings.emergency_stop_hotkey.clone(),
-        settings_error: loaded.error.as_ref().map(ToString::to_string),
-    });
-    let desktop = side.desktop.clone();
-    side.run(agent.clone(), agent_tab);
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let served = match mode {
-        Mode::Stdio => runtime.block_on(async {
-            tokio::select! {
-                served = mcec_mcp::stdio::serve_stdio(agent.clone()) => {
-                    served.context("the MCP client did not complete initialization")
-                }
-                signal = termination() => {
-                    audit("shutdown", &format!("signal={signal}"));
-                    Ok(())
-                }
-            }
-        }),
-        Mode::Host => runtime.block_on(host(agent.clone(), &loaded)),
-    };
-    stop_hands(&agent, runtime, desktop.as_deref());
-    served
+    plan
 }
 
 /// The process is going away: calls in flight stop at their next step, queued ones never
@@ -199,7 +213,7 @@ fn build_agent(
 ) -> Agent {
     let (agent_commands_enabled, commands) = crate::reload::surface(loaded, paths.session.is_some());
     let config = AgentConfig {
-        session_id: new_session_id(),
+        run_id: new_run_id(),
         stop: side.stop_flag(),
         installed_copy: paths.installed,
         agent_commands_enabled,
@@ -221,7 +235,7 @@ fn build_agent(
 }
 
 /// 12 lowercase hex characters from the OS random source.
-fn new_session_id() -> String {
+fn new_run_id() -> String {
     let mut bytes = [0u8; 6];
     if getrandom::fill(&mut bytes).is_err() {
         bytes = (std::process::id() as u64).to_le_bytes()[..6].try_into().unwrap_or_default();

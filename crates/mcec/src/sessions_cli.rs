@@ -44,7 +44,7 @@ pub fn provision_cmd(args: ProvisionArgs) -> Result<ExitCode> {
         bail!("{error}");
     }
     if paths.session.is_some() {
-        bail!("this is a provisioned session copy; sessions cannot provision further sessions");
+        bail!("this is a session copy; sessions cannot provision further sessions");
     }
     if !loaded.settings.allow_session_provisioning {
         bail!(
@@ -52,15 +52,17 @@ pub fn provision_cmd(args: ProvisionArgs) -> Result<ExitCode> {
             paths.settings_file().display()
         );
     }
-    let handoff = provision(handoff::request(
-        &paths.sessions_root,
-        &paths.exe,
-        &loaded.settings.emergency_stop_hotkey,
-        !args.no_mcp_server,
-        args.commands,
-    ))
+    let handoff = provision(
+        handoff::request(
+            &paths.sessions_root,
+            &paths.exe,
+            &loaded.settings.emergency_stop_hotkey,
+            !args.no_mcp_server,
+            args.commands,
+        )
+        .by("operator-cli"),
+    )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    audit("session-provisioned", &format!("id={} by=operator-cli", handoff.session_id.as_str()));
     if args.json {
         println!("{}", serde_json::to_string_pretty(&handoff)?);
     } else {
@@ -148,7 +150,7 @@ fn remove(root: &Path, ids: Vec<String>, all: bool, json: bool) -> Result<ExitCo
     if all {
         let report = remove_all_sessions(root);
         for id in &report.removed {
-            audit("session-removed", &format!("id={} by=operator-cli", id.as_str()));
+            audit("session-removed", &format!("session={} by=operator-cli", id.as_str()));
         }
         if json {
             println!("{}", serde_json::to_string_pretty(&report)?);
@@ -174,7 +176,7 @@ fn remove(root: &Path, ids: Vec<String>, all: bool, json: bool) -> Result<ExitCo
             Err(e) => Err(format!("not a session id: {e}")),
             Ok(id) => match remove_session_dir(root, &id) {
                 Ok(Removal::Removed) => {
-                    audit("session-removed", &format!("id={} by=operator-cli", id.as_str()));
+                    audit("session-removed", &format!("session={} by=operator-cli", id.as_str()));
                     Ok("removed")
                 }
                 Ok(Removal::AlreadyGone) => Ok("already gone"),

@@ -31,7 +31,7 @@ pub struct StopRecords {
 impl StopRecords {
     /// For the user running this process and the display in `DISPLAY`.
     pub fn for_this_process() -> StopRecords {
-        let dir = crate::user_home::home_from_user_database().map(|home| home.join(RECORD_DIR));
+        let dir = mcec_sessions::user_home::home_from_user_database().map(|home| home.join(RECORD_DIR));
         StopRecords { dir, scope: scope_of(std::env::var("DISPLAY").ok().as_deref()) }
     }
 

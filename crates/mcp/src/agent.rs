@@ -13,7 +13,7 @@ use std::time::SystemTime;
 use mcec_rules::StopFlag;
 use mcec_rules::consent::{ConsentBook, Outcome};
 use mcec_rules::gates::{CallState, DesktopGate};
-use mcec_rules::record::SessionRecord;
+use mcec_rules::record::RunRecord;
 use mcec_rules::settings::Commands;
 use rmcp::{Peer, RoleServer};
 
@@ -41,7 +41,7 @@ const MAX_PEERS: usize = 64;
 
 /// Everything fixed at start-up.
 pub struct AgentConfig {
-    pub session_id: String,
+    pub run_id: String,
     pub stop: StopFlag,
     pub installed_copy: bool,
     /// False when `AgentCommandsEnabled` is false *or* a settings file failed to parse.
@@ -51,7 +51,7 @@ pub struct AgentConfig {
 }
 
 pub struct Agent {
-    pub session_id: String,
+    pub run_id: String,
     /// The emergency-stop latch's flag: set only by the stop, cleared only by re-arm.
     pub stop: StopFlag,
     /// A child of `stop`, set when this process is going away (its client hung up, a
@@ -64,7 +64,7 @@ pub struct Agent {
     asker: Option<Box<dyn ConsentAsker>>,
     peers: Mutex<Vec<(Peer<RoleServer>, tokio::runtime::Handle)>>,
     desktop_gate: RwLock<DesktopGate>,
-    record: Mutex<SessionRecord>,
+    record: Mutex<RunRecord>,
     observer: Option<Box<dyn CallObserver>>,
     pub tools: crate::tools::ToolServices,
 }
@@ -72,8 +72,8 @@ pub struct Agent {
 impl Agent {
     pub fn new(config: AgentConfig, tools: crate::tools::ToolServices) -> Self {
         Agent {
-            record: Mutex::new(SessionRecord::new(config.session_id.clone(), SystemTime::now())),
-            session_id: config.session_id,
+            record: Mutex::new(RunRecord::new(config.run_id.clone(), SystemTime::now())),
+            run_id: config.run_id,
             hands: config.stop.child(),
             stop: config.stop,
             installed_copy: config.installed_copy,
@@ -194,8 +194,8 @@ impl Agent {
         *self.desktop_gate.write().unwrap_or_else(PoisonError::into_inner) = gate;
     }
 
-    /// Run `f` on the session record (counters, stop stamps).
-    pub fn with_record<T>(&self, f: impl FnOnce(&mut SessionRecord) -> T) -> T {
+    /// Run `f` on the run record (counters, stop stamps).
+    pub fn with_record<T>(&self, f: impl FnOnce(&mut RunRecord) -> T) -> T {
         f(&mut self.record.lock().unwrap_or_else(PoisonError::into_inner))
     }
 

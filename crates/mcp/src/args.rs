@@ -18,12 +18,7 @@ pub fn parse<T: DeserializeOwned>(args: Option<serde_json::Map<String, Value>>) 
 
 /// serde's messages can quote the whole offending value; keep the detail readable.
 fn shorten(message: &str) -> String {
-    const MAX: usize = 300;
-    if message.chars().count() <= MAX {
-        return message.to_string();
-    }
-    let cut: String = message.chars().take(MAX).collect();
-    format!("{cut}…")
+    mcec_rules::text::ellipsize(message, 300)
 }
 
 #[cfg(test)]

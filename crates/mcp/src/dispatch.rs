@@ -58,7 +58,7 @@ pub fn call(agent: &Agent, name: &str, args: Option<Map<String, Value>>, stop: &
         Ok(output) => {
             audit("call", &format!("tool={shown} ok=true ms={ms:.1}"));
             Answer {
-                envelope: envelope::success(&agent.session_id, output.result, &output.warnings),
+                envelope: envelope::success(&agent.run_id, output.result, &output.warnings),
                 image: output.image,
             }
         }
@@ -69,7 +69,7 @@ pub fn call(agent: &Agent, name: &str, args: Option<Map<String, Value>>, stop: &
                 action,
                 &format!("tool={shown} ok=false code={} ms={ms:.1} detail={}", error.code, error.detail),
             );
-            Answer { envelope: envelope::failure(&agent.session_id, &error), image: None }
+            Answer { envelope: envelope::failure(&agent.run_id, &error), image: None }
         }
     }
 }
@@ -81,12 +81,7 @@ fn narrate(spec: &ToolSpec, args: Option<&Map<String, Value>>) -> String {
     let Some(args) = args.filter(|a| spec.needs_desktop() && !a.is_empty()) else {
         return spec.name.to_string();
     };
-    let line = format!("{} {}", spec.name, Value::Object(args.clone()));
-    if line.chars().count() <= MAX {
-        line
-    } else {
-        format!("{}…", line.chars().take(MAX).collect::<String>())
-    }
+    mcec_rules::text::ellipsize(&format!("{} {}", spec.name, Value::Object(args.clone())), MAX)
 }
 
 struct Failure {

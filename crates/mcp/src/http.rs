@@ -59,6 +59,14 @@ pub async fn serve_http(
     config: HttpConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    http_conns::serve(listener, router(agent, config), shutdown).await;
+    Ok(())
+}
+
+/// The front door as a router: the gate in front of rmcp's Streamable HTTP service at `/mcp`.
+/// Each request must carry the extensions [`http_conns`] gives it: the peer's
+/// `ConnectInfo<SocketAddr>` and its [`ConnHandle`].
+pub fn router(agent: Arc<Agent>, config: HttpConfig) -> Router {
     let mcp_config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .with_legacy_session_mode(false)
@@ -70,9 +78,7 @@ pub async fn serve_http(
         mcp_config,
     );
     let state = Arc::new(GateState { config, in_flight: AtomicUsize::new(0) });
-    let app = Router::new().nest_service("/mcp", mcp).layer(middleware::from_fn_with_state(state, gate));
-    http_conns::serve(listener, app, shutdown).await;
-    Ok(())
+    Router::new().nest_service("/mcp", mcp).layer(middleware::from_fn_with_state(state, gate))
 }
 
 async fn gate(

@@ -59,6 +59,11 @@ pub struct ConnHandle(Arc<Conn>);
 pub struct Busy(Arc<Conn>);
 
 impl ConnHandle {
+    /// A connection in no registry, never evicted: for serving the router in-process.
+    pub fn unregistered() -> ConnHandle {
+        ConnHandle(Arc::new(Conn { state: AtomicIsize::new(0), evict: Notify::new() }))
+    }
+
     /// Marks the connection busy so it is never evicted while the request is served.
     /// `None` when the connection is already being closed.
     pub fn busy(&self) -> Option<Busy> {

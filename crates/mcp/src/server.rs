@@ -27,10 +27,10 @@ use crate::tools;
 
 /// What every agent is told at connect time.
 pub const INSTRUCTIONS: &str = "mcec lets you see and drive this Linux desktop while its operator stays in control. \
-Every tools/call answers with one JSON envelope: {ok, sessionId, result | error{code, category, detail}, warnings?}. \
+Every tools/call answers with one JSON envelope: {ok, runId, result | error{code, category, detail}, warnings?}. \
 If error.code is `emergency-stopped`, the operator has pressed the emergency stop: stop what you are doing, tell the \
 user, and do not retry or work around it; only the operator can re-arm it, at the machine. `bootstrap-only` means \
-this is the operator's installed copy: call provision-session to get a disposable copy and drive that. Otherwise \
+this is the operator's installed copy: call provision-session to get a session copy and drive that. Otherwise \
 read error.detail: it says what to do next. Window selectors never pick \"the first\" of several matches. \
 `commandAccess` below lists the commands enabled now and those you may ask the operator for with \
 request-command-access (session-status carries it too; notifications/tools/list_changed says when it changes).";
@@ -38,9 +38,9 @@ request-command-access (session-status carries it too; notifications/tools/list_
 /// What an agent is told by an installed copy, which serves only the provisioning tools.
 pub const INSTALLED_INSTRUCTIONS: &str = "This is the operator's installed copy of mcec, which is bootstrap-only: \
 it never drives the desktop itself and lists only provision-session and end-session. Call provision-session (the \
-operator must have enabled AllowSessionProvisioning) to get a disposable copy of mcec with its own directory and \
+operator must have enabled AllowSessionProvisioning) to get a session copy of mcec with its own directory and \
 token, start that copy as the handoff says, and drive the desktop through it; call end-session with the handoff's \
-sessionId and token when you are done. Every tools/call answers with one JSON envelope: {ok, sessionId, result | \
+sessionId and token when you are done. Every tools/call answers with one JSON envelope: {ok, runId, result | \
 error{code, category, detail}}; read error.detail, it says what to do next. If error.code is `emergency-stopped`, the \
 operator has pressed the emergency stop: stop, tell the user, and do not retry.";
 

@@ -4,7 +4,7 @@
 //! last confirmed it (a click only asks the core to change it), the session list is whatever
 //! the core last listed, and the handoff is the text of the core's last provisioning.
 
-/// One provisioned session, already formatted for display.
+/// One session copy, already formatted for display.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SessionRow {
     /// 12 lowercase hex characters.
@@ -51,8 +51,8 @@ impl AgentMessage {
 pub struct AgentTab {
     /// `AllowSessionProvisioning` as the running copy applies it.
     pub allow_provisioning: bool,
-    /// This process is a provisioned session copy: the checkbox is disabled.
-    pub in_provisioned_copy: bool,
+    /// This process is a session copy: the checkbox is disabled.
+    pub in_session_copy: bool,
     /// Oldest first.
     pub sessions: Vec<SessionRow>,
     /// Where the sessions live, shown under the list.

@@ -1,7 +1,7 @@
 //! The host's settings window (`mcec settings`), opened from the host menu's `Settings…`.
 //!
 //! Its **Agent** tab is the operator's side of session provisioning: the opt-in checkbox,
-//! the provisioned sessions with per-row **Delete** and **Delete all**, and **Provision
+//! the session copies with per-row **Delete** and **Delete all**, and **Provision
 //! new…** with the handoff ready to copy. Like every operator window it decides nothing: the
 //! checkbox draws the value the core confirmed and a click only asks for the other value
 //! (the core then checks with the provenance monitor that a hand, not a program, clicked);
@@ -20,18 +20,17 @@ use crate::state::{OperatorEvent, OperatorState};
 pub const SETTINGS_TITLE: &str = "mcec settings";
 
 /// Label of the opt-in checkbox.
-pub const ALLOW_PROVISIONING_LABEL: &str = "Allow agents to provision disposable instances";
+pub const ALLOW_PROVISIONING_LABEL: &str = "Allow agents to provision session copies";
 
 /// Label of the button that provisions a session for the operator.
 pub const PROVISION_NEW_LABEL: &str = "Provision new…";
 
-/// Logged when the disabled opt-in checkbox of a provisioned copy is clicked.
+/// Logged when the disabled opt-in checkbox of a session copy is clicked.
 const IGNORED_OPT_IN_CLICK: &str =
-    "the opt-in checkbox was clicked in a provisioned copy; ignored (a copy never provisions)";
+    "the opt-in checkbox was clicked in a session copy; ignored (a copy never provisions)";
 
-/// Shown under the disabled checkbox inside a provisioned copy.
-pub const PROVISIONED_COPY_NOTE: &str =
-    "This is a provisioned session copy: it can never provision further copies.";
+/// Shown under the disabled checkbox inside a session copy.
+pub const SESSION_COPY_NOTE: &str = "This is a session copy: it can never provision further copies.";
 
 const SIZE: [f32; 2] = [640.0, 560.0];
 /// Room for three lines of the core's last message.
@@ -84,24 +83,24 @@ fn agent_tab(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &
     // The checkbox shows the confirmed value; toggling the local copy only asks for a change.
     let mut shown = tab.allow_provisioning;
     let checkbox = egui::Checkbox::new(&mut shown, ALLOW_PROVISIONING_LABEL);
-    let response = ui.add_enabled(!tab.in_provisioned_copy, checkbox);
-    if response.clicked() && !tab.in_provisioned_copy {
+    let response = ui.add_enabled(!tab.in_session_copy, checkbox);
+    if response.clicked() && !tab.in_session_copy {
         // Taken within a frame of the button's release; the core matches it against the
         // provenance monitor's record of physical clicks.
         let at = Instant::now();
         state.mark_agent_pending();
         send(events, OperatorEvent::SetProvisioning { enabled: !tab.allow_provisioning, at });
     }
-    if tab.in_provisioned_copy && response.contains_pointer() && ui.input(|i| i.pointer.primary_released()) {
+    if tab.in_session_copy && response.contains_pointer() && ui.input(|i| i.pointer.primary_released()) {
         // Nothing reaches the core from here; the line lets a test see the click arrived.
         tracing::info!("{IGNORED_OPT_IN_CLICK}");
     }
-    if tab.in_provisioned_copy {
-        ui.label(RichText::new(PROVISIONED_COPY_NOTE).italics());
+    if tab.in_session_copy {
+        ui.label(RichText::new(SESSION_COPY_NOTE).italics());
     } else {
         ui.label(
             RichText::new(
-                "Agents then get throwaway copies of mcec, never this one. Only a click with your own mouse counts.",
+                "Agents then get session copies of mcec, never this one. Only a click with your own mouse counts.",
             )
             .small(),
         );
@@ -139,14 +138,14 @@ fn sessions(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &S
             state.mark_agent_pending();
             send(events, OperatorEvent::DeleteAllSessions);
         }
-        let allowed = tab.allow_provisioning && !tab.in_provisioned_copy;
+        let allowed = tab.allow_provisioning && !tab.in_session_copy;
         if ui.add_enabled(allowed, egui::Button::new(PROVISION_NEW_LABEL)).clicked() {
             state.mark_agent_pending();
             send(events, OperatorEvent::ProvisionNew);
         }
     });
     if tab.sessions.is_empty() {
-        ui.label(RichText::new("No provisioned sessions.").italics());
+        ui.label(RichText::new("No session copies.").italics());
     } else {
         egui::ScrollArea::vertical().id_salt("mcec-sessions").max_height(150.0).show(ui, |ui| {
             egui::Grid::new("mcec-sessions-grid").num_columns(5).striped(true).show(ui, |ui| {
@@ -177,7 +176,7 @@ fn sessions(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &S
 fn provisioning(ui: &mut egui::Ui, tab: &AgentTab) {
     match &tab.handoff {
         Some(handoff) => handoff_view(ui, handoff),
-        None if !tab.allow_provisioning || tab.in_provisioned_copy => {
+        None if !tab.allow_provisioning || tab.in_session_copy => {
             ui.label(
                 RichText::new("Allow provisioning above to create a session with Provision new….").small(),
             );

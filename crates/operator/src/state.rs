@@ -355,12 +355,7 @@ impl Snapshot {
 fn shorten(line: &str) -> String {
     let line = line.trim();
     let one_line: String = line.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    if one_line.chars().count() <= NARRATION_MAX_CHARS {
-        return one_line;
-    }
-    let mut cut: String = one_line.chars().take(NARRATION_MAX_CHARS - 1).collect();
-    cut.push('…');
-    cut
+    mcec_rules::text::ellipsize(&one_line, NARRATION_MAX_CHARS - 1)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The host settings window's Agent tab: `Settings…` in the host menu opens it (and asks the
 //! core for the session list); the checkbox, the row `Delete`, `Delete all` and `Provision
 //! new…` only report events, and the checkbox asks for the opposite of the value the core
-//! confirmed without flipping itself; inside a provisioned copy the checkbox is disabled.
+//! confirmed without flipping itself; inside a session copy the checkbox is disabled.
 
 mod common;
 
@@ -68,11 +68,11 @@ fn agent_tab_reports_clicks_and_never_flips_the_checkbox_itself() {
     std::thread::sleep(Duration::from_millis(500));
     Shot::take(&x.display, "agent-tab-handoff.png");
 
-    // Inside a provisioned copy the checkbox is disabled: a click reports nothing.
+    // Inside a session copy the checkbox is disabled: a click reports nothing.
     demo.send("agent copy");
     std::thread::sleep(Duration::from_millis(300));
     click(&x.display, settings, CHECKBOX);
-    Shot::take(&x.display, "agent-tab-provisioned-copy.png");
+    Shot::take(&x.display, "agent-tab-session-copy.png");
     let events: Vec<_> = demo.drain().into_iter().filter(|l| l.starts_with("event")).collect();
     assert!(events.is_empty(), "clicks on a disabled checkbox were reported: {events:?}");
 

@@ -68,8 +68,8 @@ pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: SESSION_STATUS,
         kind: ToolKind::Status,
-        title: "Session status",
-        description: "This agent session's record: id, start time, calls, refusals by code, emergency-stop history.",
+        title: "Run status",
+        description: "This mcec process's run record (runId, start time, calls, refusals by code, emergency-stop history) and whether the stop is armed.",
         hints: OBSERVES,
     },
     ToolSpec {
@@ -139,7 +139,7 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "key",
         kind: ToolKind::Actuation,
         title: "Press keys",
-        description: "Press a key chord such as `ctrl+shift+t`, `Return` or `F5`; everything pressed is released.",
+        description: "Press a key chord such as `ctrl+shift+t`, `Enter` or `F5`; everything pressed is released.",
         hints: INPUT,
     },
     ToolSpec {
@@ -181,14 +181,14 @@ pub const TOOLS: &[ToolSpec] = &[
         name: PROVISION_SESSION,
         kind: ToolKind::Meta,
         title: "Provision a session",
-        description: "Create a disposable, token-guarded copy of mcec for this agent (needs the operator's opt-in).",
+        description: "Create a session copy of mcec for this agent: its own directory, settings and token (needs the operator's opt-in).",
         hints: Hints { destructive: false, ..WRITES_FILE },
     },
     ToolSpec {
         name: END_SESSION,
         kind: ToolKind::Meta,
         title: "End a session",
-        description: "Delete a provisioned session directory, given its id and token (stop its process first).",
+        description: "Delete a session copy, given its sessionId and token (stop its process first).",
         hints: Hints { idempotent: true, ..WRITES_FILE },
     },
     ToolSpec {
@@ -205,7 +205,7 @@ pub fn find(name: &str) -> Option<&'static ToolSpec> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
-/// The names a provisioned copy enables when the agent asks for nothing in particular:
+/// The names a session copy enables when the agent asks for nothing in particular:
 /// every command tool except `launch`, which provisioning never enables.
 pub fn provisionable_by_default() -> impl Iterator<Item = &'static str> {
     TOOLS

@@ -6,7 +6,7 @@
 //!
 //! - `chars:<text>` types `<text>` exactly (spaces included) up to the next unescaped `;`.
 //!   Escapes: `\;` a semicolon, `\\` a backslash, `\n` Return, `\t` Tab.
-//! - `key:<chords>` presses chords with the `key` tool's grammar (`ctrl+s`, `Return`,
+//! - `key:<chords>` presses chords with the `key` tool's grammar (`ctrl+s`, `Enter`,
 //!   `ctrl+a Delete`); the desktop crate checks the key names.
 //! - `mouse:move X Y`, `mouse:click X Y [left|right|middle]`, `mouse:drag X1 Y1 X2 Y2`,
 //!   `mouse:down X Y [button]`, `mouse:up X Y [button]`,
@@ -254,7 +254,7 @@ fn chars_body(body: &str) -> Result<(String, Option<&str>), String> {
 
 fn plain_command(kind: RawKind, body: &str) -> Result<RawCommand, String> {
     match kind {
-        RawKind::Key if body.is_empty() => Err("key: needs a chord such as `ctrl+s` or `Return`".into()),
+        RawKind::Key if body.is_empty() => Err("key: needs a chord such as `ctrl+s` or `Enter`".into()),
         RawKind::Key => Ok(RawCommand::Key(body.to_string())),
         RawKind::Pause => {
             let ms: u64 = body.parse().map_err(|_| {
@@ -373,8 +373,7 @@ fn mouse(body: &str) -> Result<RawCommand, String> {
 
 /// At most 40 characters of agent text, for echoing in an error.
 fn snippet(s: &str) -> String {
-    let cut: String = s.chars().take(40).collect();
-    if s.chars().count() > 40 { format!("{cut}…") } else { cut }
+    crate::text::ellipsize(s, 40)
 }
 
 /// `command-disabled` for the first command whose kind `mcec.commands` does not enable.

@@ -5,20 +5,20 @@ use serde_json::{Value, json};
 
 use crate::ToolError;
 
-/// `{"ok":true,"sessionId":…,"result":…,"warnings":[…]?}`; `warnings` only when there are some.
-pub fn success(session_id: &str, result: Value, warnings: &[String]) -> Value {
-    let mut envelope = json!({ "ok": true, "sessionId": session_id, "result": result });
+/// `{"ok":true,"runId":…,"result":…,"warnings":[…]?}`; `warnings` only when there are some.
+pub fn success(run_id: &str, result: Value, warnings: &[String]) -> Value {
+    let mut envelope = json!({ "ok": true, "runId": run_id, "result": result });
     if !warnings.is_empty() {
         envelope["warnings"] = json!(warnings);
     }
     envelope
 }
 
-/// `{"ok":false,"sessionId":…,"error":{"code","category","detail"}}`.
-pub fn failure(session_id: &str, error: &ToolError) -> Value {
+/// `{"ok":false,"runId":…,"error":{"code","category","detail"}}`.
+pub fn failure(run_id: &str, error: &ToolError) -> Value {
     json!({
         "ok": false,
-        "sessionId": session_id,
+        "runId": run_id,
         "error": {
             "code": error.code.as_str(),
             "category": error.code.category(),
@@ -35,7 +35,7 @@ mod tests {
     #[test]
     fn success_has_no_warnings_key_when_there_are_none() {
         let v = success("abc", json!({"x": 1}), &[]);
-        assert_eq!(v, json!({"ok": true, "sessionId": "abc", "result": {"x": 1}}));
+        assert_eq!(v, json!({"ok": true, "runId": "abc", "result": {"x": 1}}));
     }
 
     #[test]

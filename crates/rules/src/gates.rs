@@ -47,7 +47,7 @@ pub fn admit(state: &CallState<'_>, name: &str) -> Result<&'static ToolSpec, Too
         return Err(ToolError::new(
             ErrorCode::BootstrapOnly,
             "This is the operator's installed mcec; it only serves `provision-session` and `end-session`. \
-             Ask for a disposable copy with `provision-session` and drive that instead.",
+             Ask for a session copy with `provision-session` and drive that instead.",
         ));
     }
     if state.consent_pending && spec.is_some_and(frozen_while_asking) {
@@ -153,8 +153,8 @@ pub fn desktop_gate(spec: &ToolSpec, desktop: &DesktopGate) -> Result<(), ToolEr
 
 /// Tool names come from the agent: keep what we echo (in details and logs) short and printable.
 pub fn printable(name: &str) -> String {
-    let clean: String = name.chars().filter(|c| !c.is_control()).take(64).collect();
-    if name.chars().count() > 64 { format!("{clean}…") } else { clean }
+    let clean: String = name.chars().filter(|c| !c.is_control()).collect();
+    crate::text::ellipsize(&clean, 64)
 }
 
 #[cfg(test)]

@@ -140,7 +140,9 @@ impl NamedKey {
         }
     }
 
-    fn from_token(t: &str) -> Option<NamedKey> {
+    /// The named key a lower-case token spells (`esc`/`escape`, `enter`/`return`, …): the one
+    /// vocabulary of key names, shared with the `key` tool's grammar.
+    pub fn from_token(t: &str) -> Option<NamedKey> {
         Some(match t {
             "esc" | "escape" => NamedKey::Esc,
             "pause" | "break" => NamedKey::Pause,

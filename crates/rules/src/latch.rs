@@ -162,27 +162,62 @@ pub fn rearm_verdict(
     latch_tamper_at: Option<Instant>,
     now: Instant,
 ) -> Result<(), RearmRefusal> {
-    let tamper = att.last_tamper_at.max(latch_tamper_at);
-    if let Some(t) = tamper {
-        let ago = now.saturating_duration_since(t);
-        if ago < TAMPER_QUIET_PERIOD {
-            return Err(RearmRefusal::RecentTampering { ago });
+    att.check(latch_tamper_at, Some(stopped_at), now).map_err(|refusal| match refusal {
+        PressRefusal::RecentTampering { ago } => RearmRefusal::RecentTampering { ago },
+        PressRefusal::NoInputSeen => RearmRefusal::NoInputSeen,
+        PressRefusal::NotPhysical => RearmRefusal::NotPhysical,
+        PressRefusal::BeforeStop => RearmRefusal::BeforeStop,
+        PressRefusal::Stale { age } => RearmRefusal::Stale { age },
+    })
+}
+
+/// Why an attested press is not the operator's own recent press.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PressRefusal {
+    /// Tampering was seen less than [`TAMPER_QUIET_PERIOD`] ago.
+    RecentTampering { ago: Duration },
+    /// No press was seen at all.
+    NoInputSeen,
+    /// The press came from an injected (synthetic) source.
+    NotPhysical,
+    /// The press came before `not_before` (for a re-arm: before the stop engaged).
+    BeforeStop,
+    /// The press is older than [`REARM_INPUT_MAX_AGE`].
+    Stale { age: Duration },
+}
+
+impl RearmAttestation {
+    /// The one rule behind a re-arm and the provisioning opt-in, checked in this order: no
+    /// tampering (the monitor's, or `tampered_at`) for [`TAMPER_QUIET_PERIOD`]; a press was
+    /// seen; it was physical; it came no earlier than `not_before`; it is at most
+    /// [`REARM_INPUT_MAX_AGE`] old.
+    pub fn check(
+        &self,
+        tampered_at: Option<Instant>,
+        not_before: Option<Instant>,
+        now: Instant,
+    ) -> Result<(), PressRefusal> {
+        if let Some(t) = self.last_tamper_at.max(tampered_at) {
+            let ago = now.saturating_duration_since(t);
+            if ago < TAMPER_QUIET_PERIOD {
+                return Err(PressRefusal::RecentTampering { ago });
+            }
         }
+        let Some(input_at) = self.input_at else {
+            return Err(PressRefusal::NoInputSeen);
+        };
+        if !self.input_physical {
+            return Err(PressRefusal::NotPhysical);
+        }
+        if not_before.is_some_and(|t| input_at < t) {
+            return Err(PressRefusal::BeforeStop);
+        }
+        let age = now.saturating_duration_since(input_at);
+        if age > REARM_INPUT_MAX_AGE {
+            return Err(PressRefusal::Stale { age });
+        }
+        Ok(())
     }
-    let Some(input_at) = att.input_at else {
-        return Err(RearmRefusal::NoInputSeen);
-    };
-    if !att.input_physical {
-        return Err(RearmRefusal::NotPhysical);
-    }
-    if input_at < stopped_at {
-        return Err(RearmRefusal::BeforeStop);
-    }
-    let age = now.saturating_duration_since(input_at);
-    if age > REARM_INPUT_MAX_AGE {
-        return Err(RearmRefusal::Stale { age });
-    }
-    Ok(())
 }
 
 /// The armed state: the chord is live and nothing is refused.

@@ -2,7 +2,7 @@
 //!
 //! Everything mcec decides, as plain data and pure functions: the error codes and the
 //! [`envelope`] an agent sees, the [`gates`] of a tool call in the contract's order, the
-//! [`http_gate`], the [`settings`] model, the tool [`catalog`], the agent session
+//! [`http_gate`], the [`settings`] model, the tool [`catalog`], the run
 //! [`record`], and (from the emergency-stop work) the hotkey grammar, the chord detector
 //! and the latch.
 //!
@@ -10,6 +10,7 @@
 //! and flags and get values back. That is what lets every safety rule be unit-tested
 //! without a display.
 
+pub mod audit;
 pub mod catalog;
 pub mod chord;
 pub mod command_lang;
@@ -26,6 +27,7 @@ pub mod record;
 pub mod settings;
 pub mod stop_flag;
 pub mod stop_record;
+pub mod text;
 
 pub use error::{ErrorCode, ToolError};
 pub use stop_flag::StopFlag;

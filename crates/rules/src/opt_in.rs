@@ -1,29 +1,29 @@
-//! Whether a click on the Agent tab's **Allow agents to provision disposable instances**
+//! Whether a click on the Agent tab's **Allow agents to provision session copies**
 //! checkbox may change `AllowSessionProvisioning`.
 //!
 //! This is the one permission an agent must never grant itself, and a toolkit cannot tell who
 //! clicked (an injected click presses an egui checkbox as well as a hand does). So the change
 //! is honoured on the same evidence as a re-arm: the provenance monitor's attestation that the
 //! latest button press was physical and recent, with no tampering seen lately. Inside a
-//! provisioned copy it is never honoured, whoever clicked: a driving agent must not widen its
+//! session copy it is never honoured, whoever clicked: a driving agent must not widen its
 //! own rights.
 
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use crate::latch::{REARM_INPUT_MAX_AGE, RearmAttestation, TAMPER_QUIET_PERIOD};
+use crate::latch::{PressRefusal, RearmAttestation, TAMPER_QUIET_PERIOD};
 
 /// Why a change of the opt-in was refused. `Display` is the sentence the Agent tab shows
 /// and the audit line's reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OptInRefusal {
-    /// This process is a provisioned session copy.
-    ProvisionedCopy,
+    /// This process is a session copy.
+    SessionCopy,
     /// The monitor saw no press at all (it may not be running).
     NoInputSeen,
     /// The latest press came from an injected (synthetic) source.
     NotPhysical,
-    /// The latest physical press is older than [`REARM_INPUT_MAX_AGE`].
+    /// The latest physical press is older than [`crate::latch::REARM_INPUT_MAX_AGE`].
     Stale { age: Duration },
     /// Tampering was seen less than [`TAMPER_QUIET_PERIOD`] ago.
     RecentTampering { ago: Duration },
@@ -33,7 +33,7 @@ impl OptInRefusal {
     /// A short machine-readable word for the audit line.
     pub fn code(&self) -> &'static str {
         match self {
-            OptInRefusal::ProvisionedCopy => "provisioned-copy",
+            OptInRefusal::SessionCopy => "session-copy",
             OptInRefusal::NoInputSeen => "no-input-seen",
             OptInRefusal::NotPhysical => "not-physical",
             OptInRefusal::Stale { .. } => "stale-input",
@@ -45,8 +45,8 @@ impl OptInRefusal {
 impl fmt::Display for OptInRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            OptInRefusal::ProvisionedCopy => {
-                f.write_str("this is a provisioned session copy; it can never allow provisioning")
+            OptInRefusal::SessionCopy => {
+                f.write_str("this is a session copy; it can never allow provisioning")
             }
             OptInRefusal::NoInputSeen => f.write_str(
                 "no physical click was seen (is the emergency stop armed?); click with your own mouse",
@@ -87,11 +87,11 @@ pub struct OptInEvidence {
 /// kind must pass.
 pub fn opt_in_verdict(
     evidence: Option<&OptInEvidence>,
-    in_provisioned_copy: bool,
+    in_session_copy: bool,
     now: Instant,
 ) -> Result<(), OptInRefusal> {
-    if in_provisioned_copy {
-        return Err(OptInRefusal::ProvisionedCopy);
+    if in_session_copy {
+        return Err(OptInRefusal::SessionCopy);
     }
     physical_click_verdict(evidence, now)
 }
@@ -107,29 +107,21 @@ pub fn physical_click_verdict(evidence: Option<&OptInEvidence>, now: Instant) ->
     one_press(&evidence.latest_press, now)
 }
 
+/// The shared press rule ([`RearmAttestation::check`]) with no lower bound: there is no stop
+/// to have come after, so `BeforeStop` cannot occur.
 fn one_press(att: &RearmAttestation, now: Instant) -> Result<(), OptInRefusal> {
-    if let Some(t) = att.last_tamper_at {
-        let ago = now.saturating_duration_since(t);
-        if ago < TAMPER_QUIET_PERIOD {
-            return Err(OptInRefusal::RecentTampering { ago });
-        }
-    }
-    let Some(input_at) = att.input_at else {
-        return Err(OptInRefusal::NoInputSeen);
-    };
-    if !att.input_physical {
-        return Err(OptInRefusal::NotPhysical);
-    }
-    let age = now.saturating_duration_since(input_at);
-    if age > REARM_INPUT_MAX_AGE {
-        return Err(OptInRefusal::Stale { age });
-    }
-    Ok(())
+    att.check(None, None, now).map_err(|refusal| match refusal {
+        PressRefusal::RecentTampering { ago } => OptInRefusal::RecentTampering { ago },
+        PressRefusal::NoInputSeen | PressRefusal::BeforeStop => OptInRefusal::NoInputSeen,
+        PressRefusal::NotPhysical => OptInRefusal::NotPhysical,
+        PressRefusal::Stale { age } => OptInRefusal::Stale { age },
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::latch::REARM_INPUT_MAX_AGE;
 
     fn att(physical: bool, at: Option<Instant>, tamper: Option<Instant>) -> RearmAttestation {
         RearmAttestation { input_physical: physical, input_at: at, last_tamper_at: tamper }
@@ -151,11 +143,11 @@ mod tests {
     }
 
     #[test]
-    fn a_provisioned_copy_never_honours_it() {
+    fn a_session_copy_never_honours_it() {
         let now = Instant::now();
         assert_eq!(
             opt_in_verdict(Some(&ev(true, Some(now), None)), true, now),
-            Err(OptInRefusal::ProvisionedCopy)
+            Err(OptInRefusal::SessionCopy)
         );
     }
 
@@ -198,7 +190,7 @@ mod tests {
     #[test]
     fn every_refusal_has_a_code_and_a_sentence() {
         let all = [
-            OptInRefusal::ProvisionedCopy,
+            OptInRefusal::SessionCopy,
             OptInRefusal::NoInputSeen,
             OptInRefusal::NotPhysical,
             OptInRefusal::Stale { age: Duration::from_secs(3) },

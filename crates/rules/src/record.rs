@@ -1,5 +1,5 @@
-//! The agent session record: what this process has done for its agent, served by the
-//! `session-status` tool. One per process; counters only grow.
+//! The run record: what this mcec process (one *run*, id `runId`) has done for its agents,
+//! served by the `session-status` tool. One per process; counters only grow.
 
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -17,7 +17,7 @@ pub struct StopStamp {
 }
 
 #[derive(Debug, Clone)]
-pub struct SessionRecord {
+pub struct RunRecord {
     pub id: String,
     pub started_at: SystemTime,
     pub calls: u64,
@@ -25,9 +25,9 @@ pub struct SessionRecord {
     pub stops: Vec<StopStamp>,
 }
 
-impl SessionRecord {
+impl RunRecord {
     pub fn new(id: String, started_at: SystemTime) -> Self {
-        SessionRecord { id, started_at, calls: 0, refusals: BTreeMap::new(), stops: Vec::new() }
+        RunRecord { id, started_at, calls: 0, refusals: BTreeMap::new(), stops: Vec::new() }
     }
 
     pub fn count_call(&mut self) {
@@ -67,7 +67,7 @@ impl SessionRecord {
             .map(|s| json!({"at": unix_ms(s.at), "why": s.why, "rearmedAt": s.rearmed_at.map(unix_ms)}))
             .collect();
         json!({
-            "sessionId": self.id,
+            "runId": self.id,
             "startedAtUnixMs": unix_ms(self.started_at),
             "calls": self.calls,
             "refusals": refusals,
@@ -89,7 +89,7 @@ mod tests {
     #[test]
     fn counts_and_stops_show_in_json() {
         let t0 = UNIX_EPOCH + Duration::from_secs(1000);
-        let mut r = SessionRecord::new("abc".into(), t0);
+        let mut r = RunRecord::new("abc".into(), t0);
         r.count_call();
         r.count_call();
         r.count_refusal(ErrorCode::UnknownTool);

@@ -1,9 +1,9 @@
 //! The settings model: `mcec.settings` and `mcec.commands` as typed values.
 //!
-//! Both files are TOML with the seed's PascalCase keys. A missing file means defaults. A
-//! file that does not parse or holds a wrong type is a [`SettingsError`] naming the file,
-//! the line and the key; the caller then keeps the agent surface off (fail closed) and
-//! never rewrites the file. Unknown keys are warnings. Reading the files from disk is the
+//! Both files are TOML with PascalCase keys (listed in `docs/contract.md`). A missing file
+//! means defaults. A file that does not parse or holds a wrong type is a [`SettingsError`]
+//! naming the file, the line and the key; the caller then keeps the agent surface off (fail
+//! closed) and never rewrites the file. Unknown keys are warnings. Reading the files from disk is the
 //! caller's job: this module only turns text into values.
 
 use std::collections::BTreeMap;

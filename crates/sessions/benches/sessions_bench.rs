@@ -42,6 +42,7 @@ fn request(root: &Path, exe: &Path, mcp_server: bool) -> ProvisionRequest {
             .map(|s| s.to_string())
             .collect(),
         operator_hotkey: "Ctrl+Alt+Shift+S".into(),
+        requested_by: "bench",
     }
 }
 

@@ -52,30 +52,10 @@ pub fn is_installed_with(exe_real: &Path, prefixes: &[PathBuf], dir_writable: bo
 /// of `exe` cannot be resolved.
 pub fn is_installed_copy(exe: &Path) -> bool {
     let extra = std::env::var_os(EXTRA_PREFIXES_ENV);
-    let mut homes = vec![user_database_home()];
+    let mut homes = vec![crate::user_home::home_from_user_database().ok()];
     homes.push(crate::paths::home_dir());
     homes.into_iter().flatten().any(|home| is_installed_copy_with(exe, Some(&home), extra.as_deref()))
         || is_installed_copy_with(exe, None, extra.as_deref())
-}
-
-/// The current user's home directory from the user database (`getpwuid_r`), ignoring `$HOME`.
-pub fn user_database_home() -> Option<PathBuf> {
-    use std::ffi::CStr;
-    use std::os::unix::ffi::OsStrExt;
-    let mut buf = vec![0u8; 16 * 1024];
-    #[allow(unsafe_code, reason = "getpwuid_r has no safe wrapper in our dependencies")]
-    // SAFETY: `pwd` and `buf` outlive the call and `buf.len()` is its real length; on success
-    // `pw_dir` points into `buf`, which is still alive when it is copied out below.
-    let home = unsafe {
-        let mut pwd: libc::passwd = std::mem::zeroed();
-        let mut result: *mut libc::passwd = std::ptr::null_mut();
-        let rc = libc::getpwuid_r(libc::getuid(), &mut pwd, buf.as_mut_ptr().cast(), buf.len(), &mut result);
-        if rc != 0 || result.is_null() || pwd.pw_dir.is_null() {
-            return None;
-        }
-        PathBuf::from(OsStr::from_bytes(CStr::from_ptr(pwd.pw_dir).to_bytes()))
-    };
-    home.is_absolute().then_some(home)
 }
 
 /// [`is_installed_copy`] with the home directory and the extra-prefix list given explicitly.
@@ -218,7 +198,8 @@ mod tests {
 
     #[test]
     fn the_user_database_home_is_found_without_home() {
-        let home = user_database_home().expect("this user has a home in the user database");
+        let home =
+            crate::user_home::home_from_user_database().expect("this user has a home in the user database");
         assert!(home.is_absolute());
         // The copy's own check covers that home whatever $HOME says: a copy under its
         // `.local/bin` is installed (checked through the pure decision, as the real home may

@@ -1,7 +1,7 @@
 //! # mcec-sessions: sessions on disk
 //!
 //! An agent never drives the operator's own mcec. When the operator has opted in, it gets a
-//! disposable copy instead: a session directory under `$XDG_STATE_HOME/mcec/sessions/<id>`
+//! session copy instead: a session directory under `$XDG_STATE_HOME/mcec/sessions/<id>`
 //! holding a copy of the executable and an agent-ready co-located config, guarded by a token
 //! and removed when the agent is done (or by the reaper 12 h later). This crate is everything
 //! about those directories:
@@ -16,6 +16,7 @@
 //! * [`list`]: the operator's view.
 //! * [`atomic`]: the temp-file-and-rename write of a config file.
 //! * [`remove`]: the one guarded directory removal all of the above use.
+//! * [`user_home`]: the home directory from the user database, never `$HOME`.
 //! * [`safe_open`]: the one way a file in a session or config directory is opened (no
 //!   symlink followed, no FIFO waited on, only regular files).
 //!
@@ -37,6 +38,7 @@ pub mod safe_open;
 pub mod stamp;
 pub mod teardown;
 pub mod token;
+pub mod user_home;
 
 pub use id::{IdError, SessionId};
 pub use install::{is_installed_copy, is_installed_copy_with, is_installed_with};

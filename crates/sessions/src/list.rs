@@ -10,7 +10,7 @@ use crate::lock::is_locked;
 use crate::paths::session_id_of_dir;
 use crate::stamp::read_created;
 
-/// One provisioned session as the operator sees it.
+/// One session copy as the operator sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {

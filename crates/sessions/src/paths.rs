@@ -1,7 +1,7 @@
 //! Where things live on disk.
 //!
 //! * Configuration (`mcec.settings`, `mcec.commands`, `mcec.log`): a non-installed copy keeps
-//!   them beside its own executable, so a provisioned session reads its co-located config with
+//!   them beside its own executable, so a session copy reads its co-located config with
 //!   no flags; an installed copy uses `$XDG_CONFIG_HOME/mcec` (default `~/.config/mcec`).
 //! * Sessions: `$XDG_STATE_HOME/mcec/sessions/<id>` (default `~/.local/state/mcec/sessions`).
 //!   Not `/tmp`, which is often mounted `noexec`.
@@ -25,7 +25,7 @@ pub const COMMANDS_FILE: &str = "mcec.commands";
 pub const LOG_FILE: &str = "mcec.log";
 /// The instance lock a running copy holds in its own directory.
 pub const LOCK_FILE: &str = ".mcec.lock";
-/// The creation stamp of a provisioned session (unix seconds, decimal).
+/// The creation stamp of a session copy (unix seconds, decimal).
 pub const STAMP_FILE: &str = ".mcec-session";
 /// The executable's name inside a session directory.
 pub const EXE_NAME: &str = "mcec";
@@ -110,7 +110,7 @@ pub struct McecPaths {
     pub sessions_root: PathBuf,
     /// Where this copy writes artefacts.
     pub artifacts_dir: PathBuf,
-    /// `Some` when this copy runs from a provisioned session directory. Deliberately loose
+    /// `Some` when this copy runs from a session directory. Deliberately loose
     /// (name and stamp only, wherever the directory sits): it is used to force
     /// `AllowSessionProvisioning` off, and erring towards "provisioned" is the safe side.
     pub session: Option<SessionId>,
@@ -158,7 +158,7 @@ impl McecPaths {
     }
 }
 
-/// The session id of `dir` when it looks like a provisioned session directory: a real
+/// The session id of `dir` when it looks like a session directory: a real
 /// directory (not a symlink) whose name is a session id and which holds a regular stamp file.
 /// Says nothing about where `dir` sits; see [`is_session_dir`] for that.
 pub fn session_id_of_dir(dir: &Path) -> Option<SessionId> {
@@ -171,7 +171,7 @@ pub fn session_id_of_dir(dir: &Path) -> Option<SessionId> {
     stamp.file_type().is_file().then_some(id)
 }
 
-/// Whether `dir` is a provisioned session directory directly inside `sessions_root`: it passes
+/// Whether `dir` is a session directory directly inside `sessions_root`: it passes
 /// [`session_id_of_dir`] and its parent is the sessions root (compared by real path).
 pub fn is_session_dir(sessions_root: &Path, dir: &Path) -> bool {
     if session_id_of_dir(dir).is_none() {

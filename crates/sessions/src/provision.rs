@@ -1,4 +1,4 @@
-//! `provision-session`: make a disposable, agent-ready copy of mcec.
+//! `provision-session`: make a session copy of mcec, ready for an agent.
 //!
 //! A session is `<sessions root>/<id>/` (0700) holding a copy of the running executable
 //! (`mcec`, 0700), a co-located `mcec.settings` and `mcec.commands` (0600, each written to a
@@ -25,6 +25,7 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use mcec_rules::audit::audit;
 use mcec_rules::{ErrorCode, ToolError};
 use serde::Serialize;
 
@@ -59,6 +60,15 @@ pub struct ProvisionRequest {
     pub all_tool_names: Vec<String>,
     /// The operator's own `EmergencyStopHotkey`, carried into the session.
     pub operator_hotkey: String,
+    /// Who asked, for the audit line: `agent` (the default), `operator-cli`, `operator-ui`.
+    pub requested_by: &'static str,
+}
+
+impl ProvisionRequest {
+    /// The same request, audited as made by `who`.
+    pub fn by(self, who: &'static str) -> Self {
+        ProvisionRequest { requested_by: who, ..self }
+    }
 }
 
 /// The handoff: everything the agent needs to run, reach and end its session.
@@ -161,12 +171,7 @@ pub struct CommandPlan {
 }
 
 fn shown(name: &str) -> String {
-    const MAX: usize = 64;
-    if name.chars().count() <= MAX {
-        format!("`{name}`")
-    } else {
-        format!("`{}…`", name.chars().take(MAX).collect::<String>())
-    }
+    format!("`{}`", mcec_rules::text::ellipsize(name, 64))
 }
 
 /// Decides the `mcec.commands` table. More than [`MAX_COMMANDS`] entries is `bad-arguments`;
@@ -194,7 +199,7 @@ pub fn plan_commands(requested: Option<&[String]>, all: &[String]) -> Result<Com
                 } else if !seen.insert(name) {
                     warnings.push(format!("{} was listed more than once", shown(name)));
                 } else if name == NEVER_PROVISIONED {
-                    warnings.push(format!("{} is never enabled in a provisioned session", shown(name)));
+                    warnings.push(format!("{} is never enabled in a session copy", shown(name)));
                 } else if !known.contains(name) {
                     warnings.push(format!("unknown command {} was ignored", shown(name)));
                 } else {
@@ -265,16 +270,20 @@ pub fn provision_at(req: ProvisionRequest, now: SystemTime) -> Result<Handoff, P
     drop(build_lock);
     match result {
         Ok(handoff) => {
-            tracing::info!(
-                "AGENT-AUDIT: session-provisioned; session={id} dir={} mcpServer={} commands_enabled={}",
-                handoff.directory.display(),
-                req.mcp_server,
-                plan.enabled.values().filter(|e| **e).count()
+            audit(
+                "session-provisioned",
+                &format!(
+                    "session={id} by={} dir={} mcpServer={} commands_enabled={}",
+                    req.requested_by,
+                    handoff.directory.display(),
+                    req.mcp_server,
+                    plan.enabled.values().filter(|e| **e).count()
+                ),
             );
             Ok(handoff)
         }
         Err(cause) => {
-            tracing::warn!("AGENT-AUDIT: provision-failed; session={id} cause={cause}");
+            audit("provision-failed", &format!("session={id} by={} cause={cause}", req.requested_by));
             let name = build.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             match remove_scratch_dir(&root, &name) {
                 Ok(Removal::Removed | Removal::AlreadyGone) => Err(ProvisionError::Failed(cause)),
@@ -353,6 +362,19 @@ fn fill_session(
 
     let port = free_loopback_port().map_err(|e| format!("no free loopback port: {e}"))?;
     let token = SessionToken::generate().map_err(|e| format!("no OS randomness for the token: {e}"))?;
+    write_atomic(dir, SETTINGS_FILE, settings_text(req, id, port, &token)?.as_bytes())?;
+    write_atomic(dir, COMMANDS_FILE, commands_text(plan, id)?.as_bytes())?;
+    sync_dir(dir)?;
+    Ok(handoff(req, plan, id, dir, exe, port, &token))
+}
+
+/// The session copy's `mcec.settings`: agent surface on, provisioning off, its own port and token.
+fn settings_text(
+    req: &ProvisionRequest,
+    id: &SessionId,
+    port: u16,
+    token: &SessionToken,
+) -> Result<String, String> {
     let hotkey = match req.operator_hotkey.trim() {
         "" => DEFAULT_HOTKEY,
         h => h,
@@ -369,16 +391,18 @@ fn fill_session(
         command_overlay_enabled: true,
         emergency_stop_hotkey: hotkey,
     };
-    let settings_text = format!(
-        "# Written by mcec for provisioned session {id}. Deleted with the session.\n{}",
+    Ok(format!(
+        "# Written by mcec for session copy {id}. Deleted with the session.\n{}",
         toml::to_string(&settings).map_err(|e| format!("cannot encode the settings: {e}"))?
-    );
-    write_atomic(dir, SETTINGS_FILE, settings_text.as_bytes())?;
+    ))
+}
 
+/// The session copy's `mcec.commands`: every tool of this build, enabled as `plan` says.
+fn commands_text(plan: &CommandPlan, id: &SessionId) -> Result<String, String> {
     let commands: BTreeMap<&str, CommandEntry> =
         plan.enabled.iter().map(|(name, on)| (name.as_str(), CommandEntry { enabled: *on })).collect();
     let mut commands_text = format!(
-        "# Written by mcec for provisioned session {id}. `launch` is never enabled here.\n{}",
+        "# Written by mcec for session copy {id}. `launch` is never enabled here.\n{}",
         toml::to_string(&commands).map_err(|e| format!("cannot encode the commands: {e}"))?
     );
     // Enabling `send_command` means enabling its raw command kinds too; each has its own switch.
@@ -387,12 +411,23 @@ fn fill_session(
             commands_text.push_str(&format!("\n[send_command.{}]\nEnabled = true\n", kind.as_str()));
         }
     }
-    write_atomic(dir, COMMANDS_FILE, commands_text.as_bytes())?;
-    sync_dir(dir)?;
+    Ok(commands_text)
+}
 
+/// What the agent is told about the session copy in `dir` (the caller fixes the paths after
+/// moving it into place).
+fn handoff(
+    req: &ProvisionRequest,
+    plan: &CommandPlan,
+    id: &SessionId,
+    dir: &Path,
+    exe: PathBuf,
+    port: u16,
+    token: &SessionToken,
+) -> Handoff {
     let launch = launch_line(&exe, req.mcp_server);
     let http = req.mcp_server;
-    Ok(Handoff {
+    Handoff {
         session_id: *id,
         directory: dir.to_path_buf(),
         exe_path: exe,
@@ -409,7 +444,7 @@ fn fill_session(
         authorization: http.then(|| format!("Bearer {}", token.expose())),
         token: token.expose().to_string(),
         warnings: plan.warnings.clone(),
-    })
+    }
 }
 
 /// The shell command that starts the copy at `exe`.

@@ -9,6 +9,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use mcec_rules::audit::audit;
 use serde::Serialize;
 
 use crate::id::SessionId;
@@ -61,12 +62,15 @@ pub fn reap(sessions_root: &Path, max_age: Duration, now: SystemTime) -> ReapRep
     report.skipped_running.sort();
     report.skipped_not_session.sort();
     report.removed_leftovers.sort();
-    tracing::info!(
-        "AGENT-AUDIT: reap-summary; removed={} skipped_running={} skipped_not_session={} errors={}",
-        report.removed.len(),
-        report.skipped_running.len(),
-        report.skipped_not_session.len(),
-        report.errors.len()
+    audit(
+        "reap-summary",
+        &format!(
+            "removed={} skipped_running={} skipped_not_session={} errors={}",
+            report.removed.len(),
+            report.skipped_running.len(),
+            report.skipped_not_session.len(),
+            report.errors.len()
+        ),
     );
     for e in &report.errors {
         tracing::warn!("reaper: {e}");
@@ -98,7 +102,7 @@ fn reap_entry(root: &Path, path: &Path, max_age: Duration, now: SystemTime, repo
     }
     match remove_session_dir(root, &id) {
         Ok(Removal::Removed) => {
-            tracing::info!("AGENT-AUDIT: session-reaped; session={id} age_secs={}", age.as_secs());
+            audit("session-reaped", &format!("session={id} age_secs={}", age.as_secs()));
             report.removed.push(id);
         }
         Ok(Removal::AlreadyGone) => {}
@@ -117,7 +121,7 @@ fn reap_leftover(root: &Path, path: &Path, name: &str, now: SystemTime, report: 
     }
     match remove_scratch_dir(root, name) {
         Ok(Removal::Removed) => {
-            tracing::info!("AGENT-AUDIT: leftover-reaped; name={name}");
+            audit("leftover-reaped", &format!("name={name}"));
             report.removed_leftovers.push(name.to_string());
         }
         Ok(Removal::AlreadyGone) => {}

@@ -73,7 +73,7 @@ pub enum Removal {
 pub enum RemoveError {
     /// The session's instance holds its lock; stop it first.
     Running(SessionId),
-    /// `<root>/<id>` exists but is not a provisioned session directory (a symlink, a file, or a
+    /// `<root>/<id>` exists but is not a session directory (a symlink, a file, or a
     /// directory without the creation stamp). It is left alone.
     NotASession(SessionId),
     /// The directory resolves outside the sessions root. It is left alone.
@@ -91,7 +91,7 @@ impl fmt::Display for RemoveError {
                 write!(f, "session {id} is running (its instance holds the lock); stop it first")
             }
             RemoveError::NotASession(id) => {
-                write!(f, "{id} in the sessions root is not a provisioned session directory")
+                write!(f, "{id} in the sessions root is not a session directory")
             }
             RemoveError::Outside(id) => {
                 write!(f, "session {id} resolves outside the sessions root; refusing to remove it")

@@ -18,6 +18,7 @@ use std::fmt;
 use std::io::ErrorKind;
 use std::path::Path;
 
+use mcec_rules::audit::audit;
 use mcec_rules::{ErrorCode, ToolError};
 use serde::Serialize;
 
@@ -136,11 +137,11 @@ pub fn end_session(sessions_root: &Path, id: &str, token: &str) -> Result<EndOut
         Err(e) => return Err(internal(e.to_string())),
     }
     let token_invalid = |reason: String| {
-        tracing::info!("AGENT-AUDIT: end-session-refused; session={id} reason={reason}");
+        audit("end-session-refused", &format!("session={id} reason={reason}"));
         TeardownError::TokenInvalid { id, reason }
     };
     let checked = if session_id_of_dir(&dir) != Some(id) {
-        Err("not a provisioned session directory".to_string())
+        Err("not a session directory".to_string())
     } else {
         read_session_token(&dir)
             .and_then(|expected| tokens_equal(&expected, token).then_some(()).ok_or("wrong token".into()))
@@ -155,17 +156,17 @@ pub fn end_session(sessions_root: &Path, id: &str, token: &str) -> Result<EndOut
     };
     match guard.remove(&id) {
         Ok(Removal::Removed) => {
-            tracing::info!("AGENT-AUDIT: session-ended; session={id} removed=true");
+            audit("session-ended", &format!("session={id} removed=true"));
             Ok(EndOutcome { session_id: id, removed: true, already_gone: false })
         }
         Ok(Removal::AlreadyGone) => Ok(gone),
         Err(RemoveError::Running(id)) => {
-            tracing::info!("AGENT-AUDIT: end-session-refused; session={id} reason=running");
+            audit("end-session-refused", &format!("session={id} reason=running"));
             Err(TeardownError::Running(id))
         }
-        Err(RemoveError::NotASession(_)) => Err(token_invalid("not a provisioned session directory".into())),
+        Err(RemoveError::NotASession(_)) => Err(token_invalid("not a session directory".into())),
         Err(e) => {
-            tracing::warn!("AGENT-AUDIT: end-session-failed; session={id} cause={e}");
+            audit("end-session-failed", &format!("session={id} cause={e}"));
             Err(internal(e.to_string()))
         }
     }

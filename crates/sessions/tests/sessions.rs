@@ -48,6 +48,7 @@ fn request(env: &Env, mcp_server: bool, commands: Option<Vec<&str>>) -> Provisio
         commands: commands.map(|c| c.into_iter().map(String::from).collect()),
         all_tool_names: TOOLS.iter().map(|s| s.to_string()).collect(),
         operator_hotkey: "Ctrl+Alt+Q".into(),
+        requested_by: "test",
     }
 }
 
@@ -165,7 +166,7 @@ fn http_session_has_the_contract_layout_and_config() {
     assert!(h.teardown.contains(h.session_id.as_str()) && !h.teardown.contains(&h.token));
     assert!(!format!("{h:?}").contains(&h.token), "Debug leaks the token");
 
-    // The copy sees itself as a non-installed, provisioned copy reading its co-located config.
+    // The copy sees itself as a non-installed session copy reading its co-located config.
     let xdg = XdgDirs::from_vars(Path::new("/home/op"), None, None);
     assert!(!mcec_sessions::is_installed_copy_with(&h.exe_path, Some(Path::new("/home/op")), None));
     let paths = McecPaths::resolve(&h.exe_path, false, &xdg);

@@ -44,7 +44,7 @@ pub use record::RecordResult;
 #[derive(Debug, Clone)]
 pub struct DesktopConfig {
     /// Where files go that a tool writes without an explicit absolute path (captures with a
-    /// relative `file`, recordings). Created on first use. Never `/tmp`: for a provisioned
+    /// relative `file`, recordings). Created on first use. Never `/tmp`: for a session
     /// copy, a folder inside its session directory.
     pub artifact_dir: PathBuf,
 }

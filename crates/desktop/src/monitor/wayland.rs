@@ -3,7 +3,7 @@
 //! On XWayland the X11 stop cannot keep its promise: while a native Wayland window has focus
 //! no X client gets key events at all, and keys from Wayland's virtual-keyboard protocol
 //! arrive from the same `xwayland-keyboard` device as the operator's own (see
-//! `x11-provenance.md`). So mcec must not arm the stop there, and must not say it is armed.
+//! `docs/x11-provenance.md`). So mcec must not arm the stop there, and must not say it is armed.
 //!
 //! Any one signal is enough (fail closed): a false "Wayland" costs the agent its actuation
 //! tools, a false "X11" costs the operator the stop. The platform probe that gathers the

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::with_selector;
+use super::{unselected, with_selector};
 use crate::keys::Modifier;
 use crate::types::{MouseButton, Point};
 
@@ -35,19 +35,7 @@ with_selector! {
 impl ClickRequest {
     /// A single left click at a desktop point, with no window selector.
     pub fn at(at: Point) -> ClickRequest {
-        ClickRequest {
-            at,
-            button: None,
-            count: None,
-            modifiers: None,
-            capture_id: None,
-            window: None,
-            process: None,
-            class_name: None,
-            pid: None,
-            handle: None,
-            foreground: None,
-        }
+        unselected!(ClickRequest { at, button: None, count: None, modifiers: None, capture_id: None })
     }
 }
 
@@ -85,7 +73,7 @@ with_selector! {
 impl DragRequest {
     /// A plain left-button drag between two desktop points.
     pub fn between(from: Point, to: Point) -> DragRequest {
-        DragRequest {
+        unselected!(DragRequest {
             from,
             to,
             path: None,
@@ -93,13 +81,7 @@ impl DragRequest {
             button: None,
             modifiers: None,
             capture_id: None,
-            window: None,
-            process: None,
-            class_name: None,
-            pid: None,
-            handle: None,
-            foreground: None,
-        }
+        })
     }
 }
 
@@ -113,13 +95,13 @@ pub struct TypeRequest {
     pub text: String,
 }
 
-/// `key`: press key chords, e.g. `ctrl+shift+t`, `Return`, `F5`, `ctrl+a Delete`.
+/// `key`: press key chords, e.g. `ctrl+shift+t`, `Enter`, `F5`, `ctrl+a Delete`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct KeyRequest {
     /// Space-separated chords of `+`-joined key names: modifiers `ctrl`, `shift`, `alt`,
-    /// `super`, and one key such as `a`, `5`, `Return`, `Tab`, `Escape`, `BackSpace`,
-    /// `Delete`, `Home`, `End`, `PageUp`, `PageDown`, `Up`, `Down`, `Left`, `Right`, `space`,
+    /// `super`, and one key such as `a`, `5`, `Enter` (or `Return`), `Tab`, `Esc` (or `Escape`), `BackSpace`,
+    /// `Delete`, `Home`, `End`, `PageUp`, `PageDown`, `Up`, `Down`, `Left`, `Right`, `Space`,
     /// `F1`..`F24`, `plus`, `minus`. At most 32 chords.
     #[schemars(length(min = 1))]
     pub keys: String,

@@ -100,6 +100,23 @@ macro_rules! with_selector {
 }
 pub(crate) use with_selector;
 
+/// Builds a request declared with [`with_selector!`] from its own fields, with no window
+/// selector: `unselected!(ClickRequest { at, button: None, … })`.
+macro_rules! unselected {
+    ($name:ident { $($field:ident $(: $value:expr)?),* $(,)? }) => {
+        $name {
+            $($field $(: $value)?,)*
+            window: None,
+            process: None,
+            class_name: None,
+            pid: None,
+            handle: None,
+            foreground: None,
+        }
+    };
+}
+pub(crate) use unselected;
+
 #[cfg(test)]
 mod tests {
     use super::*;

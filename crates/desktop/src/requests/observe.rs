@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::with_selector;
+use super::{unselected, with_selector};
 
 /// `displays`: no arguments.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -111,7 +111,7 @@ with_selector! {
 impl CaptureRequest {
     /// The whole desktop, full size, not written to a file.
     pub fn full_screen() -> CaptureRequest {
-        CaptureRequest {
+        unselected!(CaptureRequest {
             region: None,
             max_width: None,
             scale: None,
@@ -120,13 +120,7 @@ impl CaptureRequest {
             format: None,
             quality: None,
             file: None,
-            window: None,
-            process: None,
-            class_name: None,
-            pid: None,
-            handle: None,
-            foreground: None,
-        }
+        })
     }
 }
 

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::with_selector;
+use super::{unselected, with_selector};
 use crate::keys::Modifier;
 use crate::types::{MouseButton, Point, ScrollDirection};
 
@@ -33,19 +33,7 @@ with_selector! {
 impl ScrollRequest {
     /// `notches` (default 3) turns of the wheel at a desktop point, no modifiers, no selector.
     pub fn at(at: Point, direction: ScrollDirection) -> ScrollRequest {
-        ScrollRequest {
-            at,
-            direction,
-            notches: None,
-            modifiers: None,
-            capture_id: None,
-            window: None,
-            process: None,
-            class_name: None,
-            pid: None,
-            handle: None,
-            foreground: None,
-        }
+        unselected!(ScrollRequest { at, direction, notches: None, modifiers: None, capture_id: None })
     }
 }
 
@@ -92,20 +80,14 @@ with_selector! {
 impl MouseRequest {
     /// `action` at a desktop point (or none), left button, no selector.
     pub fn new(action: MouseAction, at: Option<Point>) -> MouseRequest {
-        MouseRequest {
+        unselected!(MouseRequest {
             action,
             at,
             path: None,
             duration_ms: None,
             button: None,
             capture_id: None,
-            window: None,
-            process: None,
-            class_name: None,
-            pid: None,
-            handle: None,
-            foreground: None,
-        }
+        })
     }
 }
 

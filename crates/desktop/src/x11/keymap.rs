@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use mcec_rules::hotkey::NamedKey as HotkeyName;
 use x11rb::connection::Connection;
 use x11rb::errors::ReplyError;
 use x11rb::protocol::xproto::ConnectionExt as _;
@@ -189,25 +190,27 @@ pub(crate) fn keysym_of(key: Key) -> u32 {
         Key::Modifier(Modifier::Alt) => k::Alt_L,
         Key::Modifier(Modifier::Super) => k::Super_L,
         Key::Named(n) => match n {
-            NamedKey::Return => k::Return,
-            NamedKey::Tab => k::Tab,
-            NamedKey::Escape => k::Escape,
+            NamedKey::Common(common) => match common {
+                HotkeyName::Enter => k::Return,
+                HotkeyName::Tab => k::Tab,
+                HotkeyName::Esc => k::Escape,
+                HotkeyName::Delete => k::Delete,
+                HotkeyName::Insert => k::Insert,
+                HotkeyName::Home => k::Home,
+                HotkeyName::End => k::End,
+                HotkeyName::PageUp => k::Prior,
+                HotkeyName::PageDown => k::Next,
+                HotkeyName::Space => k::space,
+                HotkeyName::PrintScreen => k::Print,
+                HotkeyName::Pause => k::Pause,
+                HotkeyName::ScrollLock => k::Scroll_Lock,
+            },
             NamedKey::BackSpace => k::BackSpace,
-            NamedKey::Delete => k::Delete,
-            NamedKey::Insert => k::Insert,
-            NamedKey::Home => k::Home,
-            NamedKey::End => k::End,
-            NamedKey::PageUp => k::Prior,
-            NamedKey::PageDown => k::Next,
             NamedKey::Up => k::Up,
             NamedKey::Down => k::Down,
             NamedKey::Left => k::Left,
             NamedKey::Right => k::Right,
-            NamedKey::Space => k::space,
             NamedKey::Menu => k::Menu,
-            NamedKey::Print => k::Print,
-            NamedKey::Pause => k::Pause,
-            NamedKey::ScrollLock => k::Scroll_Lock,
             NamedKey::CapsLock => k::Caps_Lock,
             NamedKey::NumLock => k::Num_Lock,
             NamedKey::F(n) => k::F1 + u32::from(n.saturating_sub(1)),

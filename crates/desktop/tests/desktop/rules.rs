@@ -97,7 +97,7 @@ fn key_holds_and_releases_in_reverse() {
     let ctrl = Key::Modifier(Modifier::Ctrl);
     let shift = Key::Modifier(Modifier::Shift);
     let t = Key::Char('t');
-    let ret = Key::Named(mcec_desktop::keys::NamedKey::Return);
+    let ret = Key::Named(mcec_desktop::keys::NamedKey::Common(mcec_rules::hotkey::NamedKey::Enter));
     assert_eq!(
         mock.calls(),
         vec![

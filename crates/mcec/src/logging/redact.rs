@@ -147,7 +147,7 @@ mod tests {
     #[test]
     fn ordinary_lines_are_left_alone() {
         for line in [
-            "AGENT-AUDIT: session-provisioned; id=0a1b2c3d4e5f mcpServer=true",
+            "AGENT-AUDIT: session-provisioned; session=0a1b2c3d4e5f by=agent mcpServer=true",
             "AGENT-AUDIT: refused; tool=end-session ok=false code=session-token-invalid ms=0.3",
             "MCP over HTTP on http://127.0.0.1:5151/mcp (every request needs the McpAuthToken as its bearer)",
             "a token is required",

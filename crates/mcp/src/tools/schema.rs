@@ -70,7 +70,7 @@ pub static ENVELOPE: LazyLock<Arc<JsonObject>> = LazyLock::new(|| {
         "description": "mcec's envelope: `ok` says which branch; `result` on success, `error` on failure.",
         "properties": {
             "ok": {"type": "boolean"},
-            "sessionId": {"type": "string", "description": "This agent session's id."},
+            "runId": {"type": "string", "description": "This mcec process's run id (new at every start; not a session copy's sessionId)."},
             "result": {"description": "What the tool produced (its shape depends on the tool)."},
             "warnings": {"type": "array", "items": {"type": "string"}},
             "error": {
@@ -84,7 +84,7 @@ pub static ENVELOPE: LazyLock<Arc<JsonObject>> = LazyLock::new(|| {
                 "additionalProperties": false
             }
         },
-        "required": ["ok", "sessionId"],
+        "required": ["ok", "runId"],
         "additionalProperties": false,
         "oneOf": [
             {

@@ -21,7 +21,7 @@ pub struct SessionServices {
     pub sessions_root: PathBuf,
     /// The running executable, copied into each session.
     pub source_exe: PathBuf,
-    /// `AllowSessionProvisioning` of this copy (always false inside a provisioned copy).
+    /// `AllowSessionProvisioning` of this copy (always false inside a session copy).
     /// Shared with the operator's Agent tab, which flips it when the operator opts in or out,
     /// so the change applies without a restart.
     pub allow_provisioning: Arc<AtomicBool>,
@@ -29,7 +29,7 @@ pub struct SessionServices {
     pub operator_hotkey: String,
 }
 
-/// Create a disposable copy of mcec for this agent.
+/// Create a session copy of mcec for this agent.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ProvisionSession {
@@ -39,7 +39,7 @@ pub struct ProvisionSession {
     commands: Option<Vec<String>>,
 }
 
-/// Delete a provisioned session (stop its process first).
+/// Delete a session copy (stop its process first).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EndSession {
@@ -72,13 +72,10 @@ impl Invocation for ProvisionSession {
             commands: self.commands,
             all_tool_names: catalog::TOOLS.iter().map(|t| t.name.to_string()).collect(),
             operator_hotkey: services.operator_hotkey.clone(),
+            requested_by: "agent",
         };
         let handoff = provision(request).map_err(|e| e.to_tool_error())?;
         let warnings = handoff.warnings.clone();
-        crate::audit::audit(
-            "session-provisioned",
-            &format!("id={} mcpServer={}", handoff.session_id.as_str(), handoff.mcp_server_enabled),
-        );
         let result = serde_json::to_value(&handoff)
             .map_err(|e| ToolError::new(ErrorCode::Internal, format!("cannot encode the handoff: {e}")))?;
         Ok(ToolOutput { result, image: None, warnings })

@@ -1,4 +1,4 @@
-//! `session-status`: this process's agent session record, plus the state of the operator's
+//! `session-status`: this process's run record, plus the state of the operator's
 //! emergency stop in the words the operator's log uses (never "armed" when it is not), and
 //! the `commandAccess` map (what is enabled, what may be requested).
 

@@ -94,7 +94,7 @@ fn drive(state: &OperatorState) {
                 match rest {
                     "allow" => tab.allow_provisioning = true,
                     "deny" => tab.allow_provisioning = false,
-                    _ => tab.in_provisioned_copy = true,
+                    _ => tab.in_session_copy = true,
                 }
             }),
             "session" => {

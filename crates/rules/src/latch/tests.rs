@@ -1,3 +1,5 @@
+//! The latch's unit and property tests (a separate file because they outnumber the code).
+
 use super::*;
 use proptest::prelude::*;
 

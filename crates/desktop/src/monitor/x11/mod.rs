@@ -1,5 +1,5 @@
 //! The X11 provenance source: XInput 2.2 raw events, classified by source device, plus a
-//! RECORD watch on XTEST for the forged form (see `x11-provenance.md`).
+//! RECORD watch on XTEST for the forged form (see `docs/x11-provenance.md`).
 //!
 //! It runs on its own thread with its own connection, so nothing the desktop tools do (a
 //! slow capture, a grab) can delay it. Raw events arrive whatever window has focus and
@@ -33,7 +33,7 @@ use x11rb::rust_connection::RustConnection;
 use super::wayland::{WaylandSession, judge};
 use super::{
     ClassifiedEvent, Coverage, Dispatcher, Input, MonitorError, MonitorHandle, MonitorSink, MonitorStatus,
-    ProvenanceMonitor, StatusCell,
+    ProvenanceMonitor, StatusCell, Stopper,
 };
 use devices::DeviceTable;
 use keys::KeyTable;
@@ -114,6 +114,74 @@ fn load_keys(conn: &RustConnection) -> Result<KeyTable, MonitorError> {
     Ok(KeyTable::new(min, map.keysyms_per_keycode, &map.keysyms))
 }
 
+/// XInput 2.2 or a clear refusal: below it the source device of a raw event is undefined.
+fn require_xinput_2_2(conn: &RustConnection) -> Result<(), MonitorError> {
+    if conn.extension_information(xinput::X11_EXTENSION_NAME).map_err(setup("XInput"))?.is_none() {
+        return Err(MonitorError::Unsupported("no XInput extension".into()));
+    }
+    let v = conn
+        .xinput_xi_query_version(2, 2)
+        .map_err(setup("XInput version"))?
+        .reply()
+        .map_err(setup("XInput version"))?;
+    if (v.major_version, v.minor_version) < (2, 2) {
+        return Err(MonitorError::Unsupported(format!(
+            "XInput {}.{} (2.2 needed for source devices)",
+            v.major_version, v.minor_version
+        )));
+    }
+    Ok(())
+}
+
+/// Selects raw key and button events on `root` for the master devices (each event once, with
+/// its source device) and hierarchy changes for all; returns the window the stopper wakes.
+fn select_raw_events(conn: &RustConnection, root: u32) -> Result<u32, MonitorError> {
+    // A window of our own to receive the wake-up message that stops the thread.
+    let wake = conn.generate_id().map_err(setup("window id"))?;
+    conn.create_window(0, wake, root, 0, 0, 1, 1, 0, WindowClass::INPUT_ONLY, 0, &CreateWindowAux::new())
+        .map_err(setup("wake window"))?
+        .check()
+        .map_err(setup("wake window"))?;
+    let raw = XIEventMask::RAW_KEY_PRESS
+        | XIEventMask::RAW_KEY_RELEASE
+        | XIEventMask::RAW_BUTTON_PRESS
+        | XIEventMask::RAW_BUTTON_RELEASE;
+    let masks = [
+        xinput::EventMask { deviceid: XI_ALL_MASTER_DEVICES, mask: vec![raw] },
+        xinput::EventMask { deviceid: XI_ALL_DEVICES, mask: vec![XIEventMask::HIERARCHY] },
+    ];
+    conn.xinput_xi_select_events(root, &masks)
+        .map_err(setup("selecting raw events"))?
+        .check()
+        .map_err(setup("selecting raw events"))?;
+    Ok(wake)
+}
+
+/// Stops the monitor thread (a flag, then a message to its wake window) and the RECORD watch.
+fn stopper(
+    conn: Arc<RustConnection>,
+    wake: u32,
+    stop_flag: Arc<AtomicBool>,
+    record: Option<record::RecordWatch>,
+) -> Stopper {
+    Box::new(move || {
+        stop_flag.store(true, Ordering::SeqCst);
+        let msg = ClientMessageEvent::new(32, wake, 0u32, [0u32; 5]);
+        let _ = conn.send_event(false, wake, EventMask::NO_EVENT, msg);
+        let _ = conn.flush();
+        if let Some(t) = record.and_then(record::RecordWatch::stop) {
+            // Bounded: a wedged server must not hang the caller.
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while !t.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if t.is_finished() {
+                let _ = t.join();
+            }
+        }
+    })
+}
+
 impl ProvenanceMonitor for X11Monitor {
     fn start(self, sink: MonitorSink) -> Result<MonitorHandle, MonitorError> {
         let (conn, screen) = RustConnection::connect(Some(&self.display))
@@ -122,38 +190,8 @@ impl ProvenanceMonitor for X11Monitor {
         if let Some(wayland) = self.probe(&conn, root)? {
             return Err(MonitorError::Wayland(wayland));
         }
-        if conn.extension_information(xinput::X11_EXTENSION_NAME).map_err(setup("XInput"))?.is_none() {
-            return Err(MonitorError::Unsupported("no XInput extension".into()));
-        }
-        let v = conn
-            .xinput_xi_query_version(2, 2)
-            .map_err(setup("XInput version"))?
-            .reply()
-            .map_err(setup("XInput version"))?;
-        if (v.major_version, v.minor_version) < (2, 2) {
-            return Err(MonitorError::Unsupported(format!(
-                "XInput {}.{} (2.2 needed for source devices)",
-                v.major_version, v.minor_version
-            )));
-        }
-        // A window of our own to receive the wake-up message that stops the thread.
-        let wake = conn.generate_id().map_err(setup("window id"))?;
-        conn.create_window(0, wake, root, 0, 0, 1, 1, 0, WindowClass::INPUT_ONLY, 0, &CreateWindowAux::new())
-            .map_err(setup("wake window"))?
-            .check()
-            .map_err(setup("wake window"))?;
-        let raw = XIEventMask::RAW_KEY_PRESS
-            | XIEventMask::RAW_KEY_RELEASE
-            | XIEventMask::RAW_BUTTON_PRESS
-            | XIEventMask::RAW_BUTTON_RELEASE;
-        let masks = [
-            xinput::EventMask { deviceid: XI_ALL_MASTER_DEVICES, mask: vec![raw] },
-            xinput::EventMask { deviceid: XI_ALL_DEVICES, mask: vec![XIEventMask::HIERARCHY] },
-        ];
-        conn.xinput_xi_select_events(root, &masks)
-            .map_err(setup("selecting raw events"))?
-            .check()
-            .map_err(setup("selecting raw events"))?;
+        require_xinput_2_2(&conn)?;
+        let wake = select_raw_events(&conn, root)?;
         // Devices are read after selecting, so a hierarchy change in between is not missed.
         let xtest_atom = DeviceTable::xtest_atom(&conn).map_err(setup("XTEST Device atom"))?;
         let devices = DeviceTable::load(&conn, xtest_atom).map_err(setup("listing devices"))?;
@@ -192,23 +230,7 @@ impl ProvenanceMonitor for X11Monitor {
                 return Err(MonitorError::Thread(e.to_string()));
             }
         };
-        let stop_flag = Arc::clone(&stopping);
-        let stopper = Box::new(move || {
-            stop_flag.store(true, Ordering::SeqCst);
-            let msg = ClientMessageEvent::new(32, wake, 0u32, [0u32; 5]);
-            let _ = conn.send_event(false, wake, EventMask::NO_EVENT, msg);
-            let _ = conn.flush();
-            if let Some(t) = record.and_then(record::RecordWatch::stop) {
-                // Bounded: a wedged server must not hang the caller.
-                let deadline = Instant::now() + Duration::from_secs(2);
-                while !t.is_finished() && Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                if t.is_finished() {
-                    let _ = t.join();
-                }
-            }
-        });
+        let stopper = stopper(conn, wake, Arc::clone(&stopping), record);
         Ok(MonitorHandle::new(status, stats, stopping, stopper, vec![thread]))
     }
 }

@@ -1,7 +1,7 @@
 //! The user's home directory as the user database (`getpwuid_r`) has it, never `$HOME`.
 //!
 //! Whatever must not move when a program relaunches mcec with a different environment (the
-//! durable stop record) is kept under this home: `HOME` and the `XDG_*` variables are the
+//! durable stop record; the `~/.local/bin` of the installed-copy check) is found under this home: `HOME` and the `XDG_*` variables are the
 //! caller's to set, the user database is not.
 
 use std::ffi::{CStr, OsStr};
