@@ -32,14 +32,14 @@ pub const POLL: Duration = Duration::from_millis(500);
 pub struct Watch {
     pub settings_file: PathBuf,
     pub commands_file: PathBuf,
-    /// A provisioned session copy: `launch` is only ever enabled by the operator's consent.
+    /// A session copy: `launch` is only ever enabled by the operator's consent.
     pub session_copy: bool,
     /// The flag `provision-session` reads.
     pub allow_provisioning: Arc<AtomicBool>,
 }
 
 /// The agent surface a loaded configuration gives: whether agent commands are on, and which
-/// commands. In a provisioned copy `launch` is off whatever the file says (the agent can
+/// commands. In a session copy `launch` is off whatever the file says (the agent can
 /// write its copy's files; only `request-command-access` grants `launch` there).
 pub fn surface(loaded: &Loaded, session_copy: bool) -> (bool, Commands) {
     let mut commands = loaded.commands.clone();

@@ -228,7 +228,7 @@ impl Commands {
         Commands { enabled: names.into_iter().map(|n| (n.to_string(), true)).collect() }
     }
 
-    /// Turn one name on or off (a provisioned copy turns `launch` off; grants turn names on).
+    /// Turn one name on or off (a session copy turns `launch` off; grants turn names on).
     pub fn set(&mut self, name: &str, on: bool) {
         self.enabled.insert(name.to_string(), on);
     }
