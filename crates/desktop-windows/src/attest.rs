@@ -24,7 +24,11 @@ struct Inner {
 
 impl Default for PhysicalPresses {
     fn default() -> Self {
-        PhysicalPresses(Arc::new(Inner { base: Instant::now(), key: AtomicU64::new(0), button: AtomicU64::new(0) }))
+        PhysicalPresses(Arc::new(Inner {
+            base: Instant::now(),
+            key: AtomicU64::new(0),
+            button: AtomicU64::new(0),
+        }))
     }
 }
 

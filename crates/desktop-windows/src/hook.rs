@@ -29,24 +29,27 @@ use windows_sys::Win32::Foundation::{GetLastError, LPARAM, LRESULT, WPARAM};
 use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
 use windows_sys::Win32::System::Threading::GetCurrentThreadId;
 use windows_sys::Win32::UI::WindowsAndMessaging::{
-    CallNextHookEx, DispatchMessageW, GetMessageW, HC_ACTION, HHOOK, KBDLLHOOKSTRUCT, MSG,
-    MSLLHOOKSTRUCT, PM_NOREMOVE, PeekMessageW, PostThreadMessageW, SetWindowsHookExW,
-    TranslateMessage, UnhookWindowsHookEx, WH_KEYBOARD_LL, WH_MOUSE_LL, WM_KEYDOWN,
-    WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN, WM_MBUTTONUP, WM_QUIT, WM_RBUTTONDOWN,
-    WM_RBUTTONUP, WM_SYSKEYDOWN, WM_USER,
+    CallNextHookEx, DispatchMessageW, GetMessageW, HC_ACTION, HHOOK, KBDLLHOOKSTRUCT, MSG, MSLLHOOKSTRUCT,
+    PM_NOREMOVE, PeekMessageW, PostThreadMessageW, SetWindowsHookExW, TranslateMessage, UnhookWindowsHookEx,
+    WH_KEYBOARD_LL, WH_MOUSE_LL, WM_KEYDOWN, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN, WM_MBUTTONUP,
+    WM_QUIT, WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SYSKEYDOWN, WM_USER,
 };
 
 use crate::attest::PhysicalPresses;
 use crate::provenance::{self, Origin};
 use crate::vk;
 
-const _: () = assert!(provenance::LLKHF_INJECTED == windows_sys::Win32::UI::WindowsAndMessaging::LLKHF_INJECTED);
+const _: () =
+    assert!(provenance::LLKHF_INJECTED == windows_sys::Win32::UI::WindowsAndMessaging::LLKHF_INJECTED);
 const _: () = assert!(
-    provenance::LLKHF_LOWER_IL_INJECTED == windows_sys::Win32::UI::WindowsAndMessaging::LLKHF_LOWER_IL_INJECTED
+    provenance::LLKHF_LOWER_IL_INJECTED
+        == windows_sys::Win32::UI::WindowsAndMessaging::LLKHF_LOWER_IL_INJECTED
 );
-const _: () = assert!(provenance::LLMHF_INJECTED == windows_sys::Win32::UI::WindowsAndMessaging::LLMHF_INJECTED);
+const _: () =
+    assert!(provenance::LLMHF_INJECTED == windows_sys::Win32::UI::WindowsAndMessaging::LLMHF_INJECTED);
 const _: () = assert!(
-    provenance::LLMHF_LOWER_IL_INJECTED == windows_sys::Win32::UI::WindowsAndMessaging::LLMHF_LOWER_IL_INJECTED
+    provenance::LLMHF_LOWER_IL_INJECTED
+        == windows_sys::Win32::UI::WindowsAndMessaging::LLMHF_LOWER_IL_INJECTED
 );
 
 /// What the monitor needs: the latch to trip, the chord, where to note physical presses and
@@ -338,7 +341,15 @@ impl HookState {
         self.finish(HookInput::Button(button), down, origin, info.flags, false, started);
     }
 
-    fn finish(&self, input: HookInput, down: bool, origin: Origin, flags: u32, tripped: bool, started: Instant) {
+    fn finish(
+        &self,
+        input: HookInput,
+        down: bool,
+        origin: Origin,
+        flags: u32,
+        tripped: bool,
+        started: Instant,
+    ) {
         let work_nanos = nanos_since(started);
         if let Some(tx) = &self.events {
             let _ = tx.try_send(HookEvent { input, down, origin, flags, work_nanos, tripped });
@@ -349,4 +360,60 @@ impl HookState {
 
 fn nanos_since(t: Instant) -> u64 {
     u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Run under Wine by `scripts/windows-build --test`. One test, so no other test's
+    //! injected keys reach this hook (hooks are global).
+    use super::*;
+    use crate::inject::{self, Mark};
+    use crate::vk::chord_strokes;
+    use mcec_rules::StopFlag;
+    use std::time::Duration;
+
+    fn next(rx: &mpsc::Receiver<HookEvent>) -> HookEvent {
+        // A hang guard, not a timed assertion.
+        rx.recv_timeout(Duration::from_secs(30)).expect("the hook reported nothing")
+    }
+
+    #[test]
+    fn injected_chords_are_seen_flagged_and_never_trip() {
+        let latch = Latch::new(StopFlag::new());
+        let presses = PhysicalPresses::new();
+        let (tx, rx) = mpsc::sync_channel(256);
+        let cfg = HookConfig {
+            latch: latch.clone(),
+            hotkey: Hotkey::default(),
+            presses: presses.clone(),
+            events: Some(tx),
+        };
+        let monitor = start(cfg).expect("hook installs");
+        assert!(monitor.is_running());
+
+        let strokes = chord_strokes(Hotkey::default());
+        for (mark, origin) in [(Mark::Foreign, Origin::Foreign), (Mark::Mcec, Origin::Mcec)] {
+            inject::send_keys(&strokes, mark).expect("SendInput");
+            for (vk, down) in &strokes {
+                let ev = next(&rx);
+                assert!(matches!(ev.input, HookInput::Key { vk: v, .. } if v == u32::from(*vk)), "{ev:?}");
+                assert_eq!((ev.down, ev.origin, ev.tripped), (*down, origin, false), "{ev:?}");
+                assert_ne!(ev.flags & provenance::LLKHF_INJECTED, 0);
+            }
+        }
+        inject::click_left(Mark::Foreign).expect("SendInput click");
+        let click = next(&rx);
+        assert_eq!((click.input, click.down, click.origin), (HookInput::Button(1), true, Origin::Foreign));
+
+        assert!(!latch.is_stopped());
+        assert_eq!(
+            (presses.last_key(), presses.last_button()),
+            (None, None),
+            "nothing physical was attested"
+        );
+        assert_eq!(monitor.stats().events, 2 * strokes.len() as u64 + 2);
+        drop(monitor);
+        let again = start(HookConfig { latch, hotkey: Hotkey::default(), presses, events: None });
+        assert!(again.is_ok_and(|m| m.is_running()), "a stopped monitor leaves nothing behind");
+    }
 }

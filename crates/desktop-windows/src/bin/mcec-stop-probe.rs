@@ -36,9 +36,8 @@ mod probe {
     use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, WPARAM};
     use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
     use windows_sys::Win32::UI::WindowsAndMessaging::{
-        CW_USEDEFAULT, CreateWindowExW, DefWindowProcW, DispatchMessageW, GetMessageW, MSG,
-        PostQuitMessage, RegisterClassW, TranslateMessage, WM_DESTROY, WNDCLASSW, WS_OVERLAPPEDWINDOW,
-        WS_VISIBLE,
+        CW_USEDEFAULT, CreateWindowExW, DefWindowProcW, DispatchMessageW, GetMessageW, MSG, PostQuitMessage,
+        RegisterClassW, TranslateMessage, WM_DESTROY, WNDCLASSW, WS_OVERLAPPEDWINDOW, WS_VISIBLE,
     };
 
     pub const TITLE: &str = "mcec stop probe";
@@ -56,7 +55,8 @@ mod probe {
 
         let latch = Latch::new(StopFlag::new());
         let (tx, rx) = mpsc::sync_channel::<HookEvent>(4096);
-        let cfg = HookConfig { latch: latch.clone(), hotkey, presses: PhysicalPresses::new(), events: Some(tx) };
+        let cfg =
+            HookConfig { latch: latch.clone(), hotkey, presses: PhysicalPresses::new(), events: Some(tx) };
         let monitor = match hook::start(cfg) {
             Ok(m) => m,
             Err(e) => fail(&format!("HOOK-FAILED {e}")),
@@ -73,7 +73,13 @@ mod probe {
                 }
             }
             let s = monitor.stats();
-            println!("STATS events={} total_ns={} max_ns={} running={}", s.events, s.total_nanos, s.max_nanos, monitor.is_running());
+            println!(
+                "STATS events={} total_ns={} max_ns={} running={}",
+                s.events,
+                s.total_nanos,
+                s.max_nanos,
+                monitor.is_running()
+            );
             drop(monitor);
             std::process::exit(0);
         });
