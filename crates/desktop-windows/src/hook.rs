@@ -53,7 +53,8 @@ const _: () = assert!(
 );
 
 /// What the monitor needs: the latch to trip, the chord, where to note physical presses and
-/// an optional observer.
+/// an optional observer. Drain the observer with `try_recv` on a timer: a receiver blocked in
+/// `recv` must be woken by the hook's send, inside the callback.
 #[derive(Debug, Clone)]
 pub struct HookConfig {
     pub latch: Latch,

@@ -91,8 +91,18 @@ mod probe {
         std::process::exit(3);
     }
 
+    /// Polls rather than blocks, so the hook's `try_send` never has to wake this thread from
+    /// inside the callback.
     fn print_events(rx: mpsc::Receiver<HookEvent>) {
-        for ev in rx {
+        loop {
+            let ev = match rx.try_recv() {
+                Ok(ev) => ev,
+                Err(mpsc::TryRecvError::Empty) => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    continue;
+                }
+                Err(mpsc::TryRecvError::Disconnected) => break,
+            };
             let what = match ev.input {
                 HookInput::Key { vk, .. } => format!("key vk={vk:#04x}"),
                 HookInput::Button(b) => format!("button {b}"),
