@@ -1,0 +1,420 @@
+//! The emergency stop's provenance monitor on Windows: low-level hooks on a thread of their own.
+//!
+//! [`start`] spawns one thread that installs `WH_KEYBOARD_LL` and `WH_MOUSE_LL` and runs the
+//! message loop Windows needs to call them. The callbacks run on that thread and do only the
+//! fast part: classify the event by its `INJECTED` flags ([`crate::provenance`]), note a
+//! physical press for attestation, feed keys to the pure [`ChordDetector`] and, when it fires,
+//! [`Latch::trip`] (lock-free, no I/O). They never block, log or allocate except the chord
+//! text on a fire, because Windows silently unhooks a callback slower than
+//! `LowLevelHooksTimeout`. Observers get [`HookEvent`]s through a bounded channel that never
+//! blocks the hook; the latch wakes a worker for the slow stop steps.
+//!
+//! A low-level hook cannot tell one keyboard from another, so every key counts as device 0:
+//! a modifier held on one keyboard and the main key on another still make the chord.
+
+#![allow(unsafe_code)]
+
+use std::cell::RefCell;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, SyncSender};
+use std::thread::{self, JoinHandle};
+use std::time::Instant;
+
+use mcec_rules::chord::{ChordDetector, ChordStep, Key, KeyEvent};
+use mcec_rules::hotkey::Hotkey;
+use mcec_rules::latch::{Latch, StopReason};
+use windows_sys::Win32::Foundation::{GetLastError, LPARAM, LRESULT, WPARAM};
+use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
+use windows_sys::Win32::System::Threading::GetCurrentThreadId;
+use windows_sys::Win32::UI::WindowsAndMessaging::{
+    CallNextHookEx, DispatchMessageW, GetMessageW, HC_ACTION, HHOOK, KBDLLHOOKSTRUCT, MSG, MSLLHOOKSTRUCT,
+    PM_NOREMOVE, PeekMessageW, PostThreadMessageW, SetWindowsHookExW, TranslateMessage, UnhookWindowsHookEx,
+    WH_KEYBOARD_LL, WH_MOUSE_LL, WM_KEYDOWN, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN, WM_MBUTTONUP,
+    WM_QUIT, WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SYSKEYDOWN, WM_USER,
+};
+
+use crate::attest::PhysicalPresses;
+use crate::provenance::{self, Origin};
+use crate::vk;
+
+const _: () =
+    assert!(provenance::LLKHF_INJECTED == windows_sys::Win32::UI::WindowsAndMessaging::LLKHF_INJECTED);
+const _: () = assert!(
+    provenance::LLKHF_LOWER_IL_INJECTED
+        == windows_sys::Win32::UI::WindowsAndMessaging::LLKHF_LOWER_IL_INJECTED
+);
+const _: () =
+    assert!(provenance::LLMHF_INJECTED == windows_sys::Win32::UI::WindowsAndMessaging::LLMHF_INJECTED);
+const _: () = assert!(
+    provenance::LLMHF_LOWER_IL_INJECTED
+        == windows_sys::Win32::UI::WindowsAndMessaging::LLMHF_LOWER_IL_INJECTED
+);
+
+/// What the monitor needs: the latch to trip, the chord, where to note physical presses and
+/// an optional observer. Drain the observer with `try_recv` on a timer: a receiver blocked in
+/// `recv` must be woken by the hook's send, inside the callback.
+#[derive(Debug, Clone)]
+pub struct HookConfig {
+    pub latch: Latch,
+    pub hotkey: Hotkey,
+    pub presses: PhysicalPresses,
+    pub events: Option<SyncSender<HookEvent>>,
+}
+
+/// A key (its virtual-key code and logical meaning) or a mouse button (1 left, 2 middle,
+/// 3 right, as on X11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookInput {
+    Key { vk: u32, key: Key },
+    Button(u8),
+}
+
+/// One event as the hook classified it, for observers (tests, diagnostics). Never log the
+/// key codes of a real operator's typing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookEvent {
+    pub input: HookInput,
+    pub down: bool,
+    pub origin: Origin,
+    /// The raw `flags` of the hook structure.
+    pub flags: u32,
+    /// Time spent in the callback on classification, detector and latch, before the offer.
+    pub work_nanos: u64,
+    /// True when this very event made the latch trip.
+    pub tripped: bool,
+}
+
+/// Why the monitor could not start. The stop is not armed then: actuation must answer
+/// `emergency-stop-unavailable`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookError {
+    Thread(String),
+    Install(String),
+}
+
+impl fmt::Display for HookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HookError::Thread(d) => write!(f, "cannot start the input hook thread: {d}"),
+            HookError::Install(d) => write!(f, "cannot install the low-level input hook: {d}"),
+        }
+    }
+}
+
+impl std::error::Error for HookError {}
+
+/// Whole-callback time per event, shared between the hook thread and the handle.
+#[derive(Debug, Clone, Default)]
+pub struct HookStats(Arc<[AtomicU64; 3]>);
+
+/// A copy of [`HookStats`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HookStatsSnapshot {
+    pub events: u64,
+    pub total_nanos: u64,
+    pub max_nanos: u64,
+}
+
+impl HookStats {
+    fn add(&self, nanos: u64) {
+        self.0[0].fetch_add(1, Ordering::Relaxed);
+        self.0[1].fetch_add(nanos, Ordering::Relaxed);
+        self.0[2].fetch_max(nanos, Ordering::Relaxed);
+    }
+
+    pub fn snapshot(&self) -> HookStatsSnapshot {
+        HookStatsSnapshot {
+            events: self.0[0].load(Ordering::Relaxed),
+            total_nanos: self.0[1].load(Ordering::Relaxed),
+            max_nanos: self.0[2].load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The running monitor. Dropping it removes the hooks and ends the thread.
+#[derive(Debug)]
+pub struct HookMonitor {
+    thread_id: u32,
+    thread: Option<JoinHandle<()>>,
+    stats: HookStats,
+}
+
+impl HookMonitor {
+    pub fn stats(&self) -> HookStatsSnapshot {
+        self.stats.snapshot()
+    }
+
+    /// True while the hook thread runs its message loop.
+    pub fn is_running(&self) -> bool {
+        self.thread.as_ref().is_some_and(|t| !t.is_finished())
+    }
+}
+
+impl Drop for HookMonitor {
+    fn drop(&mut self) {
+        // SAFETY: posting a message to a thread id has no memory effects on our side.
+        unsafe { PostThreadMessageW(self.thread_id, WM_QUIT, 0, 0) };
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Starts the hook thread and returns once both hooks are installed, so `Ok` means armed.
+pub fn start(cfg: HookConfig) -> Result<HookMonitor, HookError> {
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let stats = HookStats::default();
+    let thread_stats = stats.clone();
+    let thread = thread::Builder::new()
+        .name("mcec-input-hook".into())
+        .spawn(move || run(cfg, thread_stats, ready_tx))
+        .map_err(|e| HookError::Thread(e.to_string()))?;
+    match ready_rx.recv() {
+        Ok(Ok(thread_id)) => Ok(HookMonitor { thread_id, thread: Some(thread), stats }),
+        Ok(Err(e)) => {
+            let _ = thread.join();
+            Err(e)
+        }
+        Err(_) => Err(HookError::Thread("the hook thread ended before installing its hooks".into())),
+    }
+}
+
+thread_local! {
+    static STATE: RefCell<Option<HookState>> = const { RefCell::new(None) };
+}
+
+fn run(cfg: HookConfig, stats: HookStats, ready: mpsc::Sender<Result<u32, HookError>>) {
+    // SAFETY: MSG is plain data; PeekMessageW only creates this thread's message queue here,
+    // so the handle's WM_QUIT can never be lost.
+    let mut msg: MSG = unsafe { std::mem::zeroed() };
+    unsafe { PeekMessageW(&mut msg, std::ptr::null_mut(), WM_USER, WM_USER, PM_NOREMOVE) };
+    STATE.with(|s| *s.borrow_mut() = Some(HookState::new(cfg, stats)));
+    let hooks = match install() {
+        Ok(h) => h,
+        Err(e) => {
+            STATE.with(|s| s.borrow_mut().take());
+            let _ = ready.send(Err(e));
+            return;
+        }
+    };
+    // SAFETY: plain Win32 call with no arguments.
+    let _ = ready.send(Ok(unsafe { GetCurrentThreadId() }));
+    loop {
+        // SAFETY: msg is a valid MSG to fill; the loop ends on WM_QUIT (0) or an error (-1).
+        let got = unsafe { GetMessageW(&mut msg, std::ptr::null_mut(), 0, 0) };
+        if got == 0 || got == -1 {
+            break;
+        }
+        unsafe {
+            TranslateMessage(&msg);
+            DispatchMessageW(&msg);
+        }
+    }
+    for h in hooks {
+        // SAFETY: h came from SetWindowsHookExW on this thread and is removed once.
+        unsafe { UnhookWindowsHookEx(h) };
+    }
+    STATE.with(|s| s.borrow_mut().take());
+}
+
+fn install() -> Result<[HHOOK; 2], HookError> {
+    // SAFETY: a null name asks for this executable's module handle; the procs are
+    // `extern "system"` functions with the HOOKPROC signature that live for the program.
+    unsafe {
+        let module = GetModuleHandleW(std::ptr::null());
+        let kb = SetWindowsHookExW(WH_KEYBOARD_LL, Some(keyboard_proc), module, 0);
+        if kb.is_null() {
+            return Err(HookError::Install(format!("WH_KEYBOARD_LL: error {}", GetLastError())));
+        }
+        let mouse = SetWindowsHookExW(WH_MOUSE_LL, Some(mouse_proc), module, 0);
+        if mouse.is_null() {
+            let err = GetLastError();
+            UnhookWindowsHookEx(kb);
+            return Err(HookError::Install(format!("WH_MOUSE_LL: error {err}")));
+        }
+        Ok([kb, mouse])
+    }
+}
+
+unsafe extern "system" fn keyboard_proc(code: i32, wparam: WPARAM, lparam: LPARAM) -> LRESULT {
+    if code == HC_ACTION as i32 {
+        let started = Instant::now();
+        // SAFETY: for HC_ACTION, lparam points to a KBDLLHOOKSTRUCT valid during the call.
+        let info = unsafe { &*(lparam as *const KBDLLHOOKSTRUCT) };
+        let down = matches!(wparam as u32, WM_KEYDOWN | WM_SYSKEYDOWN);
+        with_state(|s| s.key(info, down, started));
+    }
+    // SAFETY: passing the call on unchanged; the hook handle argument is ignored.
+    unsafe { CallNextHookEx(std::ptr::null_mut(), code, wparam, lparam) }
+}
+
+unsafe extern "system" fn mouse_proc(code: i32, wparam: WPARAM, lparam: LPARAM) -> LRESULT {
+    if code == HC_ACTION as i32
+        && let Some((button, down)) = button_of(wparam as u32)
+    {
+        let started = Instant::now();
+        // SAFETY: for HC_ACTION, lparam points to an MSLLHOOKSTRUCT valid during the call.
+        let info = unsafe { &*(lparam as *const MSLLHOOKSTRUCT) };
+        with_state(|s| s.button(info, button, down, started));
+    }
+    // SAFETY: as in keyboard_proc.
+    unsafe { CallNextHookEx(std::ptr::null_mut(), code, wparam, lparam) }
+}
+
+fn button_of(msg: u32) -> Option<(u8, bool)> {
+    Some(match msg {
+        WM_LBUTTONDOWN => (1, true),
+        WM_LBUTTONUP => (1, false),
+        WM_MBUTTONDOWN => (2, true),
+        WM_MBUTTONUP => (2, false),
+        WM_RBUTTONDOWN => (3, true),
+        WM_RBUTTONUP => (3, false),
+        _ => return None,
+    })
+}
+
+fn with_state(f: impl FnOnce(&mut HookState)) {
+    STATE.with(|s| {
+        // A re-entered callback (nothing here pumps messages, but be safe) is passed on.
+        if let Ok(mut guard) = s.try_borrow_mut()
+            && let Some(state) = guard.as_mut()
+        {
+            f(state);
+        }
+    });
+}
+
+/// Lives in the hook thread's thread-local; owns the chord detector.
+struct HookState {
+    latch: Latch,
+    detector: ChordDetector,
+    chord_text: String,
+    rearms_seen: u64,
+    presses: PhysicalPresses,
+    events: Option<SyncSender<HookEvent>>,
+    stats: HookStats,
+}
+
+impl HookState {
+    fn new(cfg: HookConfig, stats: HookStats) -> Self {
+        HookState {
+            rearms_seen: cfg.latch.rearm_count(),
+            detector: ChordDetector::new(cfg.hotkey),
+            chord_text: cfg.hotkey.to_string(),
+            latch: cfg.latch,
+            presses: cfg.presses,
+            events: cfg.events,
+            stats,
+        }
+    }
+
+    fn key(&mut self, info: &KBDLLHOOKSTRUCT, down: bool, started: Instant) {
+        let origin = provenance::classify_key(info.flags, info.dwExtraInfo);
+        let key = vk::key_of(info.vkCode);
+        if down && origin.is_physical() {
+            self.presses.record_key(started);
+        }
+        let rearms = self.latch.rearm_count();
+        if rearms != self.rearms_seen {
+            // A re-arm starts the operator from a clean slate, as on X11.
+            self.rearms_seen = rearms;
+            self.detector.reset();
+        }
+        let ev = KeyEvent { key, down, physical: origin.is_physical(), device: 0 };
+        let tripped = match self.detector.feed(&ev) {
+            ChordStep::Fired => {
+                self.latch.trip(StopReason::Chord(self.chord_text.clone()));
+                true
+            }
+            ChordStep::Quiet => false,
+        };
+        let input = HookInput::Key { vk: info.vkCode, key };
+        self.finish(input, down, origin, info.flags, tripped, started);
+    }
+
+    fn button(&mut self, info: &MSLLHOOKSTRUCT, button: u8, down: bool, started: Instant) {
+        let origin = provenance::classify_mouse(info.flags, info.dwExtraInfo);
+        if down && origin.is_physical() {
+            self.presses.record_button(started);
+        }
+        self.finish(HookInput::Button(button), down, origin, info.flags, false, started);
+    }
+
+    fn finish(
+        &self,
+        input: HookInput,
+        down: bool,
+        origin: Origin,
+        flags: u32,
+        tripped: bool,
+        started: Instant,
+    ) {
+        let work_nanos = nanos_since(started);
+        if let Some(tx) = &self.events {
+            let _ = tx.try_send(HookEvent { input, down, origin, flags, work_nanos, tripped });
+        }
+        self.stats.add(nanos_since(started));
+    }
+}
+
+fn nanos_since(t: Instant) -> u64 {
+    u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Run under Wine by `scripts/windows-build --test`. One test, so no other test's
+    //! injected keys reach this hook (hooks are global).
+    use super::*;
+    use crate::inject::{self, Mark};
+    use crate::vk::chord_strokes;
+    use mcec_rules::StopFlag;
+    use std::time::Duration;
+
+    fn next(rx: &mpsc::Receiver<HookEvent>) -> HookEvent {
+        // A hang guard, not a timed assertion.
+        rx.recv_timeout(Duration::from_secs(30)).expect("the hook reported nothing")
+    }
+
+    #[test]
+    fn injected_chords_are_seen_flagged_and_never_trip() {
+        let latch = Latch::new(StopFlag::new());
+        let presses = PhysicalPresses::new();
+        let (tx, rx) = mpsc::sync_channel(256);
+        let cfg = HookConfig {
+            latch: latch.clone(),
+            hotkey: Hotkey::default(),
+            presses: presses.clone(),
+            events: Some(tx),
+        };
+        let monitor = start(cfg).expect("hook installs");
+        assert!(monitor.is_running());
+
+        let strokes = chord_strokes(Hotkey::default());
+        for (mark, origin) in [(Mark::Foreign, Origin::Foreign), (Mark::Mcec, Origin::Mcec)] {
+            inject::send_keys(&strokes, mark).expect("SendInput");
+            for (vk, down) in &strokes {
+                let ev = next(&rx);
+                assert!(matches!(ev.input, HookInput::Key { vk: v, .. } if v == u32::from(*vk)), "{ev:?}");
+                assert_eq!((ev.down, ev.origin, ev.tripped), (*down, origin, false), "{ev:?}");
+                assert_ne!(ev.flags & provenance::LLKHF_INJECTED, 0);
+            }
+        }
+        inject::click_left(Mark::Foreign).expect("SendInput click");
+        let click = next(&rx);
+        assert_eq!((click.input, click.down, click.origin), (HookInput::Button(1), true, Origin::Foreign));
+
+        assert!(!latch.is_stopped());
+        assert_eq!(
+            (presses.last_key(), presses.last_button()),
+            (None, None),
+            "nothing physical was attested"
+        );
+        assert_eq!(monitor.stats().events, 2 * strokes.len() as u64 + 2);
+        drop(monitor);
+        let again = start(HookConfig { latch, hotkey: Hotkey::default(), presses, events: None });
+        assert!(again.is_ok_and(|m| m.is_running()), "a stopped monitor leaves nothing behind");
+    }
+}
