@@ -28,9 +28,15 @@ pub(crate) fn viewport_id() -> ViewportId {
     ViewportId::from_hash_of("mcec-rearm-prompt")
 }
 
+/// Top-left corner and size of the prompt, centred on a monitor of `monitor` size.
+pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
+    let size = egui::Vec2::from(PROMPT_SIZE);
+    (((monitor - size) / 2.0).max(egui::Vec2::ZERO).to_pos2(), size)
+}
+
 /// The prompt window, centred on a monitor of `monitor` size.
 pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
-    let pos = ((monitor - egui::Vec2::from(PROMPT_SIZE)) / 2.0).max(egui::Vec2::ZERO);
+    let (pos, size) = geometry(monitor);
     ViewportBuilder::default()
         .with_title(PROMPT_TITLE)
         .with_app_id("mcec-prompt")
@@ -39,8 +45,8 @@ pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
         .with_maximize_button(false)
         .with_always_on_top()
         .with_window_type(X11WindowType::Dialog)
-        .with_position(pos.to_pos2())
-        .with_inner_size(PROMPT_SIZE)
+        .with_position(pos)
+        .with_inner_size(size)
 }
 
 /// What the operator did in one frame of the prompt.
