@@ -10,6 +10,7 @@ mod cli;
 mod config;
 mod handoff;
 mod logging;
+mod malloc_tuning;
 mod operator;
 mod serve;
 mod sessions_cli;
@@ -24,6 +25,7 @@ use clap::Parser;
 use cli::{Cli, Command, HotkeyCommand};
 
 fn main() -> ExitCode {
+    malloc_tuning::fix_mmap_threshold();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Hotkey(HotkeyCommand::Check { spec })) => hotkey_check(&spec),
