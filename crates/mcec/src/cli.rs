@@ -21,7 +21,7 @@ pub enum Command {
     /// The host: operator window, the HTTP front door when McpServerEnabled, the stop hotkey.
     Run,
     /// Serve MCP on stdin/stdout (stdout carries JSON-RPC only).
-    Mcp,
+    Mcp(McpArgs),
     /// Provision a disposable session copy for an agent (needs AllowSessionProvisioning).
     Provision(ProvisionArgs),
     /// Manage provisioned sessions.
@@ -30,6 +30,14 @@ pub enum Command {
     /// Emergency-stop hotkey helpers.
     #[command(subcommand)]
     Hotkey(HotkeyCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Give this connection its own fresh session copy and relay to it; the copy is ended
+    /// when the client disconnects (needs AllowSessionProvisioning).
+    #[arg(long)]
+    pub session: bool,
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ mod handoff;
 mod logging;
 mod malloc_tuning;
 mod operator;
+mod relay;
 mod serve;
 mod sessions_cli;
 mod stop_record;
@@ -29,7 +30,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Hotkey(HotkeyCommand::Check { spec })) => hotkey_check(&spec),
-        Some(Command::Mcp) => serve::run(serve::Mode::Stdio),
+        Some(Command::Mcp(args)) if args.session => relay::run(),
+        Some(Command::Mcp(_)) => serve::run(serve::Mode::Stdio),
         None if cli.mcp_flag => serve::run(serve::Mode::Stdio),
         Some(Command::Run) | None => serve::run(serve::Mode::Host),
         Some(Command::Provision(args)) => sessions_cli::run(|| sessions_cli::provision_cmd(args)),

@@ -137,12 +137,22 @@ impl McecServer {
     }
 }
 
+impl McecServer {
+    fn instructions(&self) -> String {
+        let base = if self.agent.installed_copy { INSTALLED_INSTRUCTIONS } else { INSTRUCTIONS };
+        match &self.agent.instructions_note {
+            Some(note) => format!("{note} {base}"),
+            None => base.to_string(),
+        }
+    }
+}
+
 impl ServerHandler for McecServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_protocol_version(ProtocolVersion::V_2025_11_25)
             .with_server_info(Implementation::new("mcec", env!("CARGO_PKG_VERSION")))
-            .with_instructions(if self.agent.installed_copy { INSTALLED_INSTRUCTIONS } else { INSTRUCTIONS })
+            .with_instructions(self.instructions())
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
