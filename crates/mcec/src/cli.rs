@@ -1,6 +1,8 @@
 //! The command line, as clap types. `mcec` with no command runs the host.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::client_snippets::Client;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -27,6 +29,8 @@ pub enum Command {
     /// Manage provisioned sessions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
+    /// Print a ready-to-paste MCP client entry for this copy.
+    Config(ConfigArgs),
     /// Emergency-stop hotkey helpers.
     #[command(subcommand)]
     Hotkey(HotkeyCommand),
@@ -51,6 +55,28 @@ pub struct ProvisionArgs {
     /// Print the handoff as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print the client entries for this MCP client instead of the generic JSON.
+    #[arg(long, value_enum, conflicts_with = "json")]
+    pub client: Option<Client>,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// The MCP client to write the entry for.
+    #[arg(long, value_enum)]
+    pub client: Client,
+    /// How the client reaches mcec.
+    #[arg(long, value_enum, default_value_t = Transport::Stdio)]
+    pub transport: Transport,
+    /// The server's name in the client's configuration.
+    #[arg(long, default_value = "mcec")]
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    Stdio,
+    Http,
 }
 
 #[derive(Debug, Subcommand)]

@@ -7,7 +7,9 @@
 
 mod agent_tab;
 mod cli;
+mod client_snippets;
 mod config;
+mod config_cmd;
 mod handoff;
 mod logging;
 mod malloc_tuning;
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         None if cli.mcp_flag => serve::run(serve::Mode::Stdio),
         Some(Command::Run) | None => serve::run(serve::Mode::Host),
         Some(Command::Provision(args)) => sessions_cli::run(|| sessions_cli::provision_cmd(args)),
+        Some(Command::Config(args)) => sessions_cli::run(|| config_cmd::config_cmd(args)),
         Some(Command::Sessions(command)) => sessions_cli::run(|| sessions_cli::sessions_cmd(command)),
     }
 }
