@@ -31,6 +31,13 @@ pub enum Command {
     Sessions(SessionsCommand),
     /// Print a ready-to-paste MCP client entry for this copy.
     Config(ConfigArgs),
+    /// Print shell completions for bash, zsh or fish.
+    Completions {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff).
+    Man,
     /// Emergency-stop hotkey helpers.
     #[command(subcommand)]
     Hotkey(HotkeyCommand),
@@ -71,6 +78,13 @@ pub struct ConfigArgs {
     /// The server's name in the client's configuration.
     #[arg(long, default_value = "mcec")]
     pub name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -7,6 +7,7 @@
 
 mod agent_tab;
 mod cli;
+mod cli_docs;
 mod client_snippets;
 mod config;
 mod config_cmd;
@@ -37,6 +38,8 @@ fn main() -> ExitCode {
         None if cli.mcp_flag => serve::run(serve::Mode::Stdio),
         Some(Command::Run) | None => serve::run(serve::Mode::Host),
         Some(Command::Provision(args)) => sessions_cli::run(|| sessions_cli::provision_cmd(args)),
+        Some(Command::Completions { shell }) => sessions_cli::run(|| cli_docs::completions(shell)),
+        Some(Command::Man) => sessions_cli::run(cli_docs::man_page),
         Some(Command::Config(args)) => sessions_cli::run(|| config_cmd::config_cmd(args)),
         Some(Command::Sessions(command)) => sessions_cli::run(|| sessions_cli::sessions_cmd(command)),
     }
