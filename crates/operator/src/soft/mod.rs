@@ -35,6 +35,9 @@ use input::Keymap;
 use raster::{Canvas, Textures};
 use xwin::{Atoms, Kind, Spec, XWindow};
 
+/// Title of the unmapped window that stands for the whole UI (see [`xwin::stand_in`]).
+const STAND_IN_TITLE: &str = "mcec operator";
+
 enum Wake {
     Repaint,
     X(Event),
@@ -54,6 +57,7 @@ pub(crate) fn run(
     graphics(xwin::check_visual(&conn, &screen))?;
     let atoms = Atoms::new(&conn).map_err(|e| UiError::Graphics(e.to_string()))?;
     let keymap = Keymap::load(&conn).map_err(|e| UiError::Graphics(e.to_string()))?;
+    xwin::stand_in(&conn, &screen, STAND_IN_TITLE).map_err(|e| UiError::Graphics(e.to_string()))?;
     let (tx, rx) = mpsc::channel();
     let reader_conn = conn.clone();
     let reader_tx = tx.clone();

@@ -250,6 +250,28 @@ impl XWindow {
     }
 }
 
+/// An unmapped, input-only window titled `title`: the sign, for the desktop's own tools and
+/// the tests, that this process's operator UI is connected (eframe's hidden root window was).
+pub(crate) fn stand_in(conn: &RustConnection, screen: &Screen, title: &str) -> XResult<Window> {
+    let id = conn.generate_id()?;
+    conn.create_window(
+        0,
+        id,
+        screen.root,
+        0,
+        0,
+        1,
+        1,
+        0,
+        WindowClass::INPUT_ONLY,
+        0,
+        &CreateWindowAux::new(),
+    )?;
+    conn.change_property8(PropMode::REPLACE, id, AtomEnum::WM_NAME, AtomEnum::STRING, title.as_bytes())?;
+    conn.flush()?;
+    Ok(id)
+}
+
 /// An empty input region: the pointer goes through the window to whatever is below.
 fn click_through(conn: &RustConnection, window: Window) -> XResult<()> {
     conn.xfixes_query_version(5, 0)?.reply()?;
