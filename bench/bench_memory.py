@@ -2,7 +2,7 @@
 """Peak memory of `mcec mcp` over a whole scripted session, next to the peers'.
 
     cargo build --release -p mcec
-    .venv/bin/python bench/bench_memory.py [--bin PATH] [--calls 30] [--ccm PATH] [--cum PATH] [--smaps]
+    .venv/bin/python bench/bench_memory.py [--bin PATH] [--calls 30] [--ccm PATH] [--cum PATH] [--smaps] [--host]
 
 The session, on an Xvfb + Xephyr desk (tests/e2e/xdesk.py) with an xterm to act on: connect
 with the official MCP Python SDK, `--calls` calls of every desktop tool (displays, windows,
@@ -16,7 +16,8 @@ largest mappings by resident size, to see where the memory goes.
 The peers (PyPI computer-control-mcp, npm computer-use-mcp; see bench/README.md) get the same
 number of calls of each of their desktop tools on the same desk, and their VmHWM summed over
 their process tree. They have no stop, so their session is the calls alone. A missing peer is
-skipped with a line saying how to install it. Numbers are printed, never asserted.
+skipped with a line saying how to install it. `--host` also measures the host (`mcec`, eframe
+and OpenGL) with its Settings window open. Numbers are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -155,6 +156,21 @@ async def mcec_session(desk: Desk, root: Path, calls: int, want_smaps: bool) -> 
         return status_kib(pid)["VmHWM"]
 
 
+def host_with_settings(desk: Desk, root: Path) -> int:
+    """VmHWM of the host (`mcec`) with its Settings window open (eframe + OpenGL)."""
+    from test_agent_tab import SETTINGS, open_agent_tab
+
+    copy = manual_copy(root / "host", settings=SETTINGS)
+    proc, _ = mcec_e2e.start_process(copy, [], env_extra={"DISPLAY": desk.inner})
+    try:
+        open_agent_tab(desk)
+        time.sleep(1.0)
+        show("host, Settings open", proc.pid)
+        return status_kib(proc.pid)["VmHWM"]
+    finally:
+        mcec_e2e.stop_process(proc)
+
+
 async def peer_session(server: Any, root: Path, calls: int) -> int:
     async with connect(server, root / "peer-logs") as live:
         if live.pid is None:
@@ -179,6 +195,8 @@ async def bench(args: argparse.Namespace) -> None:
             wait_until(lambda: bool(desk.window_ids("")) and bool(desk._xdotool(desk.inner, ("search", "--class", TARGET_CLASS), ok=(0, 1)).split()), 10)
             print(f"mcec: {mcec_e2e.BIN}; desk outer {desk.outer} inner {desk.inner}")
             rows = [("mcec mcp", await mcec_session(desk, root, args.calls, args.smaps))]
+            if args.host:
+                rows.append(("mcec host, Settings open", host_with_settings(desk, root)))
             for key, path, make, hint in (
                 ("ccm", args.ccm, make_ccm, "pip install computer-control-mcp (see bench/README.md)"),
                 ("cum", args.cum, make_cum, "npm install computer-use-mcp (see bench/README.md)"),
@@ -196,7 +214,7 @@ async def bench(args: argparse.Namespace) -> None:
     print(f"\npeak RSS (VmHWM, MB) over the session, {args.calls} calls of each desktop tool:")
     mine = rows[0][1]
     for label, kib in rows:
-        ratio = "" if label == "mcec mcp" else f"  ({kib / mine:.1f}x mcec)"
+        ratio = "" if label.startswith("mcec") else f"  ({kib / mine:.1f}x mcec mcp)"
         print(f"  {label:<24} {kib / 1024:7.1f}{ratio}")
 
 
@@ -205,6 +223,7 @@ def main() -> None:
     parser.add_argument("--bin", type=Path, help="the mcec binary (default target/release/mcec)")
     parser.add_argument("--calls", type=int, default=30, help="calls of each desktop tool (default 30)")
     parser.add_argument("--smaps", action="store_true", help="print smaps_rollup and the largest mappings")
+    parser.add_argument("--host", action="store_true", help="also the host `mcec` with its Settings window open")
     parser.add_argument(
         "--ccm", type=Path, default=Path(os.environ.get("PEER_CCM_BIN", "/work/peers/venv/bin/computer-control-mcp"))
     )
