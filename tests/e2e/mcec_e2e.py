@@ -349,9 +349,9 @@ def read_http_response(sock: socket.socket) -> tuple[int, bytes]:
 class RawStdio:
     """`mcec mcp` driven line by line, without the SDK, so we see every stdout byte."""
 
-    def __init__(self, copy: Copy, env_extra: dict[str, str] | None = None):
+    def __init__(self, copy: Copy, env_extra: dict[str, str] | None = None, args: tuple[str, ...] = ("mcp",)):
         self.copy = copy
-        self.proc, self.stderr_path = start_process(copy, ["mcp"], env_extra, stdin=subprocess.PIPE)
+        self.proc, self.stderr_path = start_process(copy, list(args), env_extra, stdin=subprocess.PIPE)
         self.stdout_lines: list[bytes] = []
         self._q: queue.Queue[bytes | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -466,16 +466,20 @@ def unwrap_groups() -> Iterator[None]:
 
 @contextlib.asynccontextmanager
 async def sdk_stdio(
-    copy: Copy, env_extra: dict[str, str] | None = None, wrapper: list[str] | None = None
+    copy: Copy,
+    env_extra: dict[str, str] | None = None,
+    wrapper: list[str] | None = None,
+    mcp_args: tuple[str, ...] = (),
 ) -> AsyncIterator[Any]:
     """An initialized official-SDK ClientSession over `mcec mcp` on this copy.
 
     Yields (session, initialize result). The server's stderr goes to a file in the copy's root.
-    `wrapper` is a command that runs `mcec mcp` for it (its argv gets the exe and `mcp` appended)."""
+    `wrapper` is a command that runs `mcec mcp` for it (its argv gets the exe and `mcp` appended);
+    `mcp_args` follow `mcp` (e.g. `--session`)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    argv = [*(wrapper or []), str(copy.exe), "mcp"]
+    argv = [*(wrapper or []), str(copy.exe), "mcp", *mcp_args]
     params = StdioServerParameters(
         command=argv[0], args=argv[1:], env=copy.env(**(env_extra or {})), cwd=str(copy.root)
     )

@@ -1,6 +1,8 @@
 //! The command line, as clap types. `mcec` with no command runs the host.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::client_snippets::Client;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -21,15 +23,32 @@ pub enum Command {
     /// The host: operator window, the HTTP front door when McpServerEnabled, the stop hotkey.
     Run,
     /// Serve MCP on stdin/stdout (stdout carries JSON-RPC only).
-    Mcp,
+    Mcp(McpArgs),
     /// Provision a session copy for an agent (needs AllowSessionProvisioning).
     Provision(ProvisionArgs),
     /// Manage session copies.
     #[command(subcommand)]
     Sessions(SessionsCommand),
+    /// Print a ready-to-paste MCP client entry for this copy.
+    Config(ConfigArgs),
+    /// Print shell completions for bash, zsh or fish.
+    Completions {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff).
+    Man,
     /// Emergency-stop hotkey helpers.
     #[command(subcommand)]
     Hotkey(HotkeyCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Give this connection its own fresh session copy and relay to it; the copy is ended
+    /// when the client disconnects (needs AllowSessionProvisioning).
+    #[arg(long)]
+    pub session: bool,
 }
 
 #[derive(Debug, Args)]
@@ -43,6 +62,35 @@ pub struct ProvisionArgs {
     /// Print the handoff as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print the client entries for this MCP client instead of the generic JSON.
+    #[arg(long, value_enum, conflicts_with = "json")]
+    pub client: Option<Client>,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// The MCP client to write the entry for.
+    #[arg(long, value_enum)]
+    pub client: Client,
+    /// How the client reaches mcec.
+    #[arg(long, value_enum, default_value_t = Transport::Stdio)]
+    pub transport: Transport,
+    /// The server's name in the client's configuration.
+    #[arg(long, default_value = "mcec")]
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    Stdio,
+    Http,
 }
 
 #[derive(Debug, Subcommand)]

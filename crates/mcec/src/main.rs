@@ -8,11 +8,16 @@
 mod agent_tab;
 mod attest;
 mod cli;
+mod cli_docs;
+mod client_snippets;
 mod config;
+mod config_cmd;
 mod consent;
 mod handoff;
 mod logging;
+mod malloc_tuning;
 mod operator;
+mod relay;
 mod reload;
 mod serve;
 mod sessions_cli;
@@ -26,13 +31,18 @@ use clap::Parser;
 use cli::{Cli, Command, HotkeyCommand};
 
 fn main() -> ExitCode {
+    malloc_tuning::fix_mmap_threshold();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Hotkey(HotkeyCommand::Check { spec })) => hotkey_check(&spec),
-        Some(Command::Mcp) => serve::run(serve::Mode::Stdio),
+        Some(Command::Mcp(args)) if args.session => relay::run(),
+        Some(Command::Mcp(_)) => serve::run(serve::Mode::Stdio),
         None if cli.mcp_flag => serve::run(serve::Mode::Stdio),
         Some(Command::Run) | None => serve::run(serve::Mode::Host),
         Some(Command::Provision(args)) => sessions_cli::run(|| sessions_cli::provision_cmd(args)),
+        Some(Command::Completions { shell }) => sessions_cli::run(|| cli_docs::completions(shell)),
+        Some(Command::Man) => sessions_cli::run(cli_docs::man_page),
+        Some(Command::Config(args)) => sessions_cli::run(|| config_cmd::config_cmd(args)),
         Some(Command::Sessions(command)) => sessions_cli::run(|| sessions_cli::sessions_cmd(command)),
     }
 }

@@ -28,6 +28,15 @@ use crate::operator::{OperatorSide, Plan, UiShutdown};
 pub enum Mode {
     Stdio,
     Host,
+    /// `mcec mcp --session` without the operator's opt-in: stdio, the bootstrap-only surface,
+    /// and instructions that say what the operator must do (see `relay.rs`).
+    SessionBootstrap,
+}
+
+impl Mode {
+    fn stdio(self) -> bool {
+        matches!(self, Mode::Stdio | Mode::SessionBootstrap)
+    }
 }
 
 /// Serve until the transport ends, then exit once the operator windows have closed (see
@@ -66,7 +75,8 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     let allow_provisioning = Arc::new(AtomicBool::new(
         loaded.error.is_none() && loaded.settings.allow_session_provisioning && paths.session.is_none(),
     ));
-    let agent = Arc::new(build_agent(&paths, &loaded, &mut side, allow_provisioning.clone()));
+    let note = (mode == Mode::SessionBootstrap).then(|| crate::relay::bootstrap_note(&paths, &loaded));
+    let agent = Arc::new(build_agent(&paths, &loaded, &mut side, allow_provisioning.clone(), note));
     crate::reload::spawn(
         crate::reload::Watch {
             settings_file: paths.settings_file(),
@@ -90,7 +100,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     side.run(agent.clone(), agent_tab);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let served = match mode {
-        Mode::Stdio => runtime.block_on(async {
+        Mode::Stdio | Mode::SessionBootstrap => runtime.block_on(async {
             tokio::select! {
                 served = mcec_mcp::stdio::serve_stdio(agent.clone()) => {
                     served.context("the MCP client did not complete initialization")
@@ -145,13 +155,13 @@ fn operator_plan<'a>(mode: Mode, paths: &McecPaths, loaded: &'a Loaded) -> Plan<
         artifacts_dir: paths.artifacts_dir.clone(),
         arm_stop: settings.emergency_stop_enabled
             && match mode {
-                Mode::Stdio => true,
+                Mode::Stdio | Mode::SessionBootstrap => true,
                 Mode::Host => settings.mcp_server_enabled || settings.agent_commands_enabled,
             },
         hotkey_spec: &settings.emergency_stop_hotkey,
         surfaces: Surfaces {
             overlay: settings.command_overlay_enabled && agent_surface,
-            prompt: mode == Mode::Stdio,
+            prompt: mode.stdio(),
             host_window: mode == Mode::Host,
         },
         // Like the provisioning opt-in, never honoured in a copy an agent drives.
@@ -181,7 +191,7 @@ fn stop_hands(agent: &Agent, runtime: tokio::runtime::Runtime, desktop: Option<&
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
 
 /// Resolves with the signal's name on SIGINT, SIGTERM or SIGHUP.
-async fn termination() -> &'static str {
+pub(crate) async fn termination() -> &'static str {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut hup)) = (signal(SignalKind::terminate()), signal(SignalKind::hangup())) else {
         tracing::warn!("cannot watch SIGTERM/SIGHUP; only Ctrl+C shuts down cleanly");
@@ -210,12 +220,15 @@ fn build_agent(
     loaded: &Loaded,
     side: &mut OperatorSide,
     allow_provisioning: Arc<AtomicBool>,
+    instructions_note: Option<String>,
 ) -> Agent {
     let (agent_commands_enabled, commands) = crate::reload::surface(loaded, paths.session.is_some());
     let config = AgentConfig {
         run_id: new_run_id(),
         stop: side.stop_flag(),
-        installed_copy: paths.installed,
+        // The bootstrap surface of `--session` is the installed copy's, whatever copy this is.
+        installed_copy: paths.installed || instructions_note.is_some(),
+        instructions_note,
         agent_commands_enabled,
         commands,
         desktop_gate: side.gate.clone(),

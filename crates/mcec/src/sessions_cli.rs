@@ -18,6 +18,8 @@ use mcec_sessions::remove::{Removal, RemoveError, remove_all_sessions, remove_se
 use serde_json::json;
 
 use crate::cli::{ProvisionArgs, SessionsCommand};
+use crate::client_snippets::{Client, Target};
+use crate::config_cmd::print_snippet;
 use crate::{config, handoff, logging};
 
 fn setup() -> Result<McecPaths> {
@@ -65,6 +67,8 @@ pub fn provision_cmd(args: ProvisionArgs) -> Result<ExitCode> {
     .map_err(|e| anyhow::anyhow!("{e}"))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&handoff)?);
+    } else if let Some(client) = args.client {
+        print_client_handoff(&handoff, client)?;
     } else {
         print_handoff(&handoff);
     }
@@ -80,6 +84,29 @@ fn print_handoff(h: &Handoff) {
     if let Some(http) = &text.http_json {
         println!("\nMCP client config, HTTP (start the copy first with `{}`):\n{http}", h.exe_path.display());
     }
+}
+
+/// The handoff as entries for one client: stdio, and HTTP when the copy serves it.
+fn print_client_handoff(h: &Handoff, client: Client) -> Result<()> {
+    for line in &handoff::handoff_text(h).summary {
+        println!("{line}");
+    }
+    let name = format!("mcec-{}", h.session_id.as_str());
+    let stdio = Target::Stdio { command: h.exe_path.display().to_string(), args: vec!["mcp".into()] };
+    println!("\n{} entry, stdio (the client starts the copy):", client.place().0);
+    print_snippet(client, &name, &stdio)?;
+    if let Some(url) = &h.mcp_endpoint {
+        let http = Target::Http { url: url.clone(), token: Some(h.token.clone()) };
+        println!(
+            "\n{} entry, HTTP (start the copy first with `{}`):",
+            client.place().0,
+            h.exe_path.display()
+        );
+        if let Err(why) = print_snippet(client, &name, &http) {
+            println!("{why}");
+        }
+    }
+    Ok(())
 }
 
 fn pretty(v: &serde_json::Value) -> String {

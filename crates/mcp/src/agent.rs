@@ -48,6 +48,8 @@ pub struct AgentConfig {
     pub agent_commands_enabled: bool,
     pub commands: Commands,
     pub desktop_gate: DesktopGate,
+    /// Said to the agent after the usual instructions (what the operator must do first).
+    pub instructions_note: Option<String>,
 }
 
 pub struct Agent {
@@ -67,6 +69,7 @@ pub struct Agent {
     record: Mutex<RunRecord>,
     observer: Option<Box<dyn CallObserver>>,
     pub tools: crate::tools::ToolServices,
+    pub instructions_note: Option<String>,
 }
 
 impl Agent {
@@ -87,6 +90,7 @@ impl Agent {
             desktop_gate: RwLock::new(config.desktop_gate),
             observer: None,
             tools,
+            instructions_note: config.instructions_note,
         }
     }
 

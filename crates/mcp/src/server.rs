@@ -141,17 +141,29 @@ impl McecServer {
     }
 }
 
-impl ServerHandler for McecServer {
-    fn get_info(&self) -> ServerConfig {
-        let instructions = if self.agent.installed_copy {
+impl McecServer {
+    /// What `initialize` tells the agent: the installed copy's bootstrap text, or the full
+    /// instructions with the `commandAccess` map; `--session`'s note (what the operator must
+    /// do) first when there is one.
+    fn instructions(&self) -> String {
+        let base = if self.agent.installed_copy {
             INSTALLED_INSTRUCTIONS.to_string()
         } else {
             format!("{INSTRUCTIONS}\ncommandAccess: {}", tools::command_access(&self.agent))
         };
+        match &self.agent.instructions_note {
+            Some(note) => format!("{note} {base}"),
+            None => base,
+        }
+    }
+}
+
+impl ServerHandler for McecServer {
+    fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_protocol_version(ProtocolVersion::V_2025_11_25)
             .with_server_info(Implementation::new("mcec", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions)
+            .with_instructions(self.instructions())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -75,6 +75,11 @@ pub(crate) fn viewport_id() -> ViewportId {
     ViewportId::from_hash_of("mcec-consent-prompt")
 }
 
+/// Top-left corner and size of the consent prompt, centred on a monitor of `monitor` size.
+pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
+    crate::prompt::dialog_geometry(CONSENT_SIZE, monitor)
+}
+
 pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
     crate::prompt::dialog_builder(CONSENT_TITLE, CONSENT_SIZE, monitor)
 }

@@ -27,6 +27,7 @@ mod host;
 mod overlay;
 mod prompt;
 mod settings_window;
+mod soft;
 mod state;
 mod x11_tag;
 mod xlib_guard;
@@ -109,6 +110,9 @@ pub fn run_operator_ui(
 ) -> Result<(), UiError> {
     if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
         return Err(UiError::NoDisplay);
+    }
+    if !surfaces.host_window {
+        return soft::run(state, events, surfaces);
     }
     let root = if surfaces.host_window {
         host::builder()

@@ -54,9 +54,16 @@ fn height(look: Look, lines: usize) -> f32 {
     }
 }
 
+/// Top-left corner and size of the overlay for `look`, centred at the top of a monitor
+/// `monitor_width` wide.
+pub(crate) fn geometry(look: Look, lines: usize, monitor_width: f32) -> (egui::Pos2, egui::Vec2) {
+    let width = OVERLAY_WIDTH.min(monitor_width);
+    (egui::pos2(((monitor_width - width) / 2.0).max(0.0), 0.0), egui::vec2(width, height(look, lines)))
+}
+
 /// The overlay window for `look`, centred at the top of a monitor `monitor_width` wide.
 pub(crate) fn builder(look: Look, lines: usize, monitor_width: f32) -> ViewportBuilder {
-    let width = OVERLAY_WIDTH.min(monitor_width);
+    let (pos, size) = geometry(look, lines, monitor_width);
     ViewportBuilder::default()
         .with_title(OVERLAY_TITLE)
         .with_app_id(OVERLAY_CLASS)
@@ -68,8 +75,8 @@ pub(crate) fn builder(look: Look, lines: usize, monitor_width: f32) -> ViewportB
         .with_active(false)
         .with_taskbar(false)
         .with_window_type(X11WindowType::Notification)
-        .with_position([((monitor_width - width) / 2.0).max(0.0), 0.0])
-        .with_inner_size([width, height(look, lines)])
+        .with_position(pos)
+        .with_inner_size(size)
 }
 
 /// Draw the overlay; runs as the deferred viewport's callback.

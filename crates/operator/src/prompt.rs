@@ -28,6 +28,18 @@ pub(crate) fn viewport_id() -> ViewportId {
     ViewportId::from_hash_of("mcec-rearm-prompt")
 }
 
+/// Top-left corner and size of the re-arm prompt, centred on a monitor of `monitor` size.
+pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
+    dialog_geometry(PROMPT_SIZE, monitor)
+}
+
+/// Top-left corner and size of an operator dialog `size` big, centred on a monitor of
+/// `monitor` size.
+pub(crate) fn dialog_geometry(size: [f32; 2], monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
+    let size = egui::Vec2::from(size);
+    (((monitor - size) / 2.0).max(egui::Vec2::ZERO).to_pos2(), size)
+}
+
 /// The prompt window, centred on a monitor of `monitor` size.
 pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
     dialog_builder(PROMPT_TITLE, PROMPT_SIZE, monitor)
@@ -36,7 +48,7 @@ pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
 /// An operator dialog (the re-arm and consent prompts): fixed size, always on top, centred on
 /// a monitor of `monitor` size.
 pub(crate) fn dialog_builder(title: &str, size: [f32; 2], monitor: egui::Vec2) -> ViewportBuilder {
-    let pos = ((monitor - egui::Vec2::from(size)) / 2.0).max(egui::Vec2::ZERO);
+    let (pos, size) = dialog_geometry(size, monitor);
     ViewportBuilder::default()
         .with_title(title)
         .with_app_id("mcec-prompt")
@@ -45,7 +57,7 @@ pub(crate) fn dialog_builder(title: &str, size: [f32; 2], monitor: egui::Vec2) -
         .with_maximize_button(false)
         .with_always_on_top()
         .with_window_type(X11WindowType::Dialog)
-        .with_position(pos.to_pos2())
+        .with_position(pos)
         .with_inner_size(size)
 }
 

@@ -33,6 +33,7 @@ pub mod lock;
 pub mod paths;
 pub mod provision;
 pub mod reaper;
+pub mod relay_mark;
 pub mod remove;
 pub mod safe_open;
 pub mod stamp;

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::id::SessionId;
 use crate::paths::session_id_of_dir;
+use crate::relay_mark::relay_gone;
 use crate::remove::{
     BUILDING_PREFIX, ROOT_LOCK_FILE, Removal, RemoveError, is_scratch_name, remove_scratch_dir,
     remove_session_dir,
@@ -97,7 +98,8 @@ fn reap_entry(root: &Path, path: &Path, max_age: Duration, now: SystemTime, repo
     };
     // A stamp in the future (clock change) counts as age zero: never reaped early.
     let age = now.duration_since(created).unwrap_or(Duration::ZERO);
-    if age <= max_age {
+    // A per-connection session whose relay is gone is over, whatever its age.
+    if age <= max_age && !relay_gone(path) {
         return;
     }
     match remove_session_dir(root, &id) {
@@ -170,6 +172,23 @@ mod tests {
         drop(held);
         let again = reap(root.path(), REAP_AGE, now);
         assert_eq!(again.removed, vec![SessionId::parse("00000000000c").expect("id")]);
+    }
+
+    #[test]
+    fn a_young_session_is_reaped_once_its_relay_is_gone() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let now = SystemTime::now();
+        let relayed = session(root.path(), "00000000001a", now);
+        let ended = session(root.path(), "00000000001b", now);
+        let live = crate::relay_mark::RelayMark::take(&relayed).expect("mark");
+        drop(crate::relay_mark::RelayMark::take(&ended).expect("mark"));
+
+        let report = reap(root.path(), REAP_AGE, now);
+        assert_eq!(report.removed, vec![SessionId::parse("00000000001b").expect("id")]);
+        assert!(relayed.exists(), "a session whose relay lives is kept");
+        drop(live);
+        let again = reap(root.path(), REAP_AGE, now);
+        assert_eq!(again.removed, vec![SessionId::parse("00000000001a").expect("id")]);
     }
 
     #[test]

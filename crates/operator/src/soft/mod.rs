@@ -1,0 +1,370 @@
+//! The operator windows of `mcec mcp` (the overlay banner, the re-arm and consent prompts), drawn by
+//! the same egui code as everywhere else but painted on the CPU into plain X11 windows.
+//!
+//! Why: eframe paints through OpenGL, and on a desktop without a GPU driver that loads Mesa's
+//! llvmpipe (LLVM) into every `mcec mcp`: about 70 MB resident of a 150 MB process, and one
+//! `mcec mcp` runs per agent connection. These windows are small and change a few times a
+//! second at most, so egui's tessellated meshes are painted by [`raster`] and copied to the
+//! window with `PutImage` ([`xwin`]). No winit, Xlib or OpenGL is loaded. The host window of
+//! plain `mcec` (menus, settings, text fields) stays on eframe.
+//!
+//! One thread (the caller's) owns the windows: it reacts to the state's repaint hook, to X
+//! events (read by a small reader thread that only forwards them) and to egui's own repaint
+//! requests. A state change is painted in the same wake-up that sees it: the banner is on
+//! screen within one frame of a stop. The prompt only reports the click and its time; the core
+//! checks with its provenance monitor that physical input made it, as with eframe.
+
+mod input;
+mod raster;
+mod xwin;
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use eframe::egui::{self, ViewportEvent, ViewportId, ViewportInfo};
+use x11rb::connection::Connection;
+use x11rb::protocol::Event;
+use x11rb::protocol::xproto::Screen;
+use x11rb::rust_connection::RustConnection;
+
+use crate::overlay::{self, Look};
+use crate::state::{OperatorEvent, OperatorState, Snapshot};
+use crate::{Surfaces, UiError, consent_prompt, prompt, x11_tag};
+use input::Keymap;
+use raster::{Canvas, Textures};
+use xwin::{Atoms, Kind, Spec, XWindow};
+
+/// Title of the unmapped window that stands for the whole UI (see [`xwin::stand_in`]).
+const STAND_IN_TITLE: &str = "mcec operator";
+
+enum Wake {
+    Repaint,
+    X(Event),
+    Lost(String),
+}
+
+/// Run the overlay and the prompt until [`OperatorState::request_quit`].
+pub(crate) fn run(
+    state: OperatorState,
+    events: Sender<OperatorEvent>,
+    surfaces: Surfaces,
+) -> Result<(), UiError> {
+    let (conn, screen_num) = x11rb::connect(None).map_err(|e| UiError::EventLoop(e.to_string()))?;
+    let conn = Arc::new(conn);
+    let screen = conn.setup().roots[screen_num].clone();
+    let graphics = |e: xwin::XResult<()>| e.map_err(|e| UiError::Graphics(e.to_string()));
+    graphics(xwin::check_visual(&conn, &screen))?;
+    let atoms = Atoms::new(&conn).map_err(|e| UiError::Graphics(e.to_string()))?;
+    let keymap = Keymap::load(&conn).map_err(|e| UiError::Graphics(e.to_string()))?;
+    xwin::stand_in(&conn, &screen, STAND_IN_TITLE).map_err(|e| UiError::Graphics(e.to_string()))?;
+    let (tx, rx) = mpsc::channel();
+    let reader_conn = conn.clone();
+    let reader_tx = tx.clone();
+    std::thread::Builder::new()
+        .name("mcec-operator-x11".into())
+        .spawn(move || read_events(&reader_conn, &reader_tx))
+        .map_err(UiError::Spawn)?;
+    state.set_repaint_hook(move || {
+        let _ = tx.send(Wake::Repaint);
+    });
+    let mut ui = SoftUi {
+        conn,
+        screen,
+        atoms,
+        keymap,
+        state,
+        events,
+        surfaces,
+        panes: Vec::new(),
+        start: Instant::now(),
+    };
+    let result = ui.run(&rx);
+    ui.close_all();
+    result
+}
+
+fn read_events(conn: &RustConnection, tx: &Sender<Wake>) {
+    loop {
+        let wake = match conn.wait_for_event() {
+            Ok(event) => Wake::X(event),
+            Err(e) => Wake::Lost(e.to_string()),
+        };
+        let lost = matches!(wake, Wake::Lost(_));
+        if tx.send(wake).is_err() || lost {
+            return;
+        }
+    }
+}
+
+/// Which operator window a pane is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Overlay,
+    Prompt,
+    Consent,
+}
+
+/// Where and how big a pane should be now, or `None` when it should be gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    look: Option<Look>,
+    pos: (i16, i16),
+    size: (u16, u16),
+}
+
+struct Pane {
+    role: Role,
+    window: XWindow,
+    layout: Layout,
+    ctx: egui::Context,
+    canvas: Canvas,
+    textures: Textures,
+    input: Vec<egui::Event>,
+    focused: bool,
+    close_requested: bool,
+    exposed: bool,
+    dirty: bool,
+    repaint_at: Option<Instant>,
+}
+
+struct SoftUi {
+    conn: Arc<RustConnection>,
+    screen: Screen,
+    atoms: Atoms,
+    keymap: Keymap,
+    state: OperatorState,
+    events: Sender<OperatorEvent>,
+    surfaces: Surfaces,
+    panes: Vec<Pane>,
+    start: Instant,
+}
+
+impl SoftUi {
+    fn run(&mut self, rx: &Receiver<Wake>) -> Result<(), UiError> {
+        loop {
+            let snap = self.state.snapshot();
+            if snap.quit_requested {
+                return Ok(());
+            }
+            let now = Instant::now();
+            self.arrange(&snap, now).map_err(|e| UiError::Graphics(e.to_string()))?;
+            for i in 0..self.panes.len() {
+                if self.panes[i].dirty || self.panes[i].repaint_at.is_some_and(|t| t <= now) {
+                    self.frame(i).map_err(|e| UiError::Graphics(e.to_string()))?;
+                }
+            }
+            let wake = match self.panes.iter().filter_map(|p| p.repaint_at).min() {
+                Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                    Ok(wake) => Some(wake),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                },
+                None => match rx.recv() {
+                    Ok(wake) => Some(wake),
+                    Err(_) => return Ok(()),
+                },
+            };
+            for wake in wake.into_iter().chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+                match wake {
+                    Wake::Repaint => self.panes.iter_mut().for_each(|p| p.dirty = true),
+                    Wake::X(event) => self.on_x_event(event).map_err(|e| UiError::Graphics(e.to_string()))?,
+                    Wake::Lost(why) => {
+                        return Err(UiError::EventLoop(format!("the X connection broke: {why}")));
+                    }
+                }
+            }
+        }
+    }
+
+    fn wanted(&self, role: Role, snap: &Snapshot, now: Instant) -> Option<Layout> {
+        let monitor =
+            egui::vec2(f32::from(self.screen.width_in_pixels), f32::from(self.screen.height_in_pixels));
+        let (look, (pos, size)) = match role {
+            Role::Overlay => {
+                let look = if self.surfaces.overlay { overlay::look(snap, now) } else { None }?;
+                (Some(look), overlay::geometry(look, snap.narration.len(), monitor.x))
+            }
+            Role::Prompt => {
+                let open = self.surfaces.prompt && snap.prompt_open && snap.is_stopped();
+                open.then_some((None, prompt::geometry(monitor)))?
+            }
+            Role::Consent => snap.consent.is_some().then_some((None, consent_prompt::geometry(monitor)))?,
+        };
+        let pos = (pos.x.round() as i16, pos.y.round() as i16);
+        let size = (size.x.round().max(1.0) as u16, size.y.round().max(1.0) as u16);
+        Some(Layout { look, pos, size })
+    }
+
+    /// Open, reshape and close windows to match the state.
+    fn arrange(&mut self, snap: &Snapshot, now: Instant) -> xwin::XResult<()> {
+        for role in [Role::Overlay, Role::Prompt, Role::Consent] {
+            let wanted = self.wanted(role, snap, now);
+            let index = self.panes.iter().position(|p| p.role == role);
+            match (wanted, index) {
+                (None, Some(i)) => {
+                    let pane = self.panes.remove(i);
+                    pane.window.destroy(&self.conn);
+                }
+                (Some(layout), Some(i)) if self.panes[i].layout != layout => {
+                    let pane = &mut self.panes[i];
+                    if pane.layout.size != layout.size || pane.layout.pos != layout.pos {
+                        pane.window.reshape(&self.conn, layout.pos, layout.size)?;
+                        pane.canvas = Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1));
+                    }
+                    pane.layout = layout;
+                    pane.dirty = true;
+                }
+                (Some(layout), None) => self.open(role, layout)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn open(&mut self, role: Role, layout: Layout) -> xwin::XResult<()> {
+        let (kind, title, class) = match role {
+            Role::Overlay => (Kind::Overlay, overlay::OVERLAY_TITLE, overlay::OVERLAY_CLASS),
+            Role::Prompt => (Kind::Prompt, prompt::PROMPT_TITLE, "mcec-prompt"),
+            Role::Consent => (Kind::Prompt, consent_prompt::CONSENT_TITLE, "mcec-prompt"),
+        };
+        let spec = Spec { kind, title, class, pos: layout.pos, size: layout.size };
+        let window = XWindow::create(&self.conn, &self.screen, &self.atoms, &spec)?;
+        let ctx = egui::Context::default();
+        ctx.set_visuals(egui::Visuals::dark());
+        let mut pane = Pane {
+            role,
+            window,
+            layout,
+            ctx,
+            canvas: Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1)),
+            textures: Textures::default(),
+            input: Vec::new(),
+            focused: false,
+            close_requested: false,
+            exposed: false,
+            dirty: true,
+            repaint_at: None,
+        };
+        // Painted before it is mapped, so the first Expose shows the finished frame.
+        self.paint(&mut pane)?;
+        pane.window.map(&self.conn)?;
+        self.panes.push(pane);
+        match role {
+            Role::Prompt => x11_tag::focus_prompt_soon(),
+            Role::Consent => x11_tag::focus_consent_soon(),
+            Role::Overlay => {}
+        }
+        Ok(())
+    }
+
+    fn frame(&mut self, i: usize) -> xwin::XResult<()> {
+        let mut pane = self.panes.remove(i);
+        let result = self.paint(&mut pane);
+        if result.is_ok() && pane.exposed {
+            pane.window.show(&self.conn, &pane.canvas)?;
+        }
+        self.panes.insert(i, pane);
+        result
+    }
+
+    /// One egui pass of the pane, painted into its canvas.
+    fn paint(&self, pane: &mut Pane) -> xwin::XResult<()> {
+        let size = egui::vec2(f32::from(pane.layout.size.0), f32::from(pane.layout.size.1));
+        let mut info = ViewportInfo {
+            focused: Some(pane.focused),
+            native_pixels_per_point: Some(1.0),
+            inner_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+            ..ViewportInfo::default()
+        };
+        if std::mem::take(&mut pane.close_requested) {
+            info.events.push(ViewportEvent::Close);
+        }
+        let mut raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+            time: Some(self.start.elapsed().as_secs_f64()),
+            focused: pane.focused,
+            events: std::mem::take(&mut pane.input),
+            ..egui::RawInput::default()
+        };
+        raw.viewports.insert(ViewportId::ROOT, info);
+        let output = pane.ctx.run_ui(raw, |ui| match pane.role {
+            Role::Overlay => overlay::show(ui, &self.state),
+            Role::Prompt => prompt::show(ui, &self.state, &self.events),
+            Role::Consent => consent_prompt::show(ui, &self.state, &self.events),
+        });
+        let mut textures_delta = output.textures_delta;
+        pane.textures.set(&textures_delta);
+        let primitives = pane.ctx.tessellate(output.shapes, output.pixels_per_point);
+        pane.canvas.clear(pane.ctx.global_style().visuals.panel_fill);
+        raster::paint(&mut pane.canvas, &primitives, &pane.textures);
+        pane.textures.free(&textures_delta);
+        textures_delta.clear();
+        pane.dirty = false;
+        let delay = output.viewport_output.get(&ViewportId::ROOT).map_or(Duration::MAX, |v| v.repaint_delay);
+        pane.repaint_at = Instant::now().checked_add(delay).filter(|_| delay < Duration::from_secs(3600));
+        Ok(())
+    }
+
+    fn pane_of(&mut self, window: u32) -> Option<&mut Pane> {
+        self.panes.iter_mut().find(|p| p.window.id == window)
+    }
+
+    fn on_x_event(&mut self, event: Event) -> xwin::XResult<()> {
+        let keymap = &self.keymap;
+        let atoms = &self.atoms;
+        let conn = self.conn.clone();
+        let (window, input) = match &event {
+            Event::Expose(e) => {
+                if let Some(pane) = self.pane_of(e.window) {
+                    pane.exposed = true;
+                    if e.count == 0 {
+                        pane.window.show(&conn, &pane.canvas)?;
+                    }
+                }
+                return Ok(());
+            }
+            Event::KeyPress(e) => (e.event, keymap.key_event(e.detail, e.state, true)),
+            Event::KeyRelease(e) => (e.event, keymap.key_event(e.detail, e.state, false)),
+            Event::ButtonPress(e) => {
+                (e.event, input::pointer_button(e.detail, e.event_x, e.event_y, e.state, true))
+            }
+            Event::ButtonRelease(e) => {
+                (e.event, input::pointer_button(e.detail, e.event_x, e.event_y, e.state, false))
+            }
+            Event::MotionNotify(e) => (
+                e.event,
+                Some(egui::Event::PointerMoved(egui::pos2(f32::from(e.event_x), f32::from(e.event_y)))),
+            ),
+            Event::LeaveNotify(e) => (e.event, Some(egui::Event::PointerGone)),
+            Event::FocusIn(e) | Event::FocusOut(e) => {
+                let focused = matches!(event, Event::FocusIn(_));
+                if let Some(pane) = self.pane_of(e.event) {
+                    pane.focused = focused;
+                    pane.input.push(egui::Event::WindowFocused(focused));
+                    pane.dirty = true;
+                }
+                return Ok(());
+            }
+            Event::ClientMessage(e) if xwin::is_close_request(atoms, e) => {
+                if let Some(pane) = self.pane_of(e.window) {
+                    pane.close_requested = true;
+                    pane.dirty = true;
+                }
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        if let (Some(pane), Some(input)) = (self.pane_of(window), input) {
+            pane.input.push(input);
+            pane.dirty = true;
+        }
+        Ok(())
+    }
+
+    fn close_all(&mut self) {
+        for pane in self.panes.drain(..) {
+            pane.window.destroy(&self.conn);
+        }
+    }
+}
