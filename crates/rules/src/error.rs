@@ -52,6 +52,10 @@ pub enum ErrorCode {
     SessionTokenInvalid,
     /// `end-session` on a session whose instance still holds its lock.
     SessionRunning,
+    /// No accessible element matched a selector, or an element id was never issued.
+    ElementNotFound,
+    /// An accessible element that was found before is gone.
+    StaleElement,
     /// A bug or an unexpected OS failure.
     Internal,
 }
@@ -82,6 +86,8 @@ impl ErrorCode {
             ErrorCode::ProvisioningFailed => "provisioning-failed",
             ErrorCode::SessionTokenInvalid => "session-token-invalid",
             ErrorCode::SessionRunning => "session-running",
+            ErrorCode::ElementNotFound => "element-not-found",
+            ErrorCode::StaleElement => "stale-element",
             ErrorCode::Internal => "internal",
         }
     }
@@ -104,7 +110,8 @@ impl ErrorCode {
             | ErrorCode::QueueFull => "unavailable",
             ErrorCode::WindowNotFound | ErrorCode::NoTarget => "no-target",
             ErrorCode::AmbiguousSelector => "ambiguous-selector",
-            ErrorCode::WindowClosed => "stale-element",
+            ErrorCode::WindowClosed | ErrorCode::StaleElement => "stale-element",
+            ErrorCode::ElementNotFound => "no-target",
             ErrorCode::Timeout => "timeout",
             ErrorCode::Focus => "focus",
             ErrorCode::CaptureBlank => "capture-blank",
