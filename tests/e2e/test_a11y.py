@@ -241,9 +241,15 @@ async def test_a_disabled_element_is_not_invoked(copy: Copy, desk: Desk, app: Ap
 async def test_mcec_windows_are_never_reachable(copy: Copy, desk: Desk, app: App) -> None:
     async with agent(copy, desk) as s:
         await ok(s, "query", {"process": "python3", "window": "mcec a11y main", "depth": 1})  # positive control
-        for sel in ({"process": "mcec"}, {"window": "mcec:"}, {"pid": os.getpid()}):
-            env = await call(s, "query", sel)
-            assert env["ok"] is False and env["error"]["code"] in ("window-not-found",), (sel, env)
+        # mcec's overlay is on screen (the control that there is something to refuse) ...
+        own = (await ok(s, "windows", {"process": "mcec", "condition": "appears", "timeoutMs": 20000}))["windows"]
+        assert own, "mcec's overlay never showed"
+        # ... and no accessibility tool reaches it, however it is named.
+        for sel in ({"process": "mcec"}, {"handle": own[0]["id"]}, {"pid": own[0]["pid"]},
+                    {"window": own[0]["title"]}):
+            for tool, extra in (("query", {}), ("find", {"value": "x"}), ("get-text", {})):
+                env = await call(s, tool, {**sel, **extra})
+                assert env["ok"] is False and env["error"]["code"] == "window-not-found", (tool, sel, env)
 
 
 async def test_bad_input_is_refused_and_nothing_acts(copy: Copy, desk: Desk, app: App) -> None:

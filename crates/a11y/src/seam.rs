@@ -15,13 +15,26 @@ pub struct NodeRef {
     pub id: String,
 }
 
-/// What an element description should include beyond the cheap fields.
+/// What an element description should include beyond the cheap fields (name, description,
+/// accessible id, child count). A walk that only matches names asks for nothing more, which
+/// keeps it to one call per element.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Want {
     /// The text of a Text element (up to [`crate::model::SHORT_TEXT`] characters).
     pub text: bool,
     /// Bounds and offered actions.
     pub geometry: bool,
+    /// The role (otherwise `unknown`).
+    pub role: bool,
+    /// The states and what the element supports (text, value, focus).
+    pub states: bool,
+}
+
+impl Want {
+    /// Everything.
+    pub const FULL: Want = Want { text: true, geometry: true, role: true, states: true };
+    /// Everything but the text.
+    pub const DETAILS: Want = Want { text: false, ..Want::FULL };
 }
 
 /// A platform's accessibility tree. Every call is bounded in time by the backend (an

@@ -88,6 +88,16 @@ impl Selector {
         self.by == By::Text
     }
 
+    /// Whether matching needs the element's role.
+    pub fn needs_role(&self) -> bool {
+        self.by == By::Role || self.role.is_some()
+    }
+
+    /// Whether matching needs the element's states.
+    pub fn needs_states(&self) -> bool {
+        !self.states.is_empty()
+    }
+
     pub fn matches(&self, e: &RawElement) -> bool {
         let hit = match self.by {
             By::Name => e.name.trim().to_lowercase() == self.value.trim().to_lowercase(),

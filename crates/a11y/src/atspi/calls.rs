@@ -143,9 +143,13 @@ pub fn extents(c: &Connection, node: &NodeRef) -> Call<Option<Rect>> {
 
 pub fn describe(c: &Connection, node: &NodeRef, want: Want) -> Call<RawElement> {
     let props: HashMap<String, OwnedValue> = call(c, node, PROPERTIES, "GetAll", &ACCESSIBLE)?;
-    let role: u32 = call(c, node, ACCESSIBLE, "GetRole", &())?;
-    let state_bits: Vec<u32> = call(c, node, ACCESSIBLE, "GetState", &())?;
-    let interfaces: Vec<String> = call(c, node, ACCESSIBLE, "GetInterfaces", &())?;
+    let role: u32 = if want.role { call(c, node, ACCESSIBLE, "GetRole", &())? } else { ROLE_UNKNOWN };
+    let state_bits: Vec<u32> = if want.states { call(c, node, ACCESSIBLE, "GetState", &())? } else { Vec::new() };
+    let interfaces: Vec<String> = if want.states || want.text || want.geometry {
+        call(c, node, ACCESSIBLE, "GetInterfaces", &())?
+    } else {
+        Vec::new()
+    };
     let has = |i: &str| interfaces.iter().any(|x| x == i);
     let mut e = RawElement {
         role: ROLES.get(role as usize).copied().unwrap_or("unknown"),
@@ -205,6 +209,8 @@ fn read_text(c: &Connection, node: &NodeRef, max_chars: usize) -> Call<String> {
 const MAX_ANCESTORS: usize = 256;
 /// AT-SPI2's role number of an application (the root of its tree).
 const ROLE_APPLICATION: u32 = 75;
+/// AT-SPI2's `unknown` role, for a description that did not ask for the role.
+const ROLE_UNKNOWN: u32 = 67;
 
 fn parent(c: &Connection, node: &NodeRef) -> Call<Option<NodeRef>> {
     let (owner, path): (String, OwnedObjectPath) =

@@ -197,7 +197,7 @@ impl A11yTools {
         let wanted = wanted(req)?;
         let node = self.target(req, stop)?;
         let done = self.desktop.actuate(stop, |_| {
-            let e = self.backend.describe(&node, Want { text: false, geometry: true })?;
+            let e = self.backend.describe(&node, Want::DETAILS)?;
             if e.has("defunct") || !self.backend.attached(&node)? {
                 return Err(ToolError::new(ErrorCode::StaleElement, "The element is gone (defunct); find it again."));
             }
@@ -214,7 +214,7 @@ impl A11yTools {
             self.backend.perform(&node, &op)?;
             Ok(done_name(&op))
         })?;
-        let after = self.backend.describe(&node, Want { text: true, geometry: true })?;
+        let after = self.backend.describe(&node, Want::FULL)?;
         Ok(InvokeResult { done, element: self.element(&node, after) })
     }
 }

@@ -38,7 +38,7 @@ pub const FIND_BOUNDS: Bounds = Bounds {
     depth: 64,
     nodes: 20_000,
     time: Duration::from_secs(5),
-    want: Want { text: false, geometry: false },
+    want: Want { text: false, geometry: false, role: false, states: false },
 };
 
 /// Candidates listed in an `ambiguous-selector` error.
@@ -84,6 +84,12 @@ impl A11yTools {
             ));
         }
         let window = self.desktop.resolve(sel)?;
+        if is_mcec_window(&window) {
+            return Err(ToolError::new(
+                ErrorCode::WindowNotFound,
+                "That is one of mcec's own windows (overlay, prompt, host, settings); they cannot be targeted.",
+            ));
+        }
         let root = self.backend.window_root(&window)?;
         Ok((window, root))
     }
@@ -100,13 +106,19 @@ impl A11yTools {
         selector: &Selector,
         stop: &StopFlag,
     ) -> Result<(Vec<(NodeRef, Element)>, Option<Cut>), ToolError> {
-        let bounds = Bounds { want: Want { text: selector.needs_text(), geometry: false }, ..FIND_BOUNDS };
+        let want = Want {
+            text: selector.needs_text(),
+            role: selector.needs_role(),
+            states: selector.needs_states(),
+            geometry: false,
+        };
+        let bounds = Bounds { want, ..FIND_BOUNDS };
         let found = walk::walk(self.backend.as_ref(), root, bounds, stop)?;
         let mut out = Vec::new();
         for Visited { node, element, .. } in
             found.visited.into_iter().filter(|v| selector.matches(&v.element))
         {
-            let full = match self.backend.describe(&node, Want { text: true, geometry: true }) {
+            let full = match self.backend.describe(&node, Want::FULL) {
                 Ok(e) => e,
                 Err(e) if e.code == ErrorCode::StaleElement => continue,
                 Err(_) => element,
@@ -134,6 +146,15 @@ impl A11yTools {
             _ => Err(ambiguous(selector, &found.into_iter().map(|(_, e)| e).collect::<Vec<_>>(), cut)),
         }
     }
+}
+
+/// mcec's own windows: this process's, any `mcec` process's, and the tagged overlay. The
+/// desktop selector does not yet leave them out, so the accessibility tools refuse them here.
+fn is_mcec_window(w: &WindowInfo) -> bool {
+    w.pid == Some(std::process::id())
+        || w.process.as_deref().is_some_and(|p| p.eq_ignore_ascii_case("mcec"))
+        || w.class_name.to_ascii_lowercase().starts_with("mcec")
+        || w.instance.to_ascii_lowercase().starts_with("mcec")
 }
 
 fn cut_note(cut: Option<Cut>) -> &'static str {

@@ -80,7 +80,7 @@ impl A11yTools {
             depth: u32::try_from(depth).unwrap_or(MAX_DEPTH),
             nodes: usize::try_from(nodes).unwrap_or(MAX_ELEMENTS),
             time: QUERY_TIME,
-            want: Want { text: true, geometry: true },
+            want: Want::FULL,
         };
         let found = walk::walk(self.backend.as_ref(), &root, bounds, stop)?;
         let ids: Vec<String> = found.visited.iter().map(|v| self.ids.id_of(&v.node)).collect();

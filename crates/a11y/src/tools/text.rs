@@ -141,7 +141,7 @@ impl A11yTools {
         source: TextSource,
         stop: &StopFlag,
     ) -> Result<GetTextResult, ToolError> {
-        let raw = self.backend.describe(node, Want { text: false, geometry: true })?;
+        let raw = self.backend.describe(node, Want::DETAILS)?;
         let element = self.element(node, raw.clone());
         if source != TextSource::Ocr
             && let Some(text) = self.backend.text(node, MAX_TEXT)?
@@ -163,7 +163,7 @@ impl A11yTools {
 
     /// The text of every element with a Text interface under `root`, in tree order, one per line.
     fn window_text(&self, root: &NodeRef, stop: &StopFlag) -> Result<(String, Option<Cut>), ToolError> {
-        let bounds = Bounds { want: Want { text: true, geometry: false }, ..FIND_BOUNDS };
+        let bounds = Bounds { want: Want { text: true, ..Want::default() }, ..FIND_BOUNDS };
         let found = walk::walk(self.backend.as_ref(), root, bounds, stop)?;
         let mut lines = Vec::new();
         let mut total = 0;
