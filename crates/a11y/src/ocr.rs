@@ -95,7 +95,7 @@ fn read_words_with(
     });
     let started = Instant::now();
     let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| missing(e))? {
+        if let Some(status) = child.try_wait().map_err(missing)? {
             break status;
         }
         if stop.is_set() || started.elapsed() > OCR_TIMEOUT {

@@ -144,7 +144,8 @@ pub fn extents(c: &Connection, node: &NodeRef) -> Call<Option<Rect>> {
 pub fn describe(c: &Connection, node: &NodeRef, want: Want) -> Call<RawElement> {
     let props: HashMap<String, OwnedValue> = call(c, node, PROPERTIES, "GetAll", &ACCESSIBLE)?;
     let role: u32 = if want.role { call(c, node, ACCESSIBLE, "GetRole", &())? } else { ROLE_UNKNOWN };
-    let state_bits: Vec<u32> = if want.states { call(c, node, ACCESSIBLE, "GetState", &())? } else { Vec::new() };
+    let state_bits: Vec<u32> =
+        if want.states { call(c, node, ACCESSIBLE, "GetState", &())? } else { Vec::new() };
     let interfaces: Vec<String> = if want.states || want.text || want.geometry {
         call(c, node, ACCESSIBLE, "GetInterfaces", &())?
     } else {
@@ -233,8 +234,7 @@ pub fn attached(c: &Connection, node: &NodeRef) -> Call<bool> {
         if index < 0 {
             return Ok(false);
         }
-        let (owner, path): (String, OwnedObjectPath) =
-            call(c, &up, ACCESSIBLE, "GetChildAtIndex", &i32::try_from(index).unwrap_or(i32::MAX))?;
+        let (owner, path): (String, OwnedObjectPath) = call(c, &up, ACCESSIBLE, "GetChildAtIndex", &index)?;
         if owner != at.owner || path.as_str() != at.id {
             return Ok(false);
         }

@@ -41,6 +41,9 @@ pub const FIND_BOUNDS: Bounds = Bounds {
     want: Want { text: false, geometry: false, role: false, states: false },
 };
 
+/// The elements a selector matched, with their nodes.
+type Matches = Vec<(NodeRef, Element)>;
+
 /// Candidates listed in an `ambiguous-selector` error.
 const MAX_LISTED: usize = 20;
 
@@ -105,7 +108,7 @@ impl A11yTools {
         root: &NodeRef,
         selector: &Selector,
         stop: &StopFlag,
-    ) -> Result<(Vec<(NodeRef, Element)>, Option<Cut>), ToolError> {
+    ) -> Result<(Matches, Option<Cut>), ToolError> {
         let want = Want {
             text: selector.needs_text(),
             role: selector.needs_role(),

@@ -34,7 +34,7 @@ pub struct WaitForResult {
 
 /// One look: whether the condition holds, and the element it holds for.
 enum Look {
-    Holds(WindowRef, Option<Element>),
+    Holds(WindowRef, Option<Box<Element>>),
     NotYet(String),
 }
 
@@ -84,7 +84,7 @@ impl A11yTools {
         };
         Ok(match state {
             Some(s) if !e.states.contains(&s) => Look::NotYet(format!("{} {:?} is not {s}", e.role, e.name)),
-            _ => Look::Holds(window, Some(e)),
+            _ => Look::Holds(window, Some(Box::new(e))),
         })
     }
 
@@ -104,7 +104,7 @@ impl A11yTools {
             let last = match self.look(req, &selector, condition, stop)? {
                 Look::Holds(window, element) => {
                     let waited_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-                    return Ok(WaitForResult { window, element, waited_ms });
+                    return Ok(WaitForResult { window, element: element.map(|e| *e), waited_ms });
                 }
                 Look::NotYet(why) => why,
             };
