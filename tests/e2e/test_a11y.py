@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -378,6 +379,25 @@ async def test_reading_the_clipboard_needs_its_own_switch(tmp_path: Path, desk: 
         detail = await refused(s, "clipboard", {"action": "get"}, "command-disabled")
         assert "[clipboard.read]" in detail
         assert xclip(desk, "-o", "-selection", "clipboard") == "visible to others"
+
+
+async def test_an_app_that_never_answers_costs_a_bounded_wait(copy: Copy, desk: Desk, app: App) -> None:
+    """The app is frozen (SIGSTOP): its D-Bus calls never answer. Every tool answers anyway,
+    with an error that says so, and works again once the app runs (the positive control)."""
+    async with agent(copy, desk) as s:
+        press = (await ok(s, "find", {**MAIN, "value": "Press me"}))["element"]["elementId"]
+        mark = app.mark()
+        app.proc.send_signal(signal.SIGSTOP)
+        try:
+            for tool, args in (("query", MAIN), ("find", {**MAIN, "value": "Press me"}), ("invoke", {"elementId": press})):
+                env = await call(s, tool, args)
+                assert env["ok"] is False and env["error"]["code"] == "unavailable", (tool, env)
+                assert "did not answer" in env["error"]["detail"] or "exposes no accessibility tree" in env["error"]["detail"]
+        finally:
+            app.proc.send_signal(signal.SIGCONT)
+        await ok(s, "invoke", {"elementId": press})
+        app.wait_line(lambda line: line == "pressed Press me", mark)
+        assert app.since(mark).count("pressed Press me") == 1, "the frozen invoke must not have acted later"
 
 
 async def test_zz_the_stop_refuses_invoke_and_ends_wait_for(copy: Copy, desk: Desk, app: App) -> None:
