@@ -18,7 +18,6 @@ Build first: `cargo build -p mcec`."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
