@@ -3,7 +3,7 @@
 //! hostile or buggy application can report cycles). What it found is answered with a `cut`
 //! reason when a bound ended it early.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
@@ -51,8 +51,92 @@ pub struct Walk {
     pub cut: Option<Cut>,
 }
 
-/// Walk from `root`. Elements that vanish mid-walk are skipped; a stop ends it with
-/// `emergency-stopped`; the root itself failing is that error.
+/// Elements described at once, each on its own thread: an application answers one call at a
+/// time, but the round trips through the bus overlap, which is most of a walk's cost.
+const PARALLEL: usize = 8;
+
+/// One element's description, and its children when the walk goes below it.
+type Looked = Result<Option<(RawElement, Vec<NodeRef>)>, ToolError>;
+
+fn look(
+    backend: &dyn AccessibilityBackend,
+    node: &NodeRef,
+    want: Want,
+    expand: bool,
+    deadline: Instant,
+) -> Looked {
+    if Instant::now() >= deadline {
+        return Err(ToolError::new(ErrorCode::Unavailable, "the walk ran out of time"));
+    }
+    let element = match backend.describe(node, want) {
+        Ok(e) => e,
+        Err(e) if e.code == ErrorCode::StaleElement => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let children = if expand && element.child_count > 0 {
+        match backend.children(node) {
+            Ok(c) => c,
+            Err(e) if e.code == ErrorCode::StaleElement => Vec::new(),
+            Err(e) => return Err(e),
+        }
+    } else {
+        Vec::new()
+    };
+    Ok(Some((element, children)))
+}
+
+/// [`look`] at every node of one level, in order, on up to [`PARALLEL`] threads; a stop ends
+/// each thread before its next node.
+fn look_all(
+    backend: &dyn AccessibilityBackend,
+    nodes: &[&NodeRef],
+    want: Want,
+    expand: bool,
+    deadline: Instant,
+    stop: &StopFlag,
+) -> Vec<Looked> {
+    let threads = PARALLEL.min(nodes.len()).max(1);
+    let stopped = || Err(ToolError::emergency_stopped());
+    if threads == 1 {
+        return nodes
+            .iter()
+            .map(|n| if stop.is_set() { stopped() } else { look(backend, n, want, expand, deadline) })
+            .collect();
+    }
+    let mut slots: Vec<Option<Looked>> = (0..nodes.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    (t..nodes.len())
+                        .step_by(threads)
+                        .map(|i| {
+                            let r = if stop.is_set() {
+                                stopped()
+                            } else {
+                                look(backend, nodes[i], want, expand, deadline)
+                            };
+                            (i, r)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            match h.join() {
+                Ok(done) => done.into_iter().for_each(|(i, r)| slots[i] = Some(r)),
+                Err(_) => tracing::error!("an accessibility walk thread panicked"),
+            }
+        }
+    });
+    slots
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(ToolError::new(ErrorCode::Internal, "a walk thread failed"))))
+        .collect()
+}
+
+/// Walk from `root`, level by level. Elements that vanish mid-walk are skipped; a stop ends it
+/// with `emergency-stopped`; the root itself failing is that error.
 pub fn walk(
     backend: &dyn AccessibilityBackend,
     root: &NodeRef,
@@ -61,56 +145,59 @@ pub fn walk(
 ) -> Result<Walk, ToolError> {
     let deadline = Instant::now() + bounds.time;
     let mut out = Walk::default();
-    let mut seen = HashSet::new();
-    let mut queue = VecDeque::from([(root.clone(), None::<usize>, 0u32)]);
-    seen.insert(root.clone());
-    while let Some((node, parent, depth)) = queue.pop_front() {
+    let mut seen = HashSet::from([root.clone()]);
+    let mut level: Vec<(NodeRef, Option<usize>)> = vec![(root.clone(), None)];
+    let mut depth = 0u32;
+    while !level.is_empty() {
         if stop.is_set() {
             return Err(ToolError::emergency_stopped());
         }
-        if out.visited.len() >= bounds.nodes {
+        let room = bounds.nodes.saturating_sub(out.visited.len());
+        if room == 0 {
             out.cut = Some(Cut::MaxElements);
             break;
         }
-        if Instant::now() >= deadline {
+        let full = level.len() > room;
+        level.truncate(room);
+        let expand = depth < bounds.depth;
+        let nodes: Vec<&NodeRef> = level.iter().map(|(n, _)| n).collect();
+        let looked = look_all(backend, &nodes, bounds.want, expand, deadline, stop);
+        let mut next = Vec::new();
+        let mut timed_out = false;
+        for ((node, parent), r) in level.into_iter().zip(looked) {
+            let (element, children) = match r {
+                Ok(Some(found)) => found,
+                Ok(None) if parent.is_some() => continue,
+                Ok(None) => {
+                    return Err(ToolError::new(
+                        ErrorCode::StaleElement,
+                        "The element is gone; find it again.",
+                    ));
+                }
+                Err(e) if parent.is_none() || e.code == ErrorCode::EmergencyStopped => return Err(e),
+                Err(e) if e.code == ErrorCode::Unavailable => {
+                    timed_out = true;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            if element.child_count > 0 && !expand {
+                out.cut.get_or_insert(Cut::Depth);
+            }
+            let index = out.visited.len();
+            out.visited.push(Visited { node, parent, depth, element });
+            next.extend(children.into_iter().filter(|c| seen.insert(c.clone())).map(|c| (c, Some(index))));
+        }
+        if timed_out {
             out.cut = Some(Cut::Time);
             break;
         }
-        let element = match backend.describe(&node, bounds.want) {
-            Ok(e) => e,
-            Err(e) if parent.is_none() => return Err(e),
-            Err(e) if e.code == ErrorCode::StaleElement => continue,
-            Err(e) if e.code == ErrorCode::Unavailable => {
-                out.cut = Some(Cut::Time);
-                break;
-            }
-            Err(e) => return Err(e),
-        };
-        let index = out.visited.len();
-        let has_children = element.child_count > 0;
-        out.visited.push(Visited { node: node.clone(), parent, depth, element });
-        if !has_children {
-            continue;
+        if full {
+            out.cut = Some(Cut::MaxElements);
+            break;
         }
-        if depth >= bounds.depth {
-            out.cut.get_or_insert(Cut::Depth);
-            continue;
-        }
-        match backend.children(&node) {
-            Ok(children) => {
-                for child in children {
-                    if seen.insert(child.clone()) {
-                        queue.push_back((child, Some(index), depth + 1));
-                    }
-                }
-            }
-            Err(e) if e.code == ErrorCode::StaleElement => {}
-            Err(e) if e.code == ErrorCode::Unavailable => {
-                out.cut = Some(Cut::Time);
-                break;
-            }
-            Err(e) => return Err(e),
-        }
+        level = next;
+        depth += 1;
     }
     Ok(out)
 }
