@@ -32,7 +32,7 @@ COMMANDS = (
     "displays", "windows", "capture", "click", "drag", "scroll", "mouse", "wait", "type", "key", "window", "focus",
     "launch", "record", "send_command", "send_command.chars",
 )
-READ_ONLY = {"session-status", "displays", "windows", "wait"}
+READ_ONLY = {"session-status", "displays", "windows", "wait", "query", "find", "wait-for", "get-text"}
 INPUT = {"click", "drag", "scroll", "mouse", "type", "key", "focus", "launch", "send_command"}
 #: The versions mcec is pinned to (crates/mcp/src/server.rs PROTOCOL_VERSIONS).
 TESTED_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]

@@ -178,6 +178,48 @@ pub const TOOLS: &[ToolSpec] = &[
         hints: INPUT,
     },
     ToolSpec {
+        name: "query",
+        kind: ToolKind::Observation,
+        title: "Query the accessibility tree",
+        description: "The accessibility tree under a window (role, name, states, actions, bounds in desktop pixels, element ids), bounded by depth and maxElements.",
+        hints: OBSERVES,
+    },
+    ToolSpec {
+        name: "find",
+        kind: ToolKind::Observation,
+        title: "Find an element",
+        description: "The one element under a window matching {by: name|role|automationid|text, value} and optional role/states filters; several matches are refused, listing them.",
+        hints: OBSERVES,
+    },
+    ToolSpec {
+        name: "invoke",
+        kind: ToolKind::Actuation,
+        title: "Act on an element",
+        description: "Press, toggle, select, expand, collapse or focus an element, set a slider's value or an editable field's text, through the accessibility API (no mouse).",
+        hints: INPUT,
+    },
+    ToolSpec {
+        name: "wait-for",
+        kind: ToolKind::Observation,
+        title: "Wait for an element",
+        description: "Wait (up to 50 s) until an element matching a selector appears, disappears, becomes enabled, focused or showing; ends at once on the emergency stop.",
+        hints: OBSERVES,
+    },
+    ToolSpec {
+        name: "get-text",
+        kind: ToolKind::Observation,
+        title: "Read text",
+        description: "The text of an element, a window or a desktop region: from the accessibility tree first, else OCR (words with boxes in desktop pixels and confidence); says which.",
+        hints: OBSERVES,
+    },
+    ToolSpec {
+        name: "clipboard",
+        kind: ToolKind::Actuation,
+        title: "Clipboard",
+        description: "Set the text of the CLIPBOARD (or PRIMARY) selection, kept after the call until another program takes it; get it only where `[clipboard.read]` is enabled.",
+        hints: Hints { destructive: true, idempotent: true, ..INPUT },
+    },
+    ToolSpec {
         name: PROVISION_SESSION,
         kind: ToolKind::Meta,
         title: "Provision a session",
@@ -248,7 +290,10 @@ mod tests {
             }
         }
         let read_only: Vec<_> = TOOLS.iter().filter(|t| t.hints.read_only).map(|t| t.name).collect();
-        assert_eq!(read_only, [SESSION_STATUS, "displays", "windows", "wait"]);
+        assert_eq!(
+            read_only,
+            [SESSION_STATUS, "displays", "windows", "wait", "query", "find", "wait-for", "get-text"]
+        );
         assert!(find("click").is_some_and(|t| t.hints.open_world && t.hints.destructive));
     }
 

@@ -60,6 +60,10 @@ pub enum ErrorCode {
     ConsentUnavailable,
     /// A consent prompt is open: actuation and provisioning wait for the operator's answer.
     ConsentPending,
+    /// No accessible element matched a selector, or an element id was never issued.
+    ElementNotFound,
+    /// An accessible element that was found before is gone.
+    StaleElement,
     /// A bug or an unexpected OS failure.
     Internal,
 }
@@ -94,6 +98,8 @@ impl ErrorCode {
             ErrorCode::ConsentTimeout => "consent-timeout",
             ErrorCode::ConsentUnavailable => "consent-unavailable",
             ErrorCode::ConsentPending => "consent-pending",
+            ErrorCode::ElementNotFound => "element-not-found",
+            ErrorCode::StaleElement => "stale-element",
             ErrorCode::Internal => "internal",
         }
     }
@@ -119,7 +125,8 @@ impl ErrorCode {
             | ErrorCode::ConsentUnavailable => "unavailable",
             ErrorCode::WindowNotFound | ErrorCode::NoTarget => "no-target",
             ErrorCode::AmbiguousSelector => "ambiguous-selector",
-            ErrorCode::WindowClosed => "stale-element",
+            ErrorCode::WindowClosed | ErrorCode::StaleElement => "stale-element",
+            ErrorCode::ElementNotFound => "no-target",
             ErrorCode::Timeout | ErrorCode::ConsentTimeout => "timeout",
             ErrorCode::Focus => "focus",
             ErrorCode::CaptureBlank => "capture-blank",

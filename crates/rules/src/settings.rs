@@ -279,6 +279,9 @@ pub fn parse_commands(text: &str, file: &str) -> Result<Parsed<Commands>, Settin
                         ..at(&format!("{name}.Enabled"))
                     });
                 }
+                ("read", toml::Value::Table(inner)) if name == CLIPBOARD => {
+                    parse_raw_kind(inner, CLIPBOARD_READ, file, text, &mut commands, &mut warnings)?;
+                }
                 (sub, toml::Value::Table(inner))
                     if name == SEND_COMMAND && RawKind::from_name(sub).is_some() =>
                 {
@@ -293,8 +296,12 @@ pub fn parse_commands(text: &str, file: &str) -> Result<Parsed<Commands>, Settin
 }
 
 const SEND_COMMAND: &str = "send_command";
+const CLIPBOARD: &str = "clipboard";
+/// `[clipboard.read]`: reading the clipboard has its own switch, off unless listed.
+pub const CLIPBOARD_READ: &str = "clipboard.read";
 
-/// `[send_command.<kind>]`: the `Enabled` of one raw command kind, stored as `send_command.<kind>`.
+/// `[send_command.<kind>]` (and `[clipboard.read]`): the `Enabled` of one sub-switch, stored
+/// under its dotted name.
 fn parse_raw_kind(
     body: &toml::Table,
     kind: &str,
@@ -455,6 +462,16 @@ UnsafeAllowActuationWithoutStopOnWayland = true
         assert_eq!(err.key.as_deref(), Some("click.Enabled"));
         assert_eq!(err.line, Some(1));
         assert!(parse_commands("click = true", "c").is_err());
+    }
+
+    #[test]
+    fn reading_the_clipboard_has_its_own_switch() {
+        let on = parse_commands("[clipboard]\nEnabled = true\n", "c").unwrap().value;
+        assert!(on.is_enabled("clipboard") && !on.is_enabled(CLIPBOARD_READ), "read is off unless listed");
+        let read =
+            parse_commands("[clipboard]\nEnabled = true\n[clipboard.read]\nEnabled = true\n", "c").unwrap();
+        assert!(read.value.is_enabled(CLIPBOARD_READ) && read.warnings.is_empty());
+        assert_eq!(parse_commands(&read.value.to_toml(), "c").unwrap().value, read.value);
     }
 
     #[test]

@@ -174,15 +174,28 @@ fn shown(name: &str) -> String {
     format!("`{}`", mcec_rules::text::ellipsize(name, 64))
 }
 
+/// Sub-switches a provisioned copy gets only when the agent's `commands` list names them
+/// (reading the clipboard is sensitive): never by default.
+const ONLY_WHEN_ASKED: &[&str] = &["clipboard.read"];
+
 /// Decides the `mcec.commands` table. More than [`MAX_COMMANDS`] entries is `bad-arguments`;
 /// everything else the agent asked for is honoured where possible and explained otherwise:
 /// an empty name, a repeated name, an unknown name and `launch` each add a warning (duplicates
 /// are harmless, so they are collapsed rather than refused).
 pub fn plan_commands(requested: Option<&[String]>, all: &[String]) -> Result<CommandPlan, ProvisionError> {
-    let known: BTreeSet<&str> = all.iter().map(String::as_str).filter(|n| !n.is_empty()).collect();
+    let known: BTreeSet<&str> = all
+        .iter()
+        .map(String::as_str)
+        .chain(ONLY_WHEN_ASKED.iter().copied())
+        .filter(|n| !n.is_empty())
+        .collect();
     let mut warnings = Vec::new();
     let wanted: BTreeSet<&str> = match requested {
-        None => known.iter().copied().filter(|n| *n != NEVER_PROVISIONED).collect(),
+        None => known
+            .iter()
+            .copied()
+            .filter(|n| *n != NEVER_PROVISIONED && !ONLY_WHEN_ASKED.contains(n))
+            .collect(),
         Some(list) => {
             if list.len() > MAX_COMMANDS {
                 return Err(ProvisionError::BadArguments {
@@ -399,8 +412,12 @@ fn settings_text(
 
 /// The session copy's `mcec.commands`: every tool of this build, enabled as `plan` says.
 fn commands_text(plan: &CommandPlan, id: &SessionId) -> Result<String, String> {
-    let commands: BTreeMap<&str, CommandEntry> =
-        plan.enabled.iter().map(|(name, on)| (name.as_str(), CommandEntry { enabled: *on })).collect();
+    let commands: BTreeMap<&str, CommandEntry> = plan
+        .enabled
+        .iter()
+        .filter(|(name, _)| !ONLY_WHEN_ASKED.contains(&name.as_str()))
+        .map(|(name, on)| (name.as_str(), CommandEntry { enabled: *on }))
+        .collect();
     let mut commands_text = format!(
         "# Written by mcec for session copy {id}. `launch` is never enabled here.\n{}",
         toml::to_string(&commands).map_err(|e| format!("cannot encode the commands: {e}"))?
@@ -410,6 +427,9 @@ fn commands_text(plan: &CommandPlan, id: &SessionId) -> Result<String, String> {
         for kind in RawKind::ALL {
             commands_text.push_str(&format!("\n[send_command.{}]\nEnabled = true\n", kind.as_str()));
         }
+    }
+    for sub in ONLY_WHEN_ASKED.iter().filter(|n| plan.enabled.get(**n) == Some(&true)) {
+        commands_text.push_str(&format!("\n[{sub}]\nEnabled = true\n"));
     }
     Ok(commands_text)
 }
@@ -502,7 +522,15 @@ mod tests {
         assert_eq!(plan.enabled.get("click"), Some(&true));
         assert_eq!(plan.enabled.get("screenshot"), Some(&true));
         assert_eq!(plan.enabled.get("launch"), Some(&false));
+        assert_eq!(
+            plan.enabled.get("clipboard.read"),
+            Some(&false),
+            "reading the clipboard is never a default"
+        );
         assert!(plan.warnings.is_empty());
+        let asked =
+            plan_commands(Some(&names(&["click", "clipboard.read"])), &names(&["click"])).expect("plan");
+        assert_eq!(asked.enabled.get("clipboard.read"), Some(&true));
     }
 
     #[test]
@@ -515,6 +543,7 @@ mod tests {
         assert_eq!(plan.enabled.get("screenshot"), Some(&false));
         assert_eq!(plan.enabled.get("launch"), Some(&false));
         assert!(!plan.enabled.contains_key("bogus"));
+        assert_eq!(plan.enabled.get("clipboard.read"), Some(&false), "off unless asked for");
         let w = plan.warnings.join("\n");
         assert!(w.contains("`click` was listed more than once"), "{w}");
         assert!(w.contains("empty command name"), "{w}");

@@ -20,8 +20,9 @@ pub struct Boundary {
 pub const BOUNDARIES: &[Boundary] = &[
     Boundary {
         dependency: "x11rb",
-        allowed: &["mcec-desktop", "mcec-operator"],
-        why: "the X server is spoken to by the desktop crate and, for its own windows, the operator crate",
+        allowed: &["mcec-desktop", "mcec-operator", "mcec-a11y"],
+        why: "the X server is spoken to by the desktop crate, the operator crate for its own windows, \
+              and the accessibility crate for the clipboard's selection owner",
     },
     Boundary { dependency: "rmcp", allowed: &["mcec-mcp"], why: "only mcec-mcp knows MCP" },
     Boundary {

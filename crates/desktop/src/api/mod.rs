@@ -116,7 +116,7 @@ impl DesktopTools {
     /// The stop is asked again once the lock is held (a call may have waited behind another
     /// while the operator stopped), and `f` sees the backend through [`gated::StopGated`], so
     /// no press, move or window change is sent after the stop engages, whatever `f` does.
-    fn actuate<T>(
+    pub fn actuate<T>(
         &self,
         stop: &StopFlag,
         f: impl FnOnce(&dyn Backend) -> Result<T, ToolError>,
@@ -170,7 +170,7 @@ impl DesktopTools {
 
     /// The one window `sel` names. A `handle` not in the list is looked up directly, so
     /// windows the list rules skip can still be targeted by id.
-    fn resolve(&self, sel: &WindowSelector) -> Result<WindowInfo, ToolError> {
+    pub fn resolve(&self, sel: &WindowSelector) -> Result<WindowInfo, ToolError> {
         let windows = self.backend.list_windows()?;
         match select::resolve(&windows, sel) {
             Ok(w) => Ok(w.clone()),

@@ -51,6 +51,8 @@ impl WindowSelector {
 
 /// Declares a request struct with the six selector fields appended (serde's `flatten` cannot
 /// be combined with `deny_unknown_fields`, so the fields are spelled into each struct).
+/// Exported so other tool crates (`mcec-a11y`) take windows the same way.
+#[macro_export]
 macro_rules! with_selector {
     (
         $(#[$meta:meta])*
@@ -98,7 +100,7 @@ macro_rules! with_selector {
         }
     };
 }
-pub(crate) use with_selector;
+pub(crate) use crate::with_selector;
 
 /// Builds a request declared with [`with_selector!`] from its own fields, with no window
 /// selector: `unselected!(ClickRequest { at, button: None, … })`.

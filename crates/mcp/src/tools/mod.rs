@@ -3,6 +3,7 @@
 //! Dispatch owns the order (gates, parse, desktop gate, run); this module owns only the
 //! "what" of each tool.
 
+mod a11y;
 mod consent;
 mod desktop;
 pub mod schema;
@@ -100,6 +101,12 @@ static BINDINGS: LazyLock<HashMap<&'static str, Binding>> = LazyLock::new(|| {
         ("record", bind::<requests::RecordRequest>()),
         ("send_command", bind::<requests::SendCommandRequest>()),
         (REQUEST_COMMAND_ACCESS, bind::<consent::RequestCommandAccess>()),
+        ("query", bind::<mcec_a11y::requests::QueryRequest>()),
+        ("find", bind::<mcec_a11y::requests::FindRequest>()),
+        ("invoke", bind::<mcec_a11y::requests::InvokeRequest>()),
+        ("wait-for", bind::<mcec_a11y::requests::WaitForRequest>()),
+        ("get-text", bind::<mcec_a11y::requests::GetTextRequest>()),
+        ("clipboard", bind::<mcec_a11y::requests::ClipboardRequest>()),
     ])
 });
 

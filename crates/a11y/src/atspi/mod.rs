@@ -1,0 +1,91 @@
+//! The AT-SPI2 backend: the accessibility tree of X11 applications, read over the
+//! accessibility D-Bus bus with a blocking `zbus` connection.
+//!
+//! Blocking, not async: every tool call already runs on its own blocking thread, and a walk is
+//! a sequence of round trips that each depend on the last; the connection carries a method
+//! timeout, so an application that never answers costs one timeout per call, and the walk's own
+//! deadline ([`crate::walk`]) bounds the whole.
+//!
+//! - `bus.rs`: finding and connecting to the accessibility bus (and the errors that say how to
+//!   turn accessibility on).
+//! - `calls.rs`: one function per AT-SPI2 method the tools use, and the mapping of D-Bus
+//!   errors to tool errors (`stale-element` for an object or application that is gone).
+//! - `window.rs`: which application frame is a given X11 window.
+
+mod bus;
+mod calls;
+mod window;
+
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use mcec_desktop::WindowInfo;
+use mcec_rules::ToolError;
+use zbus::blocking::Connection;
+
+use crate::model::{Operation, RawElement};
+use crate::seam::{AccessibilityBackend, NodeRef, Want};
+
+/// How long one AT-SPI2 call may take before the application counts as not answering.
+pub const CALL_TIMEOUT: Duration = Duration::from_millis(1_500);
+
+/// The AT-SPI2 backend. Connects on first use and again after the bus went away.
+#[derive(Default)]
+pub struct Atspi {
+    conn: Mutex<Option<Connection>>,
+}
+
+impl Atspi {
+    pub fn new() -> Atspi {
+        Atspi::default()
+    }
+
+    /// The live connection, connecting first if needed.
+    fn conn(&self) -> Result<Connection, ToolError> {
+        let mut slot = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(c) = &*slot {
+            return Ok(c.clone());
+        }
+        let c = bus::connect()?;
+        *slot = Some(c.clone());
+        Ok(c)
+    }
+
+    /// Run `f` on the connection; a broken connection is dropped so the next call reconnects.
+    fn with<T>(&self, f: impl FnOnce(&Connection) -> Result<T, calls::CallError>) -> Result<T, ToolError> {
+        let c = self.conn()?;
+        f(&c).map_err(|e| {
+            if e.broken_connection() {
+                *self.conn.lock().unwrap_or_else(PoisonError::into_inner) = None;
+            }
+            e.into_tool_error()
+        })
+    }
+}
+
+impl AccessibilityBackend for Atspi {
+    fn window_root(&self, window: &WindowInfo) -> Result<NodeRef, ToolError> {
+        let c = self.conn()?;
+        window::frame_of(&c, window)
+    }
+
+    fn children(&self, node: &NodeRef) -> Result<Vec<NodeRef>, ToolError> {
+        self.with(|c| calls::children(c, node))
+    }
+
+    fn describe(&self, node: &NodeRef, want: Want) -> Result<RawElement, ToolError> {
+        self.with(|c| calls::describe(c, node, want))
+    }
+
+    fn text(&self, node: &NodeRef, max_chars: usize) -> Result<Option<String>, ToolError> {
+        self.with(|c| calls::text(c, node, max_chars))
+    }
+
+    fn attached(&self, node: &NodeRef) -> Result<bool, ToolError> {
+        self.with(|c| calls::attached(c, node))
+    }
+
+    fn perform(&self, node: &NodeRef, op: &Operation) -> Result<(), ToolError> {
+        self.with(|c| calls::perform(c, node, op))
+    }
+}

@@ -1,0 +1,222 @@
+//! Typed arguments of the accessibility tools, exactly as an agent sends them. Windows are
+//! chosen with the same selector fields as `click` (`window`, `process`, `className`, `pid`,
+//! `handle`, `foreground`); elements with `{by, value}` plus optional `role` and `states`.
+
+use mcec_desktop::with_selector;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::selector::By;
+
+with_selector! {
+    /// `query`: the accessibility tree under one window (or under one element), bounded.
+    pub struct QueryRequest {
+        /// Start from this element (an `elementId` from an earlier answer) instead of the window.
+        #[serde(default)]
+        pub element_id: Option<String>,
+        /// Levels below the start to include, 1 to 64 (default 8).
+        #[serde(default)]
+        pub depth: Option<u32>,
+        /// Elements to include, 1 to 5000 (default 300). The answer says when the tree was cut.
+        #[serde(default)]
+        pub max_elements: Option<usize>,
+    }
+}
+
+with_selector! {
+    /// `find`: every element under a window that matches; exactly one is the answer, more
+    /// than one is `ambiguous-selector` listing them, none is `element-not-found`.
+    pub struct FindRequest {
+        /// What `value` is compared with: `name` (default), `role`, `automationid` or `text`.
+        #[serde(default)]
+        pub by: Option<By>,
+        /// The name, role, accessible id or text to look for.
+        pub value: String,
+        /// Only elements of this role (e.g. `push-button`, `check-box`, `text`, `label`).
+        #[serde(default)]
+        pub role: Option<String>,
+        /// Only elements with all these states (e.g. `enabled`, `focused`, `checked`, `showing`).
+        #[serde(default)]
+        pub states: Vec<String>,
+        /// `true`: answer every match instead of refusing more than one (at most 50).
+        #[serde(default)]
+        pub all: Option<bool>,
+    }
+}
+
+/// What `invoke` does.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum InvokeAction {
+    /// The element's default action: press a button, activate a menu item or row (default).
+    Press,
+    /// Flip a check box or toggle button.
+    Toggle,
+    /// Select a list row, tab or item in its container.
+    Select,
+    /// Expand a tree row, combo box or expander.
+    Expand,
+    /// Collapse it.
+    Collapse,
+    /// Give the element keyboard focus.
+    Focus,
+    /// Set the value of a slider or spin button (`number`).
+    SetValue,
+    /// Replace the text of an editable field (`text`).
+    SetText,
+    /// Add `text` at the end of an editable field.
+    AppendText,
+    /// Run a named action the element offers (`name`), as listed in its `actions`.
+    Named,
+}
+
+with_selector! {
+    /// `invoke`: act on one element without the mouse. Give `elementId`, or a selector
+    /// (`by`, `value`, `role`, `states`) with a window.
+    pub struct InvokeRequest {
+        /// The element, from an earlier `query`, `find` or `wait-for`.
+        #[serde(default)]
+        pub element_id: Option<String>,
+        /// With a window: what `value` is compared with (`name` by default).
+        #[serde(default)]
+        pub by: Option<By>,
+        /// With a window: the element's name, role, accessible id or text.
+        #[serde(default)]
+        pub value: Option<String>,
+        /// Only elements of this role.
+        #[serde(default)]
+        pub role: Option<String>,
+        /// Only elements with all these states.
+        #[serde(default)]
+        pub states: Vec<String>,
+        /// What to do (default `press`).
+        #[serde(default)]
+        pub action: Option<InvokeAction>,
+        /// The text for `setText` and `appendText` (at most 10000 characters).
+        #[serde(default)]
+        pub text: Option<String>,
+        /// The value for `setValue`.
+        #[serde(default)]
+        pub number: Option<f64>,
+        /// The action name for `named`.
+        #[serde(default)]
+        pub name: Option<String>,
+    }
+}
+
+/// What `wait-for` waits for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum WaitForCondition {
+    /// Until exactly one element matches (default).
+    #[default]
+    Appears,
+    /// Until no element matches.
+    Disappears,
+    /// Until the one match is enabled.
+    Enabled,
+    /// Until the one match has keyboard focus.
+    Focused,
+    /// Until the one match is showing on screen.
+    Showing,
+}
+
+with_selector! {
+    /// `wait-for`: until an element under a window appears, disappears, becomes enabled,
+    /// focused or showing; ends early on the emergency stop and the client's cancel.
+    pub struct WaitForRequest {
+        /// What `value` is compared with: `name` (default), `role`, `automationid` or `text`.
+        #[serde(default)]
+        pub by: Option<By>,
+        /// The name, role, accessible id or text to look for.
+        pub value: String,
+        /// Only elements of this role.
+        #[serde(default)]
+        pub role: Option<String>,
+        /// Only elements with all these states.
+        #[serde(default)]
+        pub states: Vec<String>,
+        /// `appears` (default), `disappears`, `enabled`, `focused` or `showing`.
+        #[serde(default)]
+        pub condition: Option<WaitForCondition>,
+        /// How long to wait, 0 to 50000 ms (default 5000).
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
+    }
+}
+
+/// Where `get-text` reads from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum TextSource {
+    /// The accessibility tree first, OCR where it has no text (default).
+    #[default]
+    Auto,
+    /// Only the accessibility tree.
+    Accessibility,
+    /// Only OCR of the pixels.
+    Ocr,
+}
+
+with_selector! {
+    /// `get-text`: the text of an element (`elementId`, or `value` with a window), of a whole
+    /// window (window selector alone), or of a desktop `region` (OCR).
+    pub struct GetTextRequest {
+        /// The element, from an earlier answer.
+        #[serde(default)]
+        pub element_id: Option<String>,
+        /// With a window: what `value` is compared with (`name` by default).
+        #[serde(default)]
+        pub by: Option<By>,
+        /// With a window: the element's name, role, accessible id or text.
+        #[serde(default)]
+        pub value: Option<String>,
+        /// Only elements of this role.
+        #[serde(default)]
+        pub role: Option<String>,
+        /// Only elements with all these states.
+        #[serde(default)]
+        pub states: Vec<String>,
+        /// A desktop rectangle to read by OCR.
+        #[serde(default)]
+        pub region: Option<mcec_desktop::requests::Region>,
+        /// `auto` (default), `accessibility` or `ocr`.
+        #[serde(default)]
+        pub source: Option<TextSource>,
+    }
+}
+
+/// What `clipboard` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ClipboardAction {
+    /// Read the selection's text (needs `[clipboard.read]`).
+    Get,
+    /// Own the selection with `text` until another program takes it.
+    Set,
+}
+
+/// Which X11 selection.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum SelectionName {
+    /// What Ctrl+C / Ctrl+V use (default).
+    #[default]
+    Clipboard,
+    /// The text last selected, pasted with the middle button.
+    Primary,
+}
+
+/// `clipboard`: get or set text on the CLIPBOARD (or PRIMARY) selection.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ClipboardRequest {
+    /// `get` or `set`.
+    pub action: ClipboardAction,
+    /// The text for `set` (at most 1 MiB of UTF-8).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// `clipboard` (default) or `primary`.
+    #[serde(default)]
+    pub selection: Option<SelectionName>,
+}

@@ -1,0 +1,214 @@
+//! The tool layer of the accessibility tools: a typed request in, a JSON-able result out.
+//!
+//! [`A11yTools`] resolves windows through `mcec-desktop` (the same selectors, the same
+//! refusal of mcec's own windows, which no list there shows), walks with [`crate::walk`],
+//! matches with [`crate::selector`], and never picks "the first" of several matches. `invoke`
+//! is actuation: it runs under the desktop's input lock and stop gate
+//! ([`DesktopTools::actuate`]), checks the element again right before it acts, and acts
+//! only through the platform's accessibility API.
+
+mod clipboard;
+mod invoke;
+mod query;
+mod text;
+mod wait;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcec_desktop::requests::WindowSelector;
+use mcec_desktop::{DesktopTools, WindowInfo};
+use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use serde::Serialize;
+
+use crate::ids::Ids;
+use crate::model::Element;
+use crate::seam::{AccessibilityBackend, NodeRef, Want};
+use crate::selector::Selector;
+use crate::walk::{self, Bounds, Cut, Visited};
+
+pub use clipboard::ClipboardResult;
+pub use invoke::InvokeResult;
+pub use query::{FindResult, QueryResult};
+pub use text::GetTextResult;
+pub use wait::WaitForResult;
+
+/// How much a `find` (and each `wait-for` poll, and a selector in `invoke`) may walk.
+pub const FIND_BOUNDS: Bounds = Bounds {
+    depth: 64,
+    nodes: 20_000,
+    time: Duration::from_secs(5),
+    want: Want { text: false, geometry: false, role: false, states: false },
+};
+
+/// The elements a selector matched, with their nodes.
+type Matches = Vec<(NodeRef, Element)>;
+
+/// Candidates listed in an `ambiguous-selector` error.
+const MAX_LISTED: usize = 20;
+
+/// The window an answer is about.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowRef {
+    pub id: u64,
+    pub title: String,
+}
+
+impl From<&WindowInfo> for WindowRef {
+    fn from(w: &WindowInfo) -> Self {
+        WindowRef { id: w.id, title: w.title.clone() }
+    }
+}
+
+/// The accessibility tools over one backend and the desktop they target windows on.
+pub struct A11yTools {
+    backend: Arc<dyn AccessibilityBackend>,
+    desktop: Arc<DesktopTools>,
+    ids: Ids,
+}
+
+impl A11yTools {
+    pub fn new(backend: Arc<dyn AccessibilityBackend>, desktop: Arc<DesktopTools>) -> A11yTools {
+        A11yTools { backend, desktop, ids: Ids::default() }
+    }
+
+    /// The AT-SPI2 backend over `desktop`.
+    pub fn atspi(desktop: Arc<DesktopTools>) -> A11yTools {
+        A11yTools::new(Arc::new(crate::atspi::Atspi::new()), desktop)
+    }
+
+    /// The window `sel` names and the root of its tree.
+    fn window_root(&self, sel: &WindowSelector) -> Result<(WindowInfo, NodeRef), ToolError> {
+        if sel.is_empty() {
+            return Err(ToolError::new(
+                ErrorCode::WindowNotFound,
+                "Name the window: `window` (title), `process`, `className`, `pid`, `handle` or `foreground`.",
+            ));
+        }
+        let window = self.desktop.resolve(sel)?;
+        if is_mcec_window(&window) {
+            return Err(ToolError::new(
+                ErrorCode::WindowNotFound,
+                "That is one of mcec's own windows (overlay, prompt, host, settings); they cannot be targeted.",
+            ));
+        }
+        let root = self.backend.window_root(&window)?;
+        Ok((window, root))
+    }
+
+    /// An element as the agent sees it, with its id.
+    fn element(&self, node: &NodeRef, raw: crate::model::RawElement) -> Element {
+        Element::new(self.ids.id_of(node), raw)
+    }
+
+    /// Every element under `root` that `selector` matches, described with geometry.
+    fn matches(
+        &self,
+        root: &NodeRef,
+        selector: &Selector,
+        stop: &StopFlag,
+    ) -> Result<(Matches, Option<Cut>), ToolError> {
+        let want = Want {
+            text: selector.needs_text(),
+            role: selector.needs_role(),
+            states: selector.needs_states(),
+            geometry: false,
+        };
+        let bounds = Bounds { want, ..FIND_BOUNDS };
+        let found = walk::walk(self.backend.as_ref(), root, bounds, stop)?;
+        let mut out = Vec::new();
+        for Visited { node, element, .. } in
+            found.visited.into_iter().filter(|v| selector.matches(&v.element))
+        {
+            let full = match self.backend.describe(&node, Want::FULL) {
+                Ok(e) => e,
+                Err(e) if e.code == ErrorCode::StaleElement => continue,
+                Err(_) => element,
+            };
+            out.push((node.clone(), self.element(&node, full)));
+        }
+        Ok((out, found.cut))
+    }
+
+    /// The one element `selector` matches under the window; never the first of several.
+    fn find_one(
+        &self,
+        sel: &WindowSelector,
+        selector: &Selector,
+        stop: &StopFlag,
+    ) -> Result<(WindowInfo, NodeRef, Element), ToolError> {
+        let (window, root) = self.window_root(sel)?;
+        let (mut found, cut) = self.matches(&root, selector, stop)?;
+        match found.len() {
+            0 => Err(not_found(selector, &window, cut)),
+            1 if cut.is_none() || cut == Some(Cut::Depth) => {
+                let (node, e) = found.remove(0);
+                Ok((window, node, e))
+            }
+            _ => Err(ambiguous(selector, &found.into_iter().map(|(_, e)| e).collect::<Vec<_>>(), cut)),
+        }
+    }
+}
+
+/// mcec's own windows: this process's, any `mcec` process's, and the tagged overlay. The
+/// desktop selector does not yet leave them out, so the accessibility tools refuse them here.
+fn is_mcec_window(w: &WindowInfo) -> bool {
+    w.pid == Some(std::process::id())
+        || w.process.as_deref().is_some_and(|p| p.eq_ignore_ascii_case("mcec"))
+        || w.class_name.to_ascii_lowercase().starts_with("mcec")
+        || w.instance.to_ascii_lowercase().starts_with("mcec")
+}
+
+fn cut_note(cut: Option<Cut>) -> &'static str {
+    match cut {
+        Some(Cut::Time) => " The walk ran out of time before it saw the whole tree.",
+        Some(Cut::MaxElements) => " The walk stopped at its element limit before it saw the whole tree.",
+        _ => "",
+    }
+}
+
+pub(crate) fn not_found(selector: &Selector, window: &WindowInfo, cut: Option<Cut>) -> ToolError {
+    ToolError::new(
+        ErrorCode::ElementNotFound,
+        format!(
+            "No element with {} under the window {:?} (id {}).{} Use `query` to see what is there.",
+            selector.describe(),
+            window.title,
+            window.id,
+            cut_note(cut)
+        ),
+    )
+}
+
+pub(crate) fn ambiguous(selector: &Selector, candidates: &[Element], cut: Option<Cut>) -> ToolError {
+    let listed: Vec<String> = candidates
+        .iter()
+        .take(MAX_LISTED)
+        .map(|e| {
+            let at = e
+                .bounds
+                .map(|b| format!(" at ({}, {}) {}x{}", b.x, b.y, b.width, b.height))
+                .unwrap_or_default();
+            format!("{} {} {:?}{at}", e.element_id, e.role, e.name)
+        })
+        .collect();
+    let more = candidates.len().saturating_sub(MAX_LISTED);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    let head = if candidates.len() == 1 {
+        format!(
+            "One element with {} was found, but the walk was cut, so others may match.",
+            selector.describe()
+        )
+    } else {
+        format!("{} elements match {}.", candidates.len(), selector.describe())
+    };
+    ToolError::new(
+        ErrorCode::AmbiguousSelector,
+        format!(
+            "{head}{} Candidates: {}{more}. Narrow it with `role` or `states`, or use one `elementId`.",
+            cut_note(cut),
+            listed.join("; ")
+        ),
+    )
+}

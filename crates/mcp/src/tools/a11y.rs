@@ -1,0 +1,72 @@
+//! The accessibility tools (`query`, `find`, `invoke`, `wait-for`, `get-text`, `clipboard`) bound to
+//! [`mcec_a11y::A11yTools`]. One instance per process, made on first use over the desktop
+//! backend, so element ids stay valid across connections and calls.
+
+use std::sync::{Arc, OnceLock};
+
+use mcec_a11y::A11yTools;
+use mcec_a11y::requests::{
+    ClipboardAction, ClipboardRequest, FindRequest, GetTextRequest, InvokeRequest, QueryRequest,
+    WaitForRequest,
+};
+use mcec_rules::settings::CLIPBOARD_READ;
+use mcec_rules::{ErrorCode, StopFlag, ToolError};
+use serde::Serialize;
+
+use super::{Invocation, ToolOutput};
+use crate::agent::Agent;
+
+static TOOLS: OnceLock<A11yTools> = OnceLock::new();
+
+fn a11y(agent: &Agent) -> Result<&'static A11yTools, ToolError> {
+    if let Some(t) = TOOLS.get() {
+        return Ok(t);
+    }
+    let desktop = agent.tools.desktop.as_ref().ok_or_else(|| {
+        ToolError::new(ErrorCode::NoDesktop, "No X display is connected to this mcec process.")
+    })?;
+    Ok(TOOLS.get_or_init(|| A11yTools::atspi(Arc::clone(desktop))))
+}
+
+fn json(result: impl Serialize) -> Result<ToolOutput, ToolError> {
+    serde_json::to_value(result)
+        .map(ToolOutput::json)
+        .map_err(|e| ToolError::new(ErrorCode::Internal, format!("cannot encode the result: {e}")))
+}
+
+macro_rules! bind {
+    ($request:ty, $method:ident) => {
+        impl Invocation for $request {
+            fn run(self: Box<Self>, agent: &Agent, stop: &StopFlag) -> Result<ToolOutput, ToolError> {
+                json(a11y(agent)?.$method(&self, stop)?)
+            }
+        }
+    };
+}
+
+bind!(QueryRequest, query);
+bind!(FindRequest, find);
+bind!(InvokeRequest, invoke);
+bind!(WaitForRequest, wait_for);
+bind!(GetTextRequest, get_text);
+
+/// Reading is refused unless `[clipboard.read]` is on; the audit line says only the length.
+impl Invocation for ClipboardRequest {
+    fn run(self: Box<Self>, agent: &Agent, stop: &StopFlag) -> Result<ToolOutput, ToolError> {
+        if self.action == ClipboardAction::Get && !agent.commands.is_enabled(CLIPBOARD_READ) {
+            let e = ToolError::new(
+                ErrorCode::CommandDisabled,
+                "Reading the clipboard is disabled in mcec.commands (`[clipboard.read]` `Enabled = true` turns it on); nothing was read.",
+            );
+            crate::audit::audit("clipboard", "action=get refused=clipboard.read-disabled");
+            return Err(e);
+        }
+        let result = a11y(agent)?.clipboard(&self, stop)?;
+        let action = if self.action == ClipboardAction::Get { "get" } else { "set" };
+        crate::audit::audit(
+            "clipboard",
+            &format!("action={action} selection={} length={}", result.selection, result.length),
+        );
+        json(result)
+    }
+}

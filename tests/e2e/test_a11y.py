@@ -1,0 +1,419 @@
+"""The accessibility tools end to end: a real `mcec mcp` on the inner display of an Xvfb +
+Xephyr desk, an AT-SPI2 accessibility bus of the test's own, the project's GTK 3 test app
+(`a11y_app.py`, which prints what is done to it) and one stock app (`gtk3-widget-factory`),
+driven through the official MCP Python SDK.
+
+Covers `query`, `find`, `invoke`, `wait-for`, `get-text` and `clipboard`: a button found by name and pressed, bounds in
+desktop pixels (a `click` at their centre presses the button), an entry set with `invoke` and
+typed into after `focus`, the check box toggled, the delayed dialog's OK waited for,
+`ambiguous-selector` listing both twins, `stale-element` after a window closed, a disabled
+button refused, the walk cut by its bounds, mcec's own windows unreachable, bad input refused
+with nothing acted on, no bus → a clear `unavailable`, the label's text from the tree and the
+image's by OCR (words boxed inside it), a missing OCR engine named, the clipboard set and seen
+by `xclip` after the call returned (and the other way round), reading refused while
+`[clipboard.read]` is off, and (last, as it latches the stop for
+the display) the stop refusing `invoke` and ending a `wait-for`.
+
+Build first: `cargo build -p mcec`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from a11y_desk import AccessibilityBus, App, bus_env
+from mcec_e2e import Copy, manual_copy, sdk_envelope, sdk_stdio
+from xdesk import Desk, forget_stop_record, wait_until
+
+pytestmark = pytest.mark.anyio
+
+COMMANDS = ("windows", "click", "focus", "type", "query", "find", "invoke", "wait-for", "get-text", "clipboard",
+            "clipboard.read")
+MAIN = {"window": "mcec a11y main"}
+LIST = {"window": "mcec a11y list"}
+CHORD = "ctrl+alt+shift+s"
+
+
+@pytest.fixture(scope="module")
+def desk():
+    with Desk() as d:
+        forget_stop_record(d.inner)
+        yield d
+        forget_stop_record(d.inner)
+
+
+@pytest.fixture(scope="module")
+def bus(desk: Desk):
+    b = AccessibilityBus(desk.inner)
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="module")
+def app(desk: Desk, bus: AccessibilityBus):
+    a = App.test_app(desk.inner)
+    yield a
+    a.close()
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Copy:
+    return manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=COMMANDS)
+
+
+@asynccontextmanager
+async def agent(copy: Copy, desk: Desk, **env: str):
+    extra = {k: v for k, v in bus_env(desk.inner).items() if k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}
+    extra.update(env)
+    async with sdk_stdio(copy, env_extra=extra) as (session, _init):
+        yield session
+
+
+async def call(s: Any, tool: str, args: dict) -> dict:
+    return sdk_envelope(await s.call_tool(tool, args))
+
+
+async def ok(s: Any, tool: str, args: dict) -> Any:
+    env = await call(s, tool, args)
+    assert env["ok"], f"{tool} {args}: {env}"
+    return env["result"]
+
+
+async def refused(s: Any, tool: str, args: dict, code: str) -> str:
+    env = await call(s, tool, args)
+    assert env["ok"] is False, f"{tool} {args} should fail: {env}"
+    assert env["error"]["code"] == code, env
+    return env["error"]["detail"]
+
+
+async def window_bounds(s: Any, title: str) -> dict:
+    found = [w for w in (await ok(s, "windows", {}))["windows"] if w["title"] == title]
+    assert len(found) == 1, found
+    return found[0]["bounds"]
+
+
+def inside(inner: dict, outer: dict) -> bool:
+    return (
+        inner["x"] >= outer["x"]
+        and inner["y"] >= outer["y"]
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"]
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"]
+    )
+
+
+async def test_find_a_button_by_name_and_invoke_it(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        found = await ok(s, "find", {**MAIN, "value": "Press me"})
+        button = found["element"]
+        assert button["role"] == "push-button" and button["name"] == "Press me"
+        assert "enabled" in button["states"] and "click" in button["actions"]
+        assert inside(button["bounds"], await window_bounds(s, "mcec a11y main")), button
+        # The same element keeps its id.
+        again = await ok(s, "find", {**MAIN, "by": "name", "value": "press me", "role": "button"})
+        assert again["element"]["elementId"] == button["elementId"]
+        mark = app.mark()
+        done = await ok(s, "invoke", {"elementId": button["elementId"]})
+        assert done["done"] == "click"
+        app.wait_line(lambda line: line == "pressed Press me", mark)
+    assert "tool=invoke ok=true" in copy.log()
+
+
+async def test_click_at_the_centre_of_an_element_presses_it(copy: Copy, desk: Desk, app: App) -> None:
+    """Bounds are desktop pixels: the pointer lands on the button they name."""
+    async with agent(copy, desk) as s:
+        b = (await ok(s, "find", {**MAIN, "value": "Press me"}))["element"]["bounds"]
+        mark = app.mark()
+        await ok(s, "click", {"at": {"x": b["x"] + b["width"] // 2, "y": b["y"] + b["height"] // 2}})
+        app.wait_line(lambda line: line == "pressed Press me", mark)
+
+
+async def test_entry_text_by_invoke_and_by_typing_after_focus(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        mark = app.mark()
+        entry = (await ok(s, "find", {**MAIN, "value": "Name field", "role": "text"}))["element"]
+        done = await ok(s, "invoke", {"elementId": entry["elementId"], "action": "setText", "text": "hello"})
+        assert done["done"] == "setText" and done["element"]["text"] == "hello"
+        app.wait_line(lambda line: line == "entry hello", mark)
+        await ok(s, "focus", MAIN)
+        await ok(s, "invoke", {"elementId": entry["elementId"], "action": "focus"})
+        assert "focused" in (await ok(s, "find", {**MAIN, "value": "Name field"}))["element"]["states"]
+        await ok(s, "invoke", {"elementId": entry["elementId"], "action": "appendText", "text": " there"})
+        app.wait_line(lambda line: line == "entry hello there", mark)
+        await ok(s, "type", {"text": "!"})
+        app.wait_line(lambda line: line == "entry hello there!", mark)
+
+
+async def test_toggle_the_check_box(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        mark = app.mark()
+        done = await ok(s, "invoke", {**MAIN, "value": "Remember me", "action": "toggle"})
+        app.wait_line(lambda line: line.startswith("toggled Remember me"), mark)
+        first = [line for line in app.since(mark) if line.startswith("toggled")][0]
+        want = "checked" in done["element"]["states"]
+        assert first == f"toggled Remember me {int(want)}"
+        # A button is not a toggle: refused, naming what it offers, nothing pressed.
+        mark = app.mark()
+        detail = await refused(s, "invoke", {**MAIN, "value": "Press me", "action": "toggle"}, "bad-arguments")
+        assert "offers press" in detail and "click" in detail
+        await anyio.sleep(0.3)
+        assert not any(line.startswith("pressed") for line in app.since(mark))
+
+
+async def test_wait_for_the_delayed_dialogs_ok(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        # Not there yet: a short wait times out (the positive control for the wait below).
+        await refused(s, "wait-for", {"window": "mcec a11y dialog", "value": "OK", "timeoutMs": 0}, "timeout")
+        mark = app.mark()
+        await ok(s, "invoke", {**MAIN, "value": "Open dialog"})
+        got = await ok(s, "wait-for", {"window": "mcec a11y dialog", "value": "OK", "condition": "enabled",
+                                       "timeoutMs": 20000})
+        assert "enabled" in got["element"]["states"]
+        assert "dialog ok enabled" in app.since(mark), app.since(mark)
+        await ok(s, "invoke", {"elementId": got["element"]["elementId"]})
+        app.wait_line(lambda line: line == "dialog ok", mark)
+
+
+async def test_two_buttons_with_one_name_are_ambiguous(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        mark = app.mark()
+        detail = await refused(s, "find", {**MAIN, "value": "Twin"}, "ambiguous-selector")
+        assert detail.startswith("2 elements match"), detail
+        assert detail.count("push-button \"Twin\"") == 2, detail
+        await refused(s, "invoke", {**MAIN, "value": "Twin"}, "ambiguous-selector")
+        both = await ok(s, "find", {**MAIN, "value": "Twin", "all": True})
+        assert len({e["elementId"] for e in both["elements"]}) == 2
+        await anyio.sleep(0.3)
+        assert not any(line == "pressed Twin" for line in app.since(mark))
+
+
+async def test_an_element_of_a_closed_window_is_stale(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        other = (await ok(s, "find", {"window": "mcec a11y other", "value": "Other button"}))["element"]
+        mark = app.mark()
+        await ok(s, "invoke", {"elementId": other["elementId"]})
+        app.wait_line(lambda line: line == "pressed Other button", mark)
+        await ok(s, "invoke", {**MAIN, "value": "Close other"})
+        app.wait_line(lambda line: line == "closed other", mark)
+        await refused(s, "invoke", {"elementId": other["elementId"]}, "stale-element")
+
+
+async def test_query_is_bounded_and_says_when_it_was_cut(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        tree = await ok(s, "query", MAIN)
+        assert "cut" not in tree, tree.get("cut")
+        by_name = {e["name"]: e for e in tree["elements"]}
+        label = by_name["Hello accessible world"]
+        assert label["role"] == "label" and label["text"] == "Hello accessible world"
+        assert by_name["Remember me"]["role"] == "check-box"
+        ids = {e["elementId"] for e in tree["elements"]}
+        assert all(e.get("parentId") in ids for e in tree["elements"] if e["depth"] > 0)
+        frame = tree["elements"][0]
+        assert frame["role"] == "frame" and frame["depth"] == 0
+        rows = await ok(s, "query", {**LIST, "maxElements": 50})
+        assert rows["count"] == 50 and rows["cut"] == "maxElements"
+        shallow = await ok(s, "query", {**LIST, "depth": 1})
+        assert shallow["cut"] == "depth" and all(e["depth"] <= 1 for e in shallow["elements"])
+        whole = await ok(s, "query", {**LIST, "maxElements": 5000, "depth": 64})
+        names = {e["name"] for e in whole["elements"]}
+        assert {"Row 0", "Row 999", "List action"} <= names
+        sub = await ok(s, "query", {"elementId": frame["elementId"], "depth": 1})
+        assert sub["elements"][0]["elementId"] == frame["elementId"]
+
+
+async def test_a_disabled_element_is_not_invoked(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        mark = app.mark()
+        detail = await refused(s, "invoke", {**MAIN, "value": "Never enabled"}, "no-target")
+        assert "not enabled" in detail
+        await ok(s, "invoke", {**MAIN, "value": "Press me"})  # positive control
+        app.wait_line(lambda line: line == "pressed Press me", mark)
+        assert "pressed Never enabled" not in app.since(mark)
+
+
+async def test_mcec_windows_are_never_reachable(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        await ok(s, "query", {"process": "python3", "window": "mcec a11y main", "depth": 1})  # positive control
+        # mcec's overlay is on screen (the control that there is something to refuse) ...
+        own = (await ok(s, "windows", {"process": "mcec", "condition": "appears", "timeoutMs": 20000}))["windows"]
+        assert own, "mcec's overlay never showed"
+        # ... and no accessibility tool reaches it, however it is named.
+        for sel in ({"process": "mcec"}, {"handle": own[0]["id"]}, {"pid": own[0]["pid"]},
+                    {"window": own[0]["title"]}):
+            for tool, extra in (("query", {}), ("find", {"value": "x"}), ("get-text", {})):
+                env = await call(s, tool, {**sel, **extra})
+                assert env["ok"] is False and env["error"]["code"] == "window-not-found", (tool, sel, env)
+
+
+async def test_bad_input_is_refused_and_nothing_acts(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        mark = app.mark()
+        entry = (await ok(s, "find", {**MAIN, "value": "Name field"}))["element"]["elementId"]
+        cases = [
+            ("find", {**MAIN, "value": ""}, "bad-arguments"),
+            ("find", {**MAIN, "value": "OK\u0007"}, "bad-arguments"),
+            ("find", {**MAIN, "by": "role", "value": "frobnicator"}, "bad-arguments"),
+            ("find", {**MAIN, "value": "Press me", "role": "widget"}, "bad-arguments"),
+            ("find", {**MAIN, "value": "Press me", "states": ["shiny"]}, "bad-arguments"),
+            ("find", {**MAIN, "by": "colour", "value": "red"}, "bad-arguments"),
+            ("find", {**MAIN, "value": "No such thing"}, "element-not-found"),
+            ("find", {"value": "Press me"}, "window-not-found"),
+            ("query", {**MAIN, "depth": 0}, "bad-arguments"),
+            ("query", {**MAIN, "depth": 100000}, "bad-arguments"),
+            ("query", {**MAIN, "maxElements": 0}, "bad-arguments"),
+            ("invoke", {"elementId": entry, "action": "setText", "text": "x" * 10_000_000}, "bad-arguments"),
+            ("invoke", {"elementId": entry, "action": "setText", "text": "a\u001bb"}, "bad-arguments"),
+            ("invoke", {"elementId": entry, "action": "frobnicate"}, "bad-arguments"),
+            ("invoke", {"elementId": entry, "action": "named", "name": "frob"}, "bad-arguments"),
+            ("invoke", {"elementId": "e987654321"}, "element-not-found"),
+            ("invoke", {"elementId": "/org/a11y/atspi/accessible/1"}, "element-not-found"),
+            ("invoke", {}, "bad-arguments"),
+            ("wait-for", {**MAIN, "value": "Press me", "timeoutMs": 50001}, "bad-arguments"),
+        ]
+        for tool, args, code in cases:
+            env = await call(s, tool, args)
+            assert env["ok"] is False and env["error"]["code"] == code, (tool, str(args)[:200], env)
+        await anyio.sleep(0.3)
+        assert not [line for line in app.since(mark) if line.startswith(("entry", "pressed"))], app.since(mark)
+
+
+async def test_a_stock_gtk_app_is_readable(copy: Copy, desk: Desk, bus: AccessibilityBus) -> None:
+    factory = shutil.which("gtk3-widget-factory")
+    assert factory, "gtk3-widget-factory is missing (Debian gtk-3-examples; scripts/test installs it)"
+    stock = App([factory], bus_env(desk.inner), ready=None)
+    try:
+        async with agent(copy, desk) as s:
+            got = await ok(s, "windows", {"pid": stock.proc.pid, "condition": "appears", "timeoutMs": 20000})
+            handle = got["windows"][0]["id"]
+            tree = await ok(s, "query", {"handle": handle, "maxElements": 2000, "depth": 64})
+            roles = {e["role"] for e in tree["elements"]}
+            assert {"frame", "push-button", "check-box"} <= roles, roles
+            assert all("bounds" in e for e in tree["elements"] if "showing" in e["states"] and e["role"] == "push-button")
+    finally:
+        stock.close()
+
+
+async def test_no_accessibility_bus_is_a_clear_error(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk, DBUS_SESSION_BUS_ADDRESS="") as s:
+        detail = await refused(s, "query", MAIN, "unavailable")
+        assert "accessibility bus" in detail and "at-spi" in detail.lower(), detail
+        assert "QT_LINUX_ACCESSIBILITY_ALWAYS_ON" in detail
+    async with agent(copy, desk) as s:
+        await ok(s, "query", {**MAIN, "depth": 1})  # positive control: same window, with the bus
+
+
+async def test_get_text_from_the_tree_and_by_ocr(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        label = await ok(s, "get-text", {**MAIN, "value": "Hello accessible world", "role": "label"})
+        assert label["source"] == "accessibility" and label["text"] == "Hello accessible world"
+        image = (await ok(s, "find", {**MAIN, "by": "role", "value": "icon"}))["element"]
+        assert image["name"] == "" and "text" not in image, image
+        await refused(s, "get-text", {"elementId": image["elementId"], "source": "accessibility"}, "element-not-found")
+        read = await ok(s, "get-text", {"elementId": image["elementId"]})
+        assert read["source"] == "ocr", read
+        words = {w["text"]: w for w in read["words"]}
+        assert {"QUICK", "BROWN", "FOX"} <= set(words), read["words"]
+        for w in words.values():
+            assert inside(w["bounds"], image["bounds"]) and 0 <= w["confidence"] <= 100, (w, image["bounds"])
+        region = await ok(s, "get-text", {"region": image["bounds"]})
+        assert "QUICK BROWN FOX" in region["text"], region
+        whole = await ok(s, "get-text", MAIN)
+        assert whole["source"] == "accessibility" and "Hello accessible world" in whole["text"]
+
+
+async def test_a_missing_ocr_engine_is_named(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk, MCEC_TESSERACT="/nonexistent/tesseract") as s:
+        image = (await ok(s, "find", {**MAIN, "by": "role", "value": "icon"}))["element"]
+        detail = await refused(s, "get-text", {"elementId": image["elementId"]}, "unavailable")
+        assert "tesseract-ocr" in detail and "tesseract-ocr-eng" in detail, detail
+
+
+def xclip(desk: Desk, *args: str, text: str | None = None) -> str:
+    done = subprocess.run(["xclip", *args], env={"DISPLAY": desk.inner, "PATH": os.environ.get("PATH", "")},
+                          input=text, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def test_clipboard_outlives_the_call_and_reads_what_others_set(copy: Copy, desk: Desk) -> None:
+    async with agent(copy, desk) as s:
+        secret = "mcec clip ünïcode 1"
+        done = await ok(s, "clipboard", {"action": "set", "text": secret})
+        assert done["length"] == len(secret)
+        assert xclip(desk, "-o", "-selection", "clipboard") == secret
+        await ok(s, "clipboard", {"action": "set", "text": "primary text", "selection": "primary"})
+        assert xclip(desk, "-o", "-selection", "primary") == "primary text"
+        assert xclip(desk, "-o", "-selection", "clipboard") == secret, "PRIMARY is separate"
+        owner = subprocess.Popen(["xclip", "-i", "-selection", "clipboard"], stdin=subprocess.PIPE, text=True,
+                                 env={"DISPLAY": desk.inner, "PATH": os.environ.get("PATH", "")})
+        try:
+            assert owner.stdin is not None
+            owner.stdin.write("from xclip")
+            owner.stdin.close()
+            assert wait_until(lambda: xclip(desk, "-o", "-selection", "clipboard") == "from xclip")
+            got = await ok(s, "clipboard", {"action": "get"})
+            assert got["text"] == "from xclip" and got["owned"] is True
+        finally:
+            owner.kill()
+            owner.wait(timeout=10)
+        await refused(s, "clipboard", {"action": "set", "text": "x" * 10_000_000}, "bad-arguments")
+        await refused(s, "clipboard", {"action": "set", "text": "a\u0000b"}, "bad-arguments")
+        await refused(s, "clipboard", {"action": "set"}, "bad-arguments")
+    log = copy.log()
+    assert "action=set selection=clipboard length=19" in log
+    assert secret not in log and "from xclip" not in log, "the audit must never carry clipboard text"
+
+
+async def test_reading_the_clipboard_needs_its_own_switch(tmp_path: Path, desk: Desk) -> None:
+    no_read = manual_copy(tmp_path / "n", settings="AgentCommandsEnabled = true\n", commands=("clipboard",))
+    async with agent(no_read, desk) as s:
+        await ok(s, "clipboard", {"action": "set", "text": "visible to others"})  # positive control
+        detail = await refused(s, "clipboard", {"action": "get"}, "command-disabled")
+        assert "[clipboard.read]" in detail
+        assert xclip(desk, "-o", "-selection", "clipboard") == "visible to others"
+
+
+async def test_an_app_that_never_answers_costs_a_bounded_wait(copy: Copy, desk: Desk, app: App) -> None:
+    """The app is frozen (SIGSTOP): its D-Bus calls never answer. Every tool answers anyway,
+    with an error that says so, and works again once the app runs (the positive control)."""
+    async with agent(copy, desk) as s:
+        press = (await ok(s, "find", {**MAIN, "value": "Press me"}))["element"]["elementId"]
+        mark = app.mark()
+        app.proc.send_signal(signal.SIGSTOP)
+        try:
+            for tool, args in (("query", MAIN), ("find", {**MAIN, "value": "Press me"}), ("invoke", {"elementId": press})):
+                env = await call(s, tool, args)
+                assert env["ok"] is False and env["error"]["code"] == "unavailable", (tool, env)
+                assert "did not answer" in env["error"]["detail"] or "exposes no accessibility tree" in env["error"]["detail"]
+        finally:
+            app.proc.send_signal(signal.SIGCONT)
+        await ok(s, "invoke", {"elementId": press})
+        app.wait_line(lambda line: line == "pressed Press me", mark)
+        assert app.since(mark).count("pressed Press me") == 1, "the frozen invoke must not have acted later"
+
+
+async def test_zz_the_stop_refuses_invoke_and_ends_wait_for(copy: Copy, desk: Desk, app: App) -> None:
+    """Last in the file: it latches the stop for the display (forgotten at module teardown)."""
+    async with agent(copy, desk) as s:
+        mark = app.mark()
+        async with anyio.create_task_group() as tg:
+            waited: dict = {}
+
+            async def wait_long() -> None:
+                waited.update(await call(s, "wait-for", {**MAIN, "value": "Never there", "timeoutMs": 50000}))
+
+            tg.start_soon(wait_long)
+            await anyio.sleep(1.0)
+            desk.physical("key", CHORD)
+        assert waited["ok"] is False and waited["error"]["code"] == "emergency-stopped", waited
+        assert "The wait ended after" in waited["error"]["detail"] or "stop" in waited["error"]["detail"]
+        await refused(s, "invoke", {**MAIN, "value": "Press me"}, "emergency-stopped")
+        await anyio.sleep(0.3)
+        assert "pressed Press me" not in app.since(mark)
