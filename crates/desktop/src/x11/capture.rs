@@ -17,7 +17,7 @@ use x11rb::rust_connection::RustConnection;
 
 use super::{X11Desktop, conn_err, lock, reply_err};
 use crate::seams::Screens;
-use crate::types::{CursorImage, DisplayInfo, Rect, RgbImage};
+use crate::types::{Captured, CursorImage, DisplayInfo, Rect, RgbImage};
 
 /// Largest reply asked for in one core `GetImage` strip.
 const STRIP_BYTES: usize = 8 << 20;
@@ -35,12 +35,18 @@ pub(crate) struct PixelFormat {
 
 impl PixelFormat {
     pub(crate) fn from_setup(setup: &Setup, screen: &Screen) -> Option<PixelFormat> {
-        let format = setup.pixmap_formats.iter().find(|f| f.depth == screen.root_depth)?;
-        let visual = screen
-            .allowed_depths
+        Self::for_visual(setup, screen.root_depth, screen.root_visual)
+    }
+
+    /// The layout of a drawable of `depth` whose window uses `visual` (on any screen).
+    pub(crate) fn for_visual(setup: &Setup, depth: u8, visual: u32) -> Option<PixelFormat> {
+        let format = setup.pixmap_formats.iter().find(|f| f.depth == depth)?;
+        let visual = setup
+            .roots
             .iter()
+            .flat_map(|s| s.allowed_depths.iter())
             .flat_map(|d| d.visuals.iter())
-            .find(|v| v.visual_id == screen.root_visual)?;
+            .find(|v| v.visual_id == visual)?;
         if !matches!(format.bits_per_pixel, 16 | 24 | 32)
             || visual.red_mask == 0
             || visual.green_mask == 0
@@ -64,7 +70,7 @@ impl PixelFormat {
     }
 
     /// Append `rows` rows of `width` pixels from `data` to `out` as RGB.
-    fn convert_rows(&self, data: &[u8], width: u32, rows: u32, out: &mut Vec<u8>) {
+    pub(crate) fn convert_rows(&self, data: &[u8], width: u32, rows: u32, out: &mut Vec<u8>) {
         let stride = self.stride(width);
         let w = width as usize;
         let fast = self.bits_per_pixel == 32 && self.lsb_first && self.masks == [0xff_0000, 0xff00, 0xff];
@@ -257,7 +263,16 @@ impl Screens for X11Desktop {
         }))
     }
 
-    fn capture(&self, area: Rect) -> Result<RgbImage, ToolError> {
+    fn capture(&self, area: Rect) -> Result<Captured, ToolError> {
+        let mut image = self.screen_pixels(area)?;
+        let left_out = self.leave_out_own(area, &mut image)?;
+        Ok(Captured { image, left_out })
+    }
+}
+
+impl X11Desktop {
+    /// The screen's pixels in `area`, as the operator sees them.
+    fn screen_pixels(&self, area: Rect) -> Result<RgbImage, ToolError> {
         let root = self.root_rect()?;
         if area.x < 0 || area.y < 0 || area.right() > root.right() || area.bottom() > root.bottom() {
             return Err(ToolError::new(

@@ -10,6 +10,7 @@ mod atoms;
 mod capture;
 mod input;
 mod keymap;
+mod own_windows;
 mod windows;
 
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -38,6 +39,8 @@ pub struct X11Desktop {
     pixels: PixelFormat,
     has_xtest: bool,
     has_randr: bool,
+    /// Composite redirects the top-levels, so mcec's windows can be left out of captures.
+    composite: bool,
     shm: Mutex<ShmState>,
     keys: Arc<Mutex<KeyState>>,
     input: Mutex<InputState>,
@@ -92,6 +95,7 @@ impl X11Desktop {
         let has_randr =
             conn.extension_information(x11rb::protocol::randr::X11_EXTENSION_NAME).ok().flatten().is_some();
         let shm_ok = shm_version_ok(&conn);
+        let composite = own_windows::redirect_top_levels(&conn, root);
         let keys = KeyState::load(&conn).map_err(|_| no_desktop("did not give its keymap"))?;
         Ok(X11Desktop {
             conn: Arc::new(conn),
@@ -101,6 +105,7 @@ impl X11Desktop {
             pixels,
             has_xtest,
             has_randr,
+            composite,
             shm: Mutex::new(ShmState::new(shm_ok)),
             keys: Arc::new(Mutex::new(keys)),
             input: Mutex::new(InputState::default()),
