@@ -7,6 +7,7 @@ different colour) under the banner."""
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 from mcec_e2e import Copy, manual_copy, sdk_envelope, sdk_stdio
 from test_desktop import decode_png
 from test_picture import image_block
-from xdesk import ProbeWindow, Screen, wait_until
+from xdesk import TESTWIN, ProbeWindow, Screen, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "target" / "test-artifacts"
@@ -57,13 +58,18 @@ def banner_showing(rows: list[bytes]) -> bool:
     return px(rows, W // 2, 8) == ACTING_BG
 
 
-def mismatches(rows: list[bytes], ox: int, oy: int, tolerance: int = 0) -> list[tuple[int, int]]:
-    """Pixels of the banner's rectangle whose colour is not the pattern's."""
+def mismatches(
+    rows: list[bytes], ox: int, oy: int, tolerance: int = 0, client: tuple[int, int] = (0, 0)
+) -> list[tuple[int, int]]:
+    """Pixels of the banner's rectangle whose colour is not the pattern's; `rows` show the
+    desktop from (ox, oy) on, the test window's client area starts at `client` (rows above
+    it, a window manager's title bar, are not compared)."""
     bx, by, bw, bh = BANNER
+    cx, cy = client
     bad = []
-    for y in range(by, by + bh):
+    for y in range(max(by, cy), by + bh):
         for x in range(bx, bx + bw):
-            got, want = px(rows, x, y, ox, oy), pattern(x, y)
+            got, want = px(rows, x, y, ox, oy), pattern(x - cx, y - cy)
             if any(abs(a - b) > tolerance for a, b in zip(got, want)):
                 bad.append((x, y))
     return bad
@@ -82,6 +88,58 @@ def striped(screen: Screen):
     )
     yield w
     w.close()
+
+
+def xprop(display: str, *args: str) -> str:
+    env = {"DISPLAY": display, "PATH": os.environ.get("PATH", "")}
+    return subprocess.run(["xprop", *args], env=env, capture_output=True, text=True, timeout=30).stdout
+
+
+def client_origin(display: str, window: int) -> tuple[int, int]:
+    env = {"DISPLAY": display, "PATH": os.environ.get("PATH", "")}
+    out = subprocess.run(["xwininfo", "-id", str(window)], env=env, capture_output=True, text=True, check=True).stdout
+    fields = dict(line.strip().split(":", 1) for line in out.splitlines() if ":" in line)
+    return int(fields["Absolute upper-left X"]), int(fields["Absolute upper-left Y"])
+
+
+def probe_shows(screen: Screen) -> bool:
+    probe = subprocess.Popen(
+        [str(TESTWIN), "--title", "probe", "--width", "10", "--height", "10"],
+        env=screen.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert probe.stdout is not None
+        ready, _, _ = select.select([probe.stdout], [], [], 2.0)
+        return bool(ready) and probe.stdout.readline().startswith("ready")
+    finally:
+        probe.kill()
+        probe.wait(timeout=10)
+
+
+@pytest.fixture
+def managed():
+    """A fresh Xvfb with openbox managing it and the striped test window framed by openbox."""
+    with Screen() as s:
+        wm = subprocess.Popen(
+            ["openbox", "--sm-disable"], env=s.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            assert wait_until(lambda: "window id" in xprop(s.display, "-root", "_NET_SUPPORTING_WM_CHECK"), 15)
+            # openbox drops map requests while it is still starting: wait until a probe shows.
+            assert wait_until(lambda: probe_shows(s), 30), "openbox does not manage windows"
+            w = ProbeWindow(s.env(), "--width", str(W), "--height", str(H), "--stripes", "1")
+            try:
+                framed = lambda: "=" in xprop(s.display, "-id", str(w.id), "_NET_FRAME_EXTENTS")  # noqa: E731
+                assert wait_until(framed, 15), "openbox never framed the test window"
+                yield s, w
+            finally:
+                w.close()
+        finally:
+            wm.terminate()
+            wm.wait(timeout=10)
 
 
 @pytest.fixture
@@ -137,6 +195,23 @@ async def test_captures_show_the_application_under_the_banner_not_the_banner(
         assert banner_showing(operator_view(screen.display, shot)), "the operator still sees the banner"
 
 
+async def test_under_openbox_the_frame_of_the_banner_is_left_out_too(copy: Copy, managed) -> None:
+    screen, window = managed
+    async with sdk_stdio(copy, env_extra={"DISPLAY": screen.display}) as (s, _):
+        assert (await call(s, "displays", {}))[0]["ok"]
+        shot = ARTIFACTS / "banner-operator-view-openbox.png"
+        assert wait_until(lambda: banner_showing(operator_view(screen.display, shot)), timeout=20)
+        client = client_origin(screen.display, window.id)
+        assert client[1] < BANNER[3] - 10, f"the window's client area must reach under the banner: {client}"
+        assert len(mismatches(operator_view(screen.display, shot), 0, 0, client=client)) > 5_000
+        env, result = await call(s, "capture", {"full": True})
+        assert env["ok"] and env["result"]["leftOut"]["how"] == "recomposed", env
+        data, _ = image_block(result)
+        (ARTIFACTS / "banner-agent-view-openbox.png").write_bytes(data)
+        _, _, rows = decode_png(data)
+        assert mismatches(rows, 0, 0, client=client) == [], "the capture shows the banner under openbox"
+
+
 @pytest.mark.skipif(shutil.which("convert") is None, reason="needs ImageMagick")
 async def test_recordings_show_the_application_under_the_banner(
     copy: Copy, screen: Screen, striped: ProbeWindow, tmp_path: Path
@@ -157,3 +232,36 @@ async def test_recordings_show_the_application_under_the_banner(
         # GIF frames are quantised to 256 colours: near the pattern, far from the banner's blue.
         assert mismatches(rows, 300, 0, tolerance=40) == [], "the recording shows the banner"
         assert banner_showing(operator_view(screen.display, tmp_path / "op.png"))
+
+
+def test_without_composite_the_banner_is_blanked_and_the_answer_says_so(tmp_path: Path) -> None:
+    """An X server without Composite cannot say what lies beneath: the banner's place is black,
+    never the banner, and `leftOut.how` is `blanked`."""
+    import anyio
+
+    from xdesk import start_server, stop_server
+
+    proc, display = start_server(
+        ["Xvfb", "-screen", "0", f"{W}x{H}x24", "-nolisten", "tcp", "-noreset", "-extension", "Composite"],
+        {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+    )
+    env = {"DISPLAY": display, "PATH": os.environ.get("PATH", "")}
+    window = ProbeWindow(env, "--x", "0", "--y", "0", "--width", str(W), "--height", str(H), "--stripes", "1")
+    copy = manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=("displays", "capture"))
+
+    async def run() -> None:
+        async with sdk_stdio(copy, env_extra={"DISPLAY": display}) as (s, _):
+            assert (await call(s, "displays", {}))[0]["ok"]
+            assert wait_until(lambda: banner_showing(operator_view(display, tmp_path / "op.png")), timeout=20)
+            env, result = await call(s, "capture", {"full": True})
+            assert env["ok"] and env["result"]["leftOut"]["how"] == "blanked", env
+            _, _, rows = decode_png(image_block(result)[0])
+            bx, by, bw, bh = BANNER
+            assert all(px(rows, x, y) == (0, 0, 0) for y in range(by, by + bh) for x in range(bx, bx + bw))
+            assert px(rows, bx - 1, 5) == pattern(bx - 1, 5), "outside mcec's window the screen is as it is"
+
+    try:
+        anyio.run(run)
+    finally:
+        window.close()
+        stop_server(proc)
