@@ -74,13 +74,20 @@ impl PixelFormat {
         let stride = self.stride(width);
         let w = width as usize;
         let fast = self.bits_per_pixel == 32 && self.lsb_first && self.masks == [0xff_0000, 0xff00, 0xff];
-        for row in data.chunks(stride).take(rows as usize) {
-            if fast {
-                for px in row[..w * 4].chunks_exact(4) {
-                    out.extend_from_slice(&[px[2], px[1], px[0]]);
+        if fast {
+            // BGRX to RGB into preallocated rows: this loop vectorises (a 4K frame is 8 Mpx).
+            let start = out.len();
+            out.resize(start + w * rows as usize * 3, 0);
+            for (src, dst) in data.chunks(stride).take(rows as usize).zip(out[start..].chunks_exact_mut(w * 3)) {
+                for (s, d) in src[..w * 4].chunks_exact(4).zip(dst.chunks_exact_mut(3)) {
+                    d[0] = s[2];
+                    d[1] = s[1];
+                    d[2] = s[0];
                 }
-                continue;
             }
+            return;
+        }
+        for row in data.chunks(stride).take(rows as usize) {
             let bpp = usize::from(self.bits_per_pixel) / 8;
             for px in row[..w * bpp].chunks_exact(bpp) {
                 let mut v = 0u32;
@@ -216,13 +223,23 @@ impl X11Desktop {
 
     fn randr_monitors(&self) -> Option<Vec<DisplayInfo>> {
         let reply = self.conn.randr_get_monitors(self.root, true).ok()?.reply().ok()?;
-        let names: Vec<_> = reply.monitors.iter().map(|m| self.conn.get_atom_name(m.name).ok()).collect();
+        // An atom's name never changes: ask the server once per monitor name, not per call
+        // (every pointer action checks its point against the monitors).
+        let mut known = lock(&self.atom_names);
+        let names: Vec<_> = reply
+            .monitors
+            .iter()
+            .map(|m| match known.get(&m.name) {
+                Some(_) => None,
+                None => self.conn.get_atom_name(m.name).ok(),
+            })
+            .collect();
         let mut out = Vec::new();
         for (i, (m, cookie)) in reply.monitors.iter().zip(names).enumerate() {
-            let name = cookie
-                .and_then(|c| c.reply().ok())
-                .map(|r| String::from_utf8_lossy(&r.name).into_owned())
-                .unwrap_or_else(|| format!("monitor-{i}"));
+            if let Some(r) = cookie.and_then(|c| c.reply().ok()) {
+                known.insert(m.name, String::from_utf8_lossy(&r.name).into_owned());
+            }
+            let name = known.get(&m.name).cloned().unwrap_or_else(|| format!("monitor-{i}"));
             out.push(DisplayInfo {
                 index: i as u32,
                 name,

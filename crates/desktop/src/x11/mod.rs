@@ -13,6 +13,7 @@ mod keymap;
 mod own_windows;
 mod windows;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use mcec_rules::{ErrorCode, ToolError};
@@ -47,6 +48,8 @@ pub struct X11Desktop {
     keys: Arc<Mutex<KeyState>>,
     input: Mutex<InputState>,
     no_wm: Mutex<NoWmState>,
+    /// Names of the atoms RandR names monitors with.
+    atom_names: Mutex<HashMap<u32, String>>,
 }
 
 impl X11Desktop {
@@ -114,6 +117,7 @@ impl X11Desktop {
             keys: Arc::new(Mutex::new(keys)),
             input: Mutex::new(InputState::default()),
             no_wm: Mutex::new(NoWmState::default()),
+            atom_names: Mutex::new(HashMap::new()),
         })
     }
 
