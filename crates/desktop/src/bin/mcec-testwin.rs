@@ -156,7 +156,11 @@ fn main() -> Res<()> {
                         for row in y..y + h as i16 {
                             let stripe = ((row as u32 * 8) % 256) << 8;
                             conn.change_gc(gc, &ChangeGCAux::new().foreground(color ^ stripe))?;
-                            conn.poly_fill_rectangle(win, gc, &[Rectangle { x, y: row, width: w, height: 1 }])?;
+                            conn.poly_fill_rectangle(
+                                win,
+                                gc,
+                                &[Rectangle { x, y: row, width: w, height: 1 }],
+                            )?;
                         }
                         continue;
                     }

@@ -78,7 +78,9 @@ impl PixelFormat {
             // BGRX to RGB into preallocated rows: this loop vectorises (a 4K frame is 8 Mpx).
             let start = out.len();
             out.resize(start + w * rows as usize * 3, 0);
-            for (src, dst) in data.chunks(stride).take(rows as usize).zip(out[start..].chunks_exact_mut(w * 3)) {
+            for (src, dst) in
+                data.chunks(stride).take(rows as usize).zip(out[start..].chunks_exact_mut(w * 3))
+            {
                 for (s, d) in src[..w * 4].chunks_exact(4).zip(dst.chunks_exact_mut(3)) {
                     d[0] = s[2];
                     d[1] = s[1];

@@ -8,11 +8,11 @@
 use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
+use x11rb::protocol::xkb::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{
     BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT,
     KeyButMask, MOTION_NOTIFY_EVENT, Mapping,
 };
-use x11rb::protocol::xkb::{self, ConnectionExt as _};
 use x11rb::protocol::xtest::ConnectionExt as _;
 
 use super::keymap::{self, KeyState, alternative_keysym, keysym_of};
@@ -117,8 +117,9 @@ impl X11Desktop {
         // Keys that are not characters are the same in every group.
         let character = matches!(key, Key::Char(c) if !matches!(c, '\n' | '\t'));
         if !character
-            && let Some(found) =
-                keys.lookup_first_group(keysym).or_else(|| alternative_keysym(keysym).and_then(|alt| keys.lookup_first_group(alt)))
+            && let Some(found) = keys
+                .lookup_first_group(keysym)
+                .or_else(|| alternative_keysym(keysym).and_then(|alt| keys.lookup_first_group(alt)))
         {
             return Ok(found);
         }

@@ -72,8 +72,10 @@ impl X11Desktop {
     fn wm_class_cookie(
         &self,
         id: Window,
-    ) -> Result<x11rb::cookie::Cookie<'_, std::sync::Arc<RustConnection>, x11rb::protocol::xproto::GetPropertyReply>, ToolError>
-    {
+    ) -> Result<
+        x11rb::cookie::Cookie<'_, std::sync::Arc<RustConnection>, x11rb::protocol::xproto::GetPropertyReply>,
+        ToolError,
+    > {
         self.conn.get_property(false, id, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64).map_err(conn_err)
     }
 
@@ -109,8 +111,12 @@ impl X11Desktop {
                 continue;
             };
             let border = u32::from(g.border_width) * 2;
-            let rect =
-                Rect::new(i32::from(g.x), i32::from(g.y), u32::from(g.width) + border, u32::from(g.height) + border);
+            let rect = Rect::new(
+                i32::from(g.x),
+                i32::from(g.y),
+                u32::from(g.width) + border,
+                u32::from(g.height) + border,
+            );
             let own = is_own_class(&class.value);
             if !own && class.value.is_empty() {
                 // Perhaps a window manager's frame: the client is one of its children.
@@ -131,7 +137,8 @@ impl X11Desktop {
     /// Take mcec's own windows out of `img`, which shows `area` of the screen.
     pub(crate) fn leave_out_own(&self, area: Rect, img: &mut RgbImage) -> Result<Option<LeftOut>, ToolError> {
         let tops = self.top_levels()?;
-        let covered: Vec<Rect> = tops.iter().filter(|t| t.own).filter_map(|t| t.rect.intersect(&area)).collect();
+        let covered: Vec<Rect> =
+            tops.iter().filter(|t| t.own).filter_map(|t| t.rect.intersect(&area)).collect();
         if covered.is_empty() {
             return Ok(None);
         }
@@ -155,7 +162,8 @@ impl X11Desktop {
     /// The pixels of `rect` as they would be without mcec's windows: the wallpaper (or
     /// black), then every other window's own pixmap over it, bottom first.
     fn recompose(&self, tops: &[TopLevel], rect: Rect) -> Result<Vec<u8>, String> {
-        let mut out = self.wallpaper(rect).unwrap_or_else(|| vec![0; rect.width as usize * rect.height as usize * 3]);
+        let mut out =
+            self.wallpaper(rect).unwrap_or_else(|| vec![0; rect.width as usize * rect.height as usize * 3]);
         for t in tops.iter().filter(|t| !t.own) {
             let Some(part) = t.rect.intersect(&rect) else { continue };
             let format = PixelFormat::for_visual(self.conn.setup(), t.depth, t.visual)

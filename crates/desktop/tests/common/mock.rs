@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use mcec_desktop::keys::Key;
 use mcec_desktop::seams::{Backend, Injector, Screens, WindowManager, WindowOp};
 use mcec_desktop::{
-    Captured, DesktopConfig, DesktopTools, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo,
+    Captured, DesktopConfig, DesktopTools, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection,
+    WindowInfo,
 };
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 
