@@ -9,8 +9,10 @@
 //! of mcec's windows lies, paints the rectangle again from the windows beneath it in stacking
 //! order (`NameWindowPixmap` + `GetImage`), over the wallpaper (`_XROOTPMAP_ID`) or black.
 //!
-//! Where that is impossible (no Composite, or a window that is not redirected) the rectangle
-//! is blanked instead, and the capture answer says so: the agent never sees mcec either way.
+//! A window with no pixmap of its own (a compositor's overlay window, which shows the
+//! composed screen with the banner in it) is left out of that repaint. Without Composite the
+//! rectangle is blanked instead, and the capture answer says so: the agent never sees mcec
+//! either way.
 //! mcec's windows are recognised by `WM_CLASS` ([`OWN_CLASSES`]), on a top-level or on the
 //! client a window manager framed.
 
@@ -169,7 +171,8 @@ impl X11Desktop {
             let format = PixelFormat::for_visual(self.conn.setup(), t.depth, t.visual)
                 .ok_or_else(|| format!("window {} has a pixel format mcec cannot read", t.id))?;
             let pixmap = self.conn.generate_id().map_err(|e| e.to_string())?;
-            self.conn.composite_name_window_pixmap(t.id, pixmap).map_err(|e| e.to_string())?;
+            // Its error, if any, shows in the GetImage reply below.
+            self.conn.composite_name_window_pixmap(t.id, pixmap).map_err(|e| e.to_string())?.ignore_error();
             let image = self
                 .conn
                 .get_image(
@@ -183,8 +186,19 @@ impl X11Desktop {
                 )
                 .map_err(|e| e.to_string())?
                 .reply();
-            let _ = self.conn.free_pixmap(pixmap);
-            let image = image.map_err(|e| format!("window {}: {e:?}", t.id))?;
+            if let Ok(cookie) = self.conn.free_pixmap(pixmap) {
+                cookie.ignore_error();
+            }
+            let image = match image {
+                Ok(image) => image,
+                // Not redirected, so it has no pixmap of its own: a compositor's overlay
+                // window (which shows the composed screen, banner included) or a window
+                // mapped a moment ago. Leaving it out never shows mcec.
+                Err(e) => {
+                    tracing::debug!("window {} has no pixmap to recompose from: {e:?}", t.id);
+                    continue;
+                }
+            };
             let mut rgb = Vec::with_capacity(part.width as usize * part.height as usize * 3);
             format.convert_rows(&image.data, part.width, part.height, &mut rgb);
             let mut piece = RgbImage { width: rect.width, height: rect.height, pixels: out };
