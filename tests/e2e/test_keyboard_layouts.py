@@ -6,7 +6,6 @@ reports must spell what the agent asked for."""
 from __future__ import annotations
 
 import ctypes
-import os
 import re
 import shutil
 import subprocess

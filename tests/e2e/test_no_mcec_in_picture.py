@@ -212,6 +212,31 @@ async def test_under_openbox_the_frame_of_the_banner_is_left_out_too(copy: Copy,
         assert mismatches(rows, 0, 0, client=client) == [], "the capture shows the banner under openbox"
 
 
+@pytest.mark.skipif(shutil.which("xcompmgr") is None, reason="needs xcompmgr")
+async def test_under_a_compositing_manager_the_banner_is_still_recomposed(copy: Copy, tmp_path: Path) -> None:
+    """xcompmgr holds the Manual redirect of the top-levels and paints the screen itself; mcec's
+    Automatic request changes nothing and the windows' pixmaps can still be named."""
+    with Screen() as screen:
+        comp = subprocess.Popen(["xcompmgr"], env=screen.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        window = ProbeWindow(
+            screen.env(), "--x", "0", "--y", "0", "--width", str(W), "--height", str(H), "--stripes", "1"
+        )
+        try:
+            async with sdk_stdio(copy, env_extra={"DISPLAY": screen.display}) as (s, _):
+                assert (await call(s, "displays", {}))[0]["ok"]
+                shot = tmp_path / "op.png"
+                assert wait_until(lambda: banner_showing(operator_view(screen.display, shot)), timeout=20)
+                assert comp.poll() is None, "xcompmgr is running"
+                env, result = await call(s, "capture", {"full": True})
+                assert env["ok"] and env["result"]["leftOut"]["how"] == "recomposed", env
+                _, _, rows = decode_png(image_block(result)[0])
+                assert mismatches(rows, 0, 0) == [], "the capture shows the banner under xcompmgr"
+        finally:
+            window.close()
+            comp.terminate()
+            comp.wait(timeout=10)
+
+
 @pytest.mark.skipif(shutil.which("convert") is None, reason="needs ImageMagick")
 async def test_recordings_show_the_application_under_the_banner(
     copy: Copy, screen: Screen, striped: ProbeWindow, tmp_path: Path
