@@ -90,11 +90,23 @@ async def test_bad_capture_points_and_arguments_are_refused_and_press_nothing(
             ("capture", {"format": "jpeg", "quality": 101}, "`quality`: must be 1 to 100"),
             ("capture", {"format": "gif"}, "format"),
         ]
+        cases += [
+            ("scroll", {"at": {"x": 0, "y": shot["height"]}, "direction": "up", "captureId": cid}, "lies outside"),
+            ("mouse", {"action": "down", "at": {"x": -3, "y": 0}, "captureId": cid}, "lies outside"),
+            ("click", {"at": {"x": 1, "y": 1}, "captureId": cid, "modifiers": ["shift", "hyper"]}, "modifiers"),
+        ]
         for tool, args, want in cases:
             env, _ = await call(s, tool, args)
             assert env["ok"] is False and env["error"]["code"] == "bad-arguments", (tool, args, env)
             assert want in env["error"]["detail"], (tool, args, env)
+        # An id that was issued but is no longer kept (the last 64 are) is refused the same way.
+        tiny = {"region": {"x": 0, "y": 0, "width": 1, "height": 1}}
+        for _ in range(64):
+            assert (await call(s, "capture", tiny))[0]["ok"]
+        env, _ = await call(s, "click", {"at": {"x": 1, "y": 1}, "captureId": cid})
+        assert env["error"]["code"] == "bad-arguments" and f"no capture `{cid}`" in env["error"]["detail"], env
         assert [line for line in full_window.drain() if line.startswith("press")] == []
+        assert screen.buttons_down() == [] and screen.keys_down() == [], "a refused call held nothing"
 
 
 async def test_jpeg_captures(copy: Copy, screen: Screen) -> None:

@@ -26,6 +26,7 @@ pub mod x11;
 
 pub use api::{DesktopConfig, DesktopTools};
 pub use types::{
-    DisplayInfo, DisplaysResult, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo,
+    Captured, DisplayInfo, DisplaysResult, LeftOut, LeftOutHow, MouseButton, Point, Rect, RgbImage,
+    ScrollDirection, WindowInfo,
 };
 pub use x11::X11Desktop;

@@ -9,7 +9,7 @@ use mcec_rules::{StopFlag, ToolError};
 
 use crate::keys::Key;
 use crate::types::{
-    CursorImage, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo,
+    Captured, CursorImage, DisplayInfo, MouseButton, Point, Rect, ScrollDirection, WindowInfo,
 };
 
 /// Monitors and pixels.
@@ -18,8 +18,9 @@ pub trait Screens: Send + Sync {
     fn displays(&self) -> Result<Vec<DisplayInfo>, ToolError>;
 
     /// The pixels of `area`, which the caller has clipped to the desktop and checked against
-    /// the capture caps.
-    fn capture(&self, area: Rect) -> Result<RgbImage, ToolError>;
+    /// the capture caps. mcec's own windows (banner, prompt) are never in them: the backend
+    /// fills their place from what lies beneath, or blanks it, and says where.
+    fn capture(&self, area: Rect) -> Result<Captured, ToolError>;
 
     /// The pointer's current image and place, when the platform can tell.
     fn cursor(&self) -> Result<Option<CursorImage>, ToolError> {

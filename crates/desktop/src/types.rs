@@ -167,6 +167,33 @@ pub struct RgbImage {
     pub pixels: Vec<u8>,
 }
 
+/// What a capture shows: the pixels, and where mcec's own windows were left out of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Captured {
+    pub image: RgbImage,
+    pub left_out: Option<LeftOut>,
+}
+
+/// Where a capture left out mcec's own windows (banner, prompt, host window), which the
+/// operator sees and the agent never does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LeftOut {
+    /// The desktop rectangles mcec's windows covered.
+    pub areas: Vec<Rect>,
+    pub how: LeftOutHow,
+}
+
+/// How the pixels under mcec's windows were filled in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum LeftOutHow {
+    /// From the windows beneath (X Composite): the image shows what the application drew.
+    Recomposed,
+    /// Painted black: the display cannot tell what lies beneath (no X Composite).
+    Blanked,
+}
+
 /// The pointer's image, as the display server draws it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CursorImage {

@@ -14,7 +14,7 @@ use super::stopped_after;
 use crate::keys::Key;
 use crate::seams::{Backend, Injector, Screens, WindowManager, WindowOp};
 use crate::types::{
-    CursorImage, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo,
+    Captured, CursorImage, DisplayInfo, MouseButton, Point, Rect, ScrollDirection, WindowInfo,
 };
 
 /// `inner`, with every press, move and window change refused once `stop` is set.
@@ -37,7 +37,7 @@ impl Screens for StopGated<'_> {
         self.inner.displays()
     }
 
-    fn capture(&self, area: Rect) -> Result<RgbImage, ToolError> {
+    fn capture(&self, area: Rect) -> Result<Captured, ToolError> {
         self.inner.capture(area)
     }
 

@@ -73,6 +73,11 @@ impl HeldButtons {
         locked(&self.held).remove(&button).is_some()
     }
 
+    /// Whether any button is held by `mouse down`.
+    pub(crate) fn any(&self) -> bool {
+        !locked(&self.held).is_empty()
+    }
+
     /// Forget every button (the stop released them all).
     pub(crate) fn clear(&self) {
         locked(&self.held).clear();

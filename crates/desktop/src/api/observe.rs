@@ -11,7 +11,7 @@ use crate::geometry::{CLIENT_LONG_SIDE, CLIENT_PIXELS, check_capture_size, clien
 use crate::requests::{
     CaptureRequest, DisplaysRequest, ImageFormat, Region, WaitCondition, WindowSelector, WindowsRequest,
 };
-use crate::types::{DisplaysResult, Rect, WindowInfo};
+use crate::types::{DisplaysResult, LeftOut, Rect, WindowInfo};
 use crate::{image, select};
 
 /// Default and longest wait of `windows` with a `condition`.
@@ -54,6 +54,10 @@ pub struct CaptureResult {
     /// Image pixels per desktop pixel, across and down (1 when not downscaled).
     pub scale_x: f64,
     pub scale_y: f64,
+    /// Where mcec's own windows (banner, prompt) lay in the area and how they were left out;
+    /// absent when none was there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<LeftOut>,
     /// The window captured, when a selector was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<WindowInfo>,
@@ -208,7 +212,8 @@ impl DesktopTools {
             None => None,
         };
         let (area, window) = self.target_area(req.region.as_ref(), &selector)?;
-        let mut img = self.backend.capture(area)?;
+        let shot = self.backend.capture(area)?;
+        let mut img = shot.image;
         if req.cursor == Some(true) {
             match self.backend.cursor()? {
                 Some(cursor) => image::draw_cursor(&mut img, (area.x, area.y), &cursor),
@@ -253,6 +258,7 @@ impl DesktopTools {
             capture_id,
             scale_x: f64::from(img.width) / f64::from(area.width),
             scale_y: f64::from(img.height) / f64::from(area.height),
+            left_out: shot.left_out,
             window,
             file,
         })

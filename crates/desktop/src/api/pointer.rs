@@ -103,6 +103,16 @@ impl DesktopTools {
                 let duration = checked_duration(req.duration_ms)?;
                 let to = needs_at("at")?;
                 let path = req.path.as_deref().unwrap_or(&[]);
+                if path.is_empty() && duration.is_zero() && !self.held.any() {
+                    // A plain hover: one motion to the point. A walk through every 12 px only
+                    // matters along a path, over time, or with a button held (dragging).
+                    let at = self.target_point(&space, to, "at")?;
+                    self.actuate(stop, |b| {
+                        b.pointer_move(at)?;
+                        b.settle()
+                    })?;
+                    return Ok(MouseResult::new(MouseAction::Move, at));
+                }
                 let from = self.backend.pointer_position()?;
                 let (_, path, to) = self.relative_to(&space, to, path, to)?;
                 let points = self.drag_points(from, &path, to, ["at", "path", "at"])?;

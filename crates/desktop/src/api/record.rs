@@ -151,7 +151,7 @@ fn run(
             break "duration";
         }
         let img = match backend.capture(plan.area) {
-            Ok(img) => img,
+            Ok(shot) => shot.image,
             Err(e) if frames > 0 => {
                 tracing::warn!("recording ended early: {e}");
                 break "stopped";

@@ -12,11 +12,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mcec_desktop::geometry::{CLIENT_LONG_SIDE, CLIENT_PIXELS, client_size};
 use mcec_desktop::requests::{
     CaptureRequest, ClickRequest, DisplaysRequest, KeyRequest, TypeRequest, WindowsRequest,
 };
 use mcec_desktop::seams::Screens;
-use mcec_desktop::{DesktopConfig, DesktopTools, Point, Rect, X11Desktop};
+use mcec_desktop::{DesktopConfig, DesktopTools, Point, Rect, X11Desktop, image};
 use mcec_rules::StopFlag;
 
 /// The timings of the calls that succeeded, and what the others said. A failed call is never
@@ -157,6 +158,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     backend.set_shm_enabled(true);
+    // The default-size capture's stages on their own.
+    let raw = backend.capture(Rect::new(0, 0, screen.width, screen.height))?.image;
+    let (tw, th) = client_size(raw.width, raw.height, CLIENT_LONG_SIDE, CLIENT_PIXELS);
+    failed += report("copy + downscale to client size", time(n, || image::downscale(raw.clone(), tw, th)));
+    let small = image::downscale(raw, tw, th)?;
+    failed += report("PNG encode at client size", time(n, || image::encode_png(&small)));
+    failed += report("JPEG encode at client size", time(n, || image::encode_jpeg(&small, 80)));
     let png = tools.capture(&CaptureRequest::full_screen())?;
     println!("full-screen PNG: {}x{}, {} bytes", png.width, png.height, png.byte_size);
     if let Some(path) = args.iter().find_map(|a| a.strip_prefix("--save=")) {

@@ -1,10 +1,12 @@
 //! A tiny X11 window for mcec's integration tests: it draws a known pattern and prints every
 //! input event it receives, one line each, on stdout. Not part of mcec.
 //!
-//! Usage: `mcec-testwin [--title T] [--class C] [--x N] [--y N] [--width N] [--height N]`
+//! Usage: `mcec-testwin [--title T] [--class C] [--x N] [--y N] [--width N] [--height N]
+//! [--stripes 1]`
 //!
 //! Pattern: four quadrants, red (top-left), green (top-right), blue (bottom-left), white
-//! (bottom-right). Output lines:
+//! (bottom-right). With `--stripes 1` every row's green channel is XORed with `(y * 8) % 256`,
+//! so each row differs from the next (pixel-exact comparisons). Output lines:
 //! `ready <id>`, `press|release <button> <x> <y> <state>`, `motion <x> <y>`,
 //! `key <keycode> <state> <keysym-hex> <char-hex|->`, `keyup <keycode> <state>`,
 //! `focus-in`, `focus-out`, `mapping`.
@@ -28,6 +30,7 @@ struct Args {
     y: i16,
     width: u16,
     height: u16,
+    stripes: bool,
 }
 
 fn parse_args() -> Res<Args> {
@@ -38,6 +41,7 @@ fn parse_args() -> Res<Args> {
         y: 100,
         width: 400,
         height: 300,
+        stripes: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -49,6 +53,7 @@ fn parse_args() -> Res<Args> {
             "--y" => a.y = v.parse()?,
             "--width" => a.width = v.parse()?,
             "--height" => a.height = v.parse()?,
+            "--stripes" => a.stripes = v == "1",
             other => return Err(format!("unknown flag {other}").into()),
         }
     }
@@ -147,6 +152,18 @@ fn main() -> Res<()> {
         match event {
             Event::Expose(e) if e.count == 0 => {
                 for (color, x, y) in quads {
+                    if args.stripes {
+                        for row in y..y + h as i16 {
+                            let stripe = ((row as u32 * 8) % 256) << 8;
+                            conn.change_gc(gc, &ChangeGCAux::new().foreground(color ^ stripe))?;
+                            conn.poly_fill_rectangle(
+                                win,
+                                gc,
+                                &[Rectangle { x, y: row, width: w, height: 1 }],
+                            )?;
+                        }
+                        continue;
+                    }
                     conn.change_gc(gc, &ChangeGCAux::new().foreground(color))?;
                     conn.poly_fill_rectangle(win, gc, &[Rectangle { x, y, width: w, height: h }])?;
                 }

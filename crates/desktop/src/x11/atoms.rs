@@ -15,5 +15,6 @@ x11rb::atom_manager! {
         UTF8_STRING,
         WM_STATE,
         WM_CHANGE_STATE,
+        _XROOTPMAP_ID,
     }
 }

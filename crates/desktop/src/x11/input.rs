@@ -8,6 +8,7 @@
 use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
+use x11rb::protocol::xkb::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{
     BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT,
     KeyButMask, MOTION_NOTIFY_EVENT, Mapping,
@@ -82,11 +83,28 @@ impl X11Desktop {
         if stale {
             keys.reload(&self.conn).map_err(reply_err)?;
         }
+        keys.set_group(self.active_group()?);
         Ok(())
     }
 
-    /// Keycode and column for `keysym`, mapping a spare keycode when the keymap lacks it.
-    fn resolve(&self, keys: &mut KeyState, keysym: u32, field: &str) -> Result<(u8, u8), ToolError> {
+    /// The keyboard's effective XKB group (which layout is active), 0 without XKB.
+    fn active_group(&self) -> Result<u8, ToolError> {
+        if !self.has_xkb {
+            return Ok(0);
+        }
+        let state = self
+            .conn
+            .xkb_get_state(xkb::ID::USE_CORE_KBD.into())
+            .map_err(conn_err)?
+            .reply()
+            .map_err(reply_err)?;
+        Ok(u8::from(state.group))
+    }
+
+    /// Keycode and level (0 plain, 1 shifted) for `key`'s keysym in the active group,
+    /// mapping a spare keycode when the group lacks a character.
+    fn resolve(&self, keys: &mut KeyState, key: Key, field: &str) -> Result<(u8, u8), ToolError> {
+        let keysym = keysym_of(key);
         if keysym == 0 {
             return Err(ToolError::bad_argument(field, "holds a character no keyboard can type"));
         }
@@ -94,6 +112,15 @@ impl X11Desktop {
             return Ok(found);
         }
         if let Some(found) = alternative_keysym(keysym).and_then(|alt| keys.lookup(alt)) {
+            return Ok(found);
+        }
+        // Keys that are not characters are the same in every group.
+        let character = matches!(key, Key::Char(c) if !matches!(c, '\n' | '\t'));
+        if !character
+            && let Some(found) = keys
+                .lookup_first_group(keysym)
+                .or_else(|| alternative_keysym(keysym).and_then(|alt| keys.lookup_first_group(alt)))
+        {
             return Ok(found);
         }
         if xkeysym::Keysym::new(keysym).is_modifier_key() {
@@ -115,13 +142,14 @@ impl X11Desktop {
     fn shift_keycode(&self, keys: &KeyState) -> Result<u8, ToolError> {
         keys.lookup(xkeysym::key::Shift_L)
             .or_else(|| keys.lookup(xkeysym::key::Shift_R))
+            .or_else(|| keys.lookup_first_group(xkeysym::key::Shift_L))
             .map(|(kc, _)| kc)
             .ok_or_else(|| ToolError::new(ErrorCode::Unavailable, "The keyboard has no Shift key."))
     }
 
     /// Press and release one character's key (with Shift when it is in the shifted column).
     fn tap_char(&self, keys: &mut KeyState, c: char) -> Result<(), ToolError> {
-        let (kc, col) = self.resolve(keys, keysym_of(Key::Char(c)), "text")?;
+        let (kc, col) = self.resolve(keys, Key::Char(c), "text")?;
         let shift = if col == 1 { Some(self.shift_keycode(keys)?) } else { None };
         if let Some(s) = shift {
             self.key_event(s, true)?;
@@ -201,7 +229,7 @@ impl Injector for X11Desktop {
         self.require_xtest()?;
         let mut keys = lock(&self.keys);
         self.drain_events(&mut keys)?;
-        let (kc, col) = self.resolve(&mut keys, keysym_of(key), "keys")?;
+        let (kc, col) = self.resolve(&mut keys, key, "keys")?;
         let add_shift = col == 1 && matches!(key, Key::Char(_));
         if down {
             if add_shift {

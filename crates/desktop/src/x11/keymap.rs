@@ -1,6 +1,14 @@
 //! The core keymap as mcec sees it, and the temporary keycodes that make any character
 //! typeable.
 //!
+//! Under XKB the core keymap holds every layout (group) a keycode has: columns 0 and 1 are
+//! group 1's plain and shifted symbols, columns 2 and 3 group 2's (a key with one group
+//! repeats it there). The same keycode gives another character once the operator switched to
+//! their second layout, so a character is looked up only in the columns of the group active
+//! right now (read with XKB `GetState` before each call); a character the active group has no
+//! plain or shifted key for (an AltGr level, or another layout's letter) goes onto a spare
+//! keycode like any missing character. mcec never changes the operator's active group.
+//!
 //! A character with no key is typed by mapping its keysym onto a spare keycode (one whose
 //! every column is `NoSymbol`) with `ChangeKeyboardMapping`. Clients re-read the keymap
 //! when they handle the `MappingNotify` that precedes our key event, which may be well after
@@ -22,6 +30,11 @@ use xkeysym::Keysym;
 use super::lock;
 use crate::keys::{Key, Modifier, NamedKey};
 
+/// Pause between mapping a spare keycode and its first press. Without it an Xlib client
+/// (xev, under `de` and `us,ru`) looked about one fresh key in ten up in the old mapping and
+/// got `NoSymbol`: the press arrived before the client had re-read the keymap.
+const FRESH_KEYCODE_PAUSE: Duration = Duration::from_millis(20);
+
 /// How long a temporary keycode stays mapped after its last use.
 pub(crate) const RESTORE_AFTER: Duration = Duration::from_millis(1_000);
 
@@ -41,6 +54,8 @@ pub(crate) struct KeyState {
     syms: Vec<u32>,
     temps: Vec<Temp>,
     restorer_running: bool,
+    /// The effective XKB group (0-based) when last read; 0 without XKB.
+    group: u8,
 }
 
 impl KeyState {
@@ -54,6 +69,7 @@ impl KeyState {
             syms: map.keysyms,
             temps: Vec::new(),
             restorer_running: false,
+            group: 0,
         })
     }
 
@@ -63,7 +79,9 @@ impl KeyState {
         let fresh = KeyState::load(conn)?;
         let temps = std::mem::take(&mut self.temps);
         let running = self.restorer_running;
+        let group = self.group;
         *self = fresh;
+        self.group = group;
         self.restorer_running = running;
         self.temps = temps.into_iter().filter(|t| self.column(t.keycode, 0) == Some(t.keysym)).collect();
         Ok(())
@@ -80,11 +98,36 @@ impl KeyState {
         (0..count).map(move |i| self.min_keycode.saturating_add(i as u8))
     }
 
-    /// The keycode and column (0 plain, 1 shifted) that produce `keysym`, plain preferred.
+    pub(crate) fn set_group(&mut self, group: u8) {
+        self.group = group;
+    }
+
+    /// The keycode and level (0 plain, 1 shifted) that produce `keysym` in the active group,
+    /// plain preferred. Groups past the second have no fixed core columns: nothing is found
+    /// there (characters then go onto a spare keycode).
     pub(crate) fn lookup(&self, keysym: u32) -> Option<(u8, u8)> {
-        for col in 0..self.per.min(2) {
+        let first = match self.group {
+            0 => 0,
+            1 => 2,
+            _ => return None,
+        };
+        self.lookup_in(keysym, first)
+    }
+
+    /// Like [`KeyState::lookup`] but in group 1's columns whatever group is active: for
+    /// keys that are not characters (Return, F5, Control_L), which every group shares.
+    pub(crate) fn lookup_first_group(&self, keysym: u32) -> Option<(u8, u8)> {
+        self.lookup_in(keysym, 0)
+    }
+
+    fn lookup_in(&self, keysym: u32, first: u8) -> Option<(u8, u8)> {
+        for level in 0..2 {
+            let col = first + level;
+            if col >= self.per {
+                break;
+            }
             if let Some(kc) = self.keycodes().find(|kc| self.column(*kc, col) == Some(keysym)) {
-                return Some((kc, col));
+                return Some((kc, level));
             }
         }
         None
@@ -115,6 +158,7 @@ impl KeyState {
             }
         };
         self.set(conn, keycode, keysym).ok()?;
+        thread::sleep(FRESH_KEYCODE_PAUSE);
         self.temps.push(Temp { keycode, keysym, last_used: now });
         Some(keycode)
     }
@@ -236,7 +280,7 @@ mod tests {
     use super::*;
 
     fn state(per: u8, syms: Vec<u32>) -> KeyState {
-        KeyState { min_keycode: 8, per, syms, temps: vec![], restorer_running: false }
+        KeyState { min_keycode: 8, per, syms, temps: vec![], restorer_running: false, group: 0 }
     }
 
     #[test]
@@ -249,6 +293,23 @@ mod tests {
         assert_eq!(st.lookup(0x7e), None);
         assert!(st.is_spare(9));
         assert!(!st.is_spare(8));
+    }
+
+    #[test]
+    fn lookup_follows_the_active_group() {
+        // us,ru: keycode 8 is h H Cyrillic_er Cyrillic_ER, 9 is 6 asciicircum 6 colon,
+        // 10 is Return NoSymbol Return NoSymbol.
+        let mut st = state(4, vec![0x68, 0x48, 0x6d2, 0x6f2, 0x36, 0x5e, 0x36, 0x3a, 0xff0d, 0, 0xff0d, 0]);
+        assert_eq!(st.lookup(0x68), Some((8, 0)));
+        assert_eq!(st.lookup(0x3a), None, "colon is only in the second group");
+        st.set_group(1);
+        assert_eq!(st.lookup(0x68), None, "h is not in the second group");
+        assert_eq!(st.lookup(0x6d2), Some((8, 0)));
+        assert_eq!(st.lookup(0x3a), Some((9, 1)));
+        assert_eq!(st.lookup(0xff0d), Some((10, 0)));
+        assert_eq!(st.lookup_first_group(0x68), Some((8, 0)));
+        st.set_group(2);
+        assert_eq!(st.lookup(0x68), None);
     }
 
     #[test]

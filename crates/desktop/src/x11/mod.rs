@@ -10,8 +10,10 @@ mod atoms;
 mod capture;
 mod input;
 mod keymap;
+mod own_windows;
 mod windows;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use mcec_rules::{ErrorCode, ToolError};
@@ -38,10 +40,16 @@ pub struct X11Desktop {
     pixels: PixelFormat,
     has_xtest: bool,
     has_randr: bool,
+    /// XKB is there to tell which layout (group) is active.
+    has_xkb: bool,
+    /// Composite redirects the top-levels, so mcec's windows can be left out of captures.
+    composite: bool,
     shm: Mutex<ShmState>,
     keys: Arc<Mutex<KeyState>>,
     input: Mutex<InputState>,
     no_wm: Mutex<NoWmState>,
+    /// Names of the atoms RandR names monitors with.
+    atom_names: Mutex<HashMap<u32, String>>,
 }
 
 impl X11Desktop {
@@ -92,6 +100,8 @@ impl X11Desktop {
         let has_randr =
             conn.extension_information(x11rb::protocol::randr::X11_EXTENSION_NAME).ok().flatten().is_some();
         let shm_ok = shm_version_ok(&conn);
+        let composite = own_windows::redirect_top_levels(&conn, root);
+        let has_xkb = xkb_ok(&conn);
         let keys = KeyState::load(&conn).map_err(|_| no_desktop("did not give its keymap"))?;
         Ok(X11Desktop {
             conn: Arc::new(conn),
@@ -101,10 +111,13 @@ impl X11Desktop {
             pixels,
             has_xtest,
             has_randr,
+            composite,
+            has_xkb,
             shm: Mutex::new(ShmState::new(shm_ok)),
             keys: Arc::new(Mutex::new(keys)),
             input: Mutex::new(InputState::default()),
             no_wm: Mutex::new(NoWmState::default()),
+            atom_names: Mutex::new(HashMap::new()),
         })
     }
 
@@ -140,6 +153,15 @@ impl Drop for X11Desktop {
         lock(&self.shm).detach(&self.conn);
         let _ = self.conn.flush();
     }
+}
+
+/// Whether XKB answers (it must be told the client's version before any other request).
+fn xkb_ok(conn: &RustConnection) -> bool {
+    use x11rb::protocol::xkb::ConnectionExt as _;
+    if conn.extension_information(x11rb::protocol::xkb::X11_EXTENSION_NAME).ok().flatten().is_none() {
+        return false;
+    }
+    conn.xkb_use_extension(1, 0).ok().and_then(|c| c.reply().ok()).is_some_and(|r| r.supported)
 }
 
 fn shm_version_ok(conn: &RustConnection) -> bool {

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use mcec_desktop::keys::Key;
 use mcec_desktop::seams::{Backend, Injector, Screens, WindowManager, WindowOp};
 use mcec_desktop::{
-    DesktopConfig, DesktopTools, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo,
+    Captured, DesktopConfig, DesktopTools, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection,
+    WindowInfo,
 };
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 
@@ -83,12 +84,13 @@ impl Screens for Mock {
         }])
     }
 
-    fn capture(&self, area: Rect) -> Result<RgbImage, ToolError> {
-        Ok(RgbImage {
+    fn capture(&self, area: Rect) -> Result<Captured, ToolError> {
+        let image = RgbImage {
             width: area.width,
             height: area.height,
             pixels: vec![0; area.width as usize * area.height as usize * 3],
-        })
+        };
+        Ok(Captured { image, left_out: None })
     }
 }
 

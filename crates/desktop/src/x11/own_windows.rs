@@ -1,0 +1,270 @@
+//! Leaving mcec's own windows (the banner, the re-arm prompt, the host window) out of every
+//! capture, while the operator goes on seeing them.
+//!
+//! The screen's pixels under the banner are the banner's. To show the agent what lies beneath
+//! it, mcec asks the X server at connect time to keep every top-level window's contents in an
+//! offscreen pixmap (Composite `RedirectSubwindows(root, Automatic)`; the server still paints
+//! the screen itself, and under a compositing window manager, which already redirects them,
+//! the request changes nothing). A capture then reads the screen as usual and, only where one
+//! of mcec's windows lies, paints the rectangle again from the windows beneath it in stacking
+//! order (`NameWindowPixmap` + `GetImage`), over the wallpaper (`_XROOTPMAP_ID`) or black.
+//!
+//! A window with no pixmap of its own (a compositor's overlay window, which shows the
+//! composed screen with the banner in it) is left out of that repaint. Without Composite the
+//! rectangle is blanked instead, and the capture answer says so: the agent never sees mcec
+//! either way.
+//! mcec's windows are recognised by `WM_CLASS` ([`OWN_CLASSES`]), on a top-level or on the
+//! client a window manager framed.
+
+use x11rb::connection::{Connection, RequestConnection};
+use x11rb::protocol::composite::{self, ConnectionExt as _, Redirect};
+use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, ImageFormat, MapState, Window, WindowClass};
+use x11rb::rust_connection::RustConnection;
+
+use super::capture::PixelFormat;
+use super::{X11Desktop, conn_err, reply_err};
+use crate::types::{LeftOut, LeftOutHow, Rect, RgbImage};
+use mcec_rules::ToolError;
+
+/// `WM_CLASS` instance or class names of mcec's windows: winit names a window after the
+/// executable (`mcec`), and the operator crate renames the overlay `mcec-overlay`.
+pub(crate) const OWN_CLASSES: [&str; 2] = ["mcec", "mcec-overlay"];
+
+/// Ask the server to keep every top-level's pixels offscreen. Returns whether Composite is
+/// there to name those pixmaps later.
+pub(crate) fn redirect_top_levels(conn: &RustConnection, root: Window) -> bool {
+    if conn.extension_information(composite::X11_EXTENSION_NAME).ok().flatten().is_none() {
+        tracing::warn!("no Composite extension: mcec's own windows are blanked out of captures");
+        return false;
+    }
+    let version = composite::query_version(conn, 0, 4).ok().and_then(|c| c.reply().ok());
+    if version.is_none_or(|v| (v.major_version, v.minor_version) < (0, 2)) {
+        tracing::warn!("Composite older than 0.2: mcec's own windows are blanked out of captures");
+        return false;
+    }
+    match conn.composite_redirect_subwindows(root, Redirect::AUTOMATIC).map(|c| c.check()) {
+        Ok(Ok(())) => true,
+        // Someone else holds the redirection: their pixmaps can still be named.
+        Ok(Err(e)) => {
+            tracing::info!("Composite redirect refused ({e:?}); relying on the existing one");
+            true
+        }
+        Err(e) => {
+            tracing::warn!("Composite redirect failed: {e}");
+            false
+        }
+    }
+}
+
+/// A mapped top-level window, bottom of the stack first.
+struct TopLevel {
+    id: Window,
+    /// Outer rectangle (border included), in root coordinates.
+    rect: Rect,
+    own: bool,
+    depth: u8,
+    visual: u32,
+}
+
+fn is_own_class(value: &[u8]) -> bool {
+    value.split(|b| *b == 0).any(|part| OWN_CLASSES.iter().any(|c| c.as_bytes() == part))
+}
+
+impl X11Desktop {
+    fn wm_class_cookie(
+        &self,
+        id: Window,
+    ) -> Result<
+        x11rb::cookie::Cookie<'_, std::sync::Arc<RustConnection>, x11rb::protocol::xproto::GetPropertyReply>,
+        ToolError,
+    > {
+        self.conn.get_property(false, id, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64).map_err(conn_err)
+    }
+
+    /// The mapped InputOutput children of the root in stacking order, each marked when it is
+    /// (or frames) one of mcec's windows. Every request of a round is sent before any reply
+    /// is read: three round trips whatever the number of windows.
+    fn top_levels(&self) -> Result<Vec<TopLevel>, ToolError> {
+        let tree = self.conn.query_tree(self.root).map_err(conn_err)?.reply().map_err(reply_err)?;
+        let attrs = tree
+            .children
+            .iter()
+            .map(|w| self.conn.get_window_attributes(*w).map_err(conn_err))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut mapped = Vec::new();
+        for (id, cookie) in tree.children.iter().zip(attrs) {
+            // A window closed meanwhile is simply not there.
+            let Ok(a) = cookie.reply() else { continue };
+            if a.map_state == MapState::VIEWABLE && a.class == WindowClass::INPUT_OUTPUT {
+                mapped.push((*id, a.visual));
+            }
+        }
+        let mut pending = Vec::with_capacity(mapped.len());
+        for (id, visual) in mapped {
+            let geom = self.conn.get_geometry(id).map_err(conn_err)?;
+            let class = self.wm_class_cookie(id)?;
+            let children = self.conn.query_tree(id).map_err(conn_err)?;
+            pending.push((id, visual, geom, class, children));
+        }
+        let mut tops = Vec::with_capacity(pending.len());
+        let mut inner = Vec::new();
+        for (id, visual, geom, class, children) in pending {
+            let (Ok(g), Ok(class), Ok(children)) = (geom.reply(), class.reply(), children.reply()) else {
+                continue;
+            };
+            let border = u32::from(g.border_width) * 2;
+            let rect = Rect::new(
+                i32::from(g.x),
+                i32::from(g.y),
+                u32::from(g.width) + border,
+                u32::from(g.height) + border,
+            );
+            let own = is_own_class(&class.value);
+            if !own && class.value.is_empty() {
+                // Perhaps a window manager's frame: the client is one of its children.
+                for child in children.children {
+                    inner.push((tops.len(), self.wm_class_cookie(child)?));
+                }
+            }
+            tops.push(TopLevel { id, rect, own, depth: g.depth, visual });
+        }
+        for (index, cookie) in inner {
+            if cookie.reply().is_ok_and(|c| is_own_class(&c.value)) {
+                tops[index].own = true;
+            }
+        }
+        Ok(tops)
+    }
+
+    /// Take mcec's own windows out of `img`, which shows `area` of the screen.
+    pub(crate) fn leave_out_own(&self, area: Rect, img: &mut RgbImage) -> Result<Option<LeftOut>, ToolError> {
+        let tops = self.top_levels()?;
+        let covered: Vec<Rect> =
+            tops.iter().filter(|t| t.own).filter_map(|t| t.rect.intersect(&area)).collect();
+        if covered.is_empty() {
+            return Ok(None);
+        }
+        let mut how = LeftOutHow::Recomposed;
+        for rect in &covered {
+            let pixels = match self.composite.then(|| self.recompose(&tops, *rect)) {
+                Some(Ok(p)) => p,
+                failed => {
+                    if let Some(Err(e)) = failed {
+                        tracing::warn!("recomposing under mcec's window failed, blanking it: {e}");
+                    }
+                    how = LeftOutHow::Blanked;
+                    vec![0; rect.width as usize * rect.height as usize * 3]
+                }
+            };
+            paste(img, area, *rect, &pixels);
+        }
+        Ok(Some(LeftOut { areas: covered, how }))
+    }
+
+    /// The pixels of `rect` as they would be without mcec's windows: the wallpaper (or
+    /// black), then every other window's own pixmap over it, bottom first.
+    fn recompose(&self, tops: &[TopLevel], rect: Rect) -> Result<Vec<u8>, String> {
+        let mut out =
+            self.wallpaper(rect).unwrap_or_else(|| vec![0; rect.width as usize * rect.height as usize * 3]);
+        for t in tops.iter().filter(|t| !t.own) {
+            let Some(part) = t.rect.intersect(&rect) else { continue };
+            let format = PixelFormat::for_visual(self.conn.setup(), t.depth, t.visual)
+                .ok_or_else(|| format!("window {} has a pixel format mcec cannot read", t.id))?;
+            let pixmap = self.conn.generate_id().map_err(|e| e.to_string())?;
+            // Its error, if any, shows in the GetImage reply below.
+            self.conn.composite_name_window_pixmap(t.id, pixmap).map_err(|e| e.to_string())?.ignore_error();
+            let image = self
+                .conn
+                .get_image(
+                    ImageFormat::Z_PIXMAP,
+                    pixmap,
+                    (part.x - t.rect.x) as i16,
+                    (part.y - t.rect.y) as i16,
+                    part.width as u16,
+                    part.height as u16,
+                    !0,
+                )
+                .map_err(|e| e.to_string())?
+                .reply();
+            if let Ok(cookie) = self.conn.free_pixmap(pixmap) {
+                cookie.ignore_error();
+            }
+            let image = match image {
+                Ok(image) => image,
+                // Not redirected, so it has no pixmap of its own: a compositor's overlay
+                // window (which shows the composed screen, banner included) or a window
+                // mapped a moment ago. Leaving it out never shows mcec.
+                Err(e) => {
+                    tracing::debug!("window {} has no pixmap to recompose from: {e:?}", t.id);
+                    continue;
+                }
+            };
+            let mut rgb = Vec::with_capacity(part.width as usize * part.height as usize * 3);
+            format.convert_rows(&image.data, part.width, part.height, &mut rgb);
+            let mut piece = RgbImage { width: rect.width, height: rect.height, pixels: out };
+            paste(&mut piece, rect, part, &rgb);
+            out = piece.pixels;
+        }
+        Ok(out)
+    }
+
+    /// The wallpaper's pixels in `rect`, when a desktop set one (`_XROOTPMAP_ID`).
+    fn wallpaper(&self, rect: Rect) -> Option<Vec<u8>> {
+        let prop = self.atoms._XROOTPMAP_ID;
+        let reply =
+            self.conn.get_property(false, self.root, prop, AtomEnum::PIXMAP, 0, 1).ok()?.reply().ok()?;
+        let pixmap = reply.value32()?.next()?;
+        let image = self
+            .conn
+            .get_image(
+                ImageFormat::Z_PIXMAP,
+                pixmap,
+                rect.x as i16,
+                rect.y as i16,
+                rect.width as u16,
+                rect.height as u16,
+                !0,
+            )
+            .ok()?
+            .reply()
+            .ok()?;
+        let mut rgb = Vec::with_capacity(rect.width as usize * rect.height as usize * 3);
+        self.pixels.convert_rows(&image.data, rect.width, rect.height, &mut rgb);
+        Some(rgb)
+    }
+}
+
+/// Copy `pixels` (an RGB image of `part`) into `img`, which shows `area`; `part` lies inside
+/// `area`.
+fn paste(img: &mut RgbImage, area: Rect, part: Rect, pixels: &[u8]) {
+    let (dx, dy) = ((part.x - area.x) as usize, (part.y - area.y) as usize);
+    let row = part.width as usize * 3;
+    for (y, src) in pixels.chunks_exact(row).take(part.height as usize).enumerate() {
+        let at = ((dy + y) * img.width as usize + dx) * 3;
+        if let Some(dst) = img.pixels.get_mut(at..at + row) {
+            dst.copy_from_slice(src);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_classes_are_matched_whole() {
+        assert!(is_own_class(b"mcec-overlay\0mcec-overlay\0"));
+        assert!(is_own_class(b"mcec\0mcec\0"));
+        assert!(!is_own_class(b"mcectestwin\0McecTestWin\0"));
+        assert!(!is_own_class(b""));
+    }
+
+    #[test]
+    fn paste_lands_at_the_offset() {
+        let mut img = RgbImage { width: 4, height: 3, pixels: vec![0; 36] };
+        paste(&mut img, Rect::new(10, 10, 4, 3), Rect::new(12, 11, 2, 1), &[1, 1, 1, 2, 2, 2]);
+        assert_eq!(img.pixel(2, 1), Some([1, 1, 1]));
+        assert_eq!(img.pixel(3, 1), Some([2, 2, 2]));
+        assert_eq!(img.pixel(1, 1), Some([0, 0, 0]));
+    }
+}
