@@ -10,7 +10,8 @@ use common::{ID, agent, agent_with, audited};
 use mcec_desktop::keys::Key;
 use mcec_desktop::seams::{Backend, Injector, Screens, WindowManager, WindowOp};
 use mcec_desktop::{
-    DesktopConfig, DesktopTools, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection, WindowInfo,
+    Captured, DesktopConfig, DesktopTools, DisplayInfo, MouseButton, Point, Rect, RgbImage, ScrollDirection,
+    WindowInfo,
 };
 use mcec_mcp::dispatch::{self, Answer};
 use mcec_mcp::tools::ToolServices;
@@ -47,9 +48,9 @@ impl Screens for FakeDesktop {
         }])
     }
 
-    fn capture(&self, area: Rect) -> Result<RgbImage, ToolError> {
+    fn capture(&self, area: Rect) -> Result<Captured, ToolError> {
         let pixels = vec![0; area.width as usize * area.height as usize * 3];
-        Ok(RgbImage { width: area.width, height: area.height, pixels })
+        Ok(Captured { image: RgbImage { width: area.width, height: area.height, pixels }, left_out: None })
     }
 }
 

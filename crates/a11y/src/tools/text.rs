@@ -184,7 +184,7 @@ impl A11yTools {
     }
 
     fn ocr(&self, area: Rect, stop: &StopFlag) -> Result<GetTextResult, ToolError> {
-        let image = self.desktop.backend().capture(area)?;
+        let image = self.desktop.backend().capture(area)?.image;
         let words = ocr::read_words(&image, Point::new(area.x, area.y), stop)?;
         Ok(GetTextResult {
             source: "ocr",

@@ -53,7 +53,7 @@ bind!(GetTextRequest, get_text);
 /// Reading is refused unless `[clipboard.read]` is on; the audit line says only the length.
 impl Invocation for ClipboardRequest {
     fn run(self: Box<Self>, agent: &Agent, stop: &StopFlag) -> Result<ToolOutput, ToolError> {
-        if self.action == ClipboardAction::Get && !agent.commands.is_enabled(CLIPBOARD_READ) {
+        if self.action == ClipboardAction::Get && !agent.commands().is_enabled(CLIPBOARD_READ) {
             let e = ToolError::new(
                 ErrorCode::CommandDisabled,
                 "Reading the clipboard is disabled in mcec.commands (`[clipboard.read]` `Enabled = true` turns it on); nothing was read.",
