@@ -241,13 +241,26 @@ async def test_a_disabled_element_is_not_invoked(copy: Copy, desk: Desk, app: Ap
 async def test_mcec_windows_are_never_reachable(copy: Copy, desk: Desk, app: App) -> None:
     async with agent(copy, desk) as s:
         await ok(s, "query", {"process": "python3", "window": "mcec a11y main", "depth": 1})  # positive control
-        # mcec's overlay is on screen (the control that there is something to refuse) ...
-        own = (await ok(s, "windows", {"process": "mcec", "condition": "appears", "timeoutMs": 20000}))["windows"]
-        assert own, "mcec's overlay never showed"
-        # ... and no accessibility tool reaches it, however it is named.
-        for sel in ({"process": "mcec"}, {"handle": own[0]["id"]}, {"pid": own[0]["pid"]},
-                    {"window": own[0]["title"]}):
-            for tool, extra in (("query", {}), ("find", {"value": "x"}), ("get-text", {})):
+        # mcec's overlay is on screen (the control that there is something to refuse), found
+        # from outside mcec: by its class, as the X server knows it ...
+        ids: list[str] = []
+
+        def overlay_shown() -> bool:
+            found = desk._xdotool(desk.inner, ("search", "--onlyvisible", "--class", "mcec-overlay"), ok=(0, 1))
+            ids.extend(found.split())
+            return bool(ids)
+
+        assert wait_until(overlay_shown, 20), "mcec's overlay never showed"
+        handle = int(ids[0])
+        pid = int(desk.injected("getwindowpid", str(handle)).strip())
+        listed = (await ok(s, "windows", {}))["windows"]
+        assert listed, "the app's windows are listed (control)"
+        # ... and no tool lists it or reaches it, however it is named.
+        assert all(w["id"] != handle and w.get("pid") != pid for w in listed), listed
+        assert (await ok(s, "windows", {"process": "mcec"}))["windows"] == []
+        for sel in ({"process": "mcec"}, {"handle": handle}, {"pid": pid}, {"window": "mcec overlay"}):
+            for tool, extra in (("query", {}), ("find", {"value": "x"}), ("get-text", {}), ("focus", {}),
+                                ("click", {"at": {"x": 5, "y": 5}})):
                 env = await call(s, tool, {**sel, **extra})
                 assert env["ok"] is False and env["error"]["code"] == "window-not-found", (tool, sel, env)
 

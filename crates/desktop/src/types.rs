@@ -139,6 +139,19 @@ pub struct WindowInfo {
     pub minimized: bool,
 }
 
+impl WindowInfo {
+    /// Whether this is one of mcec's own windows (banner, prompts, host, settings), which no
+    /// tool lists or targets.
+    pub fn is_mcecs_own(&self) -> bool {
+        mcec_rules::own_windows::is_own_window(
+            &self.class_name,
+            &self.instance,
+            self.process.as_deref(),
+            self.pid,
+        )
+    }
+}
+
 /// Which way one wheel notch turns (X11 buttons 4, 5, 6 and 7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -25,7 +25,7 @@ pub const MENU_REARM_LABEL: &str = "⛔ Re-arm (Emergency Stop)";
 pub(crate) fn builder() -> ViewportBuilder {
     ViewportBuilder::default()
         .with_title(HOST_TITLE)
-        .with_app_id("mcec")
+        .with_app_id(mcec_rules::own_windows::HOST_CLASS)
         .with_inner_size([420.0, 150.0])
         .with_min_inner_size([320.0, 120.0])
 }

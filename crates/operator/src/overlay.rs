@@ -16,7 +16,7 @@ use crate::state::{Mode, OperatorState, Snapshot};
 pub const OVERLAY_TITLE: &str = "mcec overlay";
 
 /// `WM_CLASS` (instance and class) of the overlay, set by [`crate::x11_tag`] after mapping.
-pub const OVERLAY_CLASS: &str = "mcec-overlay";
+pub use mcec_rules::own_windows::OVERLAY_CLASS;
 
 pub(crate) const OVERLAY_WIDTH: f32 = 640.0;
 

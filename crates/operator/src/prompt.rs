@@ -51,7 +51,7 @@ pub(crate) fn dialog_builder(title: &str, size: [f32; 2], monitor: egui::Vec2) -
     let (pos, size) = dialog_geometry(size, monitor);
     ViewportBuilder::default()
         .with_title(title)
-        .with_app_id("mcec-prompt")
+        .with_app_id(mcec_rules::own_windows::PROMPT_CLASS)
         .with_resizable(false)
         .with_minimize_button(false)
         .with_maximize_button(false)

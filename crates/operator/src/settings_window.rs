@@ -53,7 +53,7 @@ pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
     let pos = ((monitor - egui::Vec2::from(SIZE)) / 2.0).max(egui::Vec2::ZERO);
     ViewportBuilder::default()
         .with_title(SETTINGS_TITLE)
-        .with_app_id("mcec-settings")
+        .with_app_id(mcec_rules::own_windows::SETTINGS_CLASS)
         .with_position(pos.to_pos2())
         .with_inner_size(SIZE)
         .with_min_inner_size([480.0, 360.0])

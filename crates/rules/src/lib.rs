@@ -22,6 +22,7 @@ pub mod hotkey;
 pub mod http_gate;
 pub mod latch;
 pub mod opt_in;
+pub mod own_windows;
 pub mod progress;
 pub mod record;
 pub mod settings;

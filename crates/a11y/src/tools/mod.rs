@@ -151,13 +151,10 @@ impl A11yTools {
     }
 }
 
-/// mcec's own windows: this process's, any `mcec` process's, and the tagged overlay. The
-/// desktop selector does not yet leave them out, so the accessibility tools refuse them here.
+/// mcec's own windows. The desktop selector already never resolves to one; asked again here
+/// so a backend that forgot cannot hand one to an accessibility walk.
 fn is_mcec_window(w: &WindowInfo) -> bool {
-    w.pid == Some(std::process::id())
-        || w.process.as_deref().is_some_and(|p| p.eq_ignore_ascii_case("mcec"))
-        || w.class_name.to_ascii_lowercase().starts_with("mcec")
-        || w.instance.to_ascii_lowercase().starts_with("mcec")
+    w.is_mcecs_own()
 }
 
 fn cut_note(cut: Option<Cut>) -> &'static str {

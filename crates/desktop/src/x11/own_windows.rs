@@ -13,7 +13,7 @@
 //! composed screen with the banner in it) is left out of that repaint. Without Composite the
 //! rectangle is blanked instead, and the capture answer says so: the agent never sees mcec
 //! either way.
-//! mcec's windows are recognised by `WM_CLASS` ([`OWN_CLASSES`]), on a top-level or on the
+//! mcec's windows are recognised by `WM_CLASS` (`mcec_rules::own_windows`), on a top-level or on the
 //! client a window manager framed.
 
 use x11rb::connection::{Connection, RequestConnection};
@@ -25,10 +25,7 @@ use super::capture::PixelFormat;
 use super::{X11Desktop, conn_err, reply_err};
 use crate::types::{LeftOut, LeftOutHow, Rect, RgbImage};
 use mcec_rules::ToolError;
-
-/// `WM_CLASS` instance or class names of mcec's windows: winit names a window after the
-/// executable (`mcec`), and the operator crate renames the overlay `mcec-overlay`.
-pub(crate) const OWN_CLASSES: [&str; 2] = ["mcec", "mcec-overlay"];
+use mcec_rules::own_windows::is_own_window_class;
 
 /// Ask the server to keep every top-level's pixels offscreen. Returns whether Composite is
 /// there to name those pixmaps later.
@@ -67,7 +64,7 @@ struct TopLevel {
 }
 
 fn is_own_class(value: &[u8]) -> bool {
-    value.split(|b| *b == 0).any(|part| OWN_CLASSES.iter().any(|c| c.as_bytes() == part))
+    value.split(|b| *b == 0).any(|part| std::str::from_utf8(part).is_ok_and(is_own_window_class))
 }
 
 impl X11Desktop {

@@ -350,7 +350,12 @@ impl WindowManager for X11Desktop {
             Vec::new()
         };
         if wm && !clients.is_empty() {
-            return Ok(self.fetch_all(&clients, wm)?.into_iter().map(|f| f.info).collect());
+            return Ok(self
+                .fetch_all(&clients, wm)?
+                .into_iter()
+                .map(|f| f.info)
+                .filter(|w| !w.is_mcecs_own())
+                .collect());
         }
         let tree = self.conn.query_tree(self.root).map_err(conn_err)?.reply().map_err(reply_err)?;
         let ours = lock(&self.no_wm).minimized.clone();
@@ -364,6 +369,7 @@ impl WindowManager for X11Desktop {
                 ours.contains(&id) || (f.mapped && !f.override_redirect && named)
             })
             .map(|f| f.info)
+            .filter(|w| !w.is_mcecs_own())
             .collect())
     }
 
@@ -372,7 +378,14 @@ impl WindowManager for X11Desktop {
         let wm = self.wm_present();
         let fg = self.foreground_window(wm)?;
         let pending = self.request(win)?;
-        Ok(self.collect(pending, fg)?.info)
+        let info = self.collect(pending, fg)?.info;
+        if info.is_mcecs_own() {
+            return Err(ToolError::new(
+                mcec_rules::ErrorCode::WindowNotFound,
+                format!("Window {id} is one of mcec's own windows, which no tool can target."),
+            ));
+        }
+        Ok(info)
     }
 
     fn window_op(&self, id: u64, op: WindowOp) -> Result<(), ToolError> {

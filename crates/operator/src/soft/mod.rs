@@ -32,6 +32,7 @@ use crate::overlay::{self, Look};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
 use crate::{Surfaces, UiError, consent_prompt, prompt, x11_tag};
 use input::Keymap;
+use mcec_rules::own_windows::PROMPT_CLASS;
 use raster::{Canvas, Textures};
 use xwin::{Atoms, Kind, Spec, XWindow};
 
@@ -225,8 +226,8 @@ impl SoftUi {
     fn open(&mut self, role: Role, layout: Layout) -> xwin::XResult<()> {
         let (kind, title, class) = match role {
             Role::Overlay => (Kind::Overlay, overlay::OVERLAY_TITLE, overlay::OVERLAY_CLASS),
-            Role::Prompt => (Kind::Prompt, prompt::PROMPT_TITLE, "mcec-prompt"),
-            Role::Consent => (Kind::Prompt, consent_prompt::CONSENT_TITLE, "mcec-prompt"),
+            Role::Prompt => (Kind::Prompt, prompt::PROMPT_TITLE, PROMPT_CLASS),
+            Role::Consent => (Kind::Prompt, consent_prompt::CONSENT_TITLE, PROMPT_CLASS),
         };
         let spec = Spec { kind, title, class, pos: layout.pos, size: layout.size };
         let window = XWindow::create(&self.conn, &self.screen, &self.atoms, &spec)?;

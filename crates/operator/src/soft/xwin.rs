@@ -35,6 +35,7 @@ pub(crate) struct Atoms {
     skip_pager: u32,
     type_notification: u32,
     type_dialog: u32,
+    motif_wm_hints: u32,
 }
 
 impl Atoms {
@@ -54,6 +55,7 @@ impl Atoms {
             skip_pager: intern("_NET_WM_STATE_SKIP_PAGER")?,
             type_notification: intern("_NET_WM_WINDOW_TYPE_NOTIFICATION")?,
             type_dialog: intern("_NET_WM_WINDOW_TYPE_DIALOG")?,
+            motif_wm_hints: intern("_MOTIF_WM_HINTS")?,
         })
     }
 }
@@ -175,6 +177,17 @@ impl XWindow {
             AtomEnum::ATOM,
             &[atoms.wm_delete_window],
         )?;
+        if spec.kind == Kind::Overlay {
+            // No frame: a title bar would push the banner down and be a second thing to click.
+            // Motif hints: flags = decorations, functions 0, decorations 0.
+            conn.change_property32(
+                PropMode::REPLACE,
+                id,
+                atoms.motif_wm_hints,
+                atoms.motif_wm_hints,
+                &[2, 0, 0, 0, 0],
+            )?;
+        }
         let hints = WmHints { input: Some(spec.kind == Kind::Prompt), ..WmHints::default() };
         hints.set(conn, id)?;
         self.set_size_hints(conn, spec.pos, spec.size)?;
