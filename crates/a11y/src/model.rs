@@ -313,14 +313,6 @@ pub enum Operation {
     Select,
 }
 
-/// Cut `s` to at most `max` characters, saying so.
-pub fn short(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some((at, _)) => format!("{}…", &s[..at]),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,11 +340,5 @@ mod tests {
         assert_eq!(canonical_role("frobnicator"), None);
         assert_eq!(canonical_state("Focused"), Some("focused"));
         assert_eq!(canonical_state("shiny"), None);
-    }
-
-    #[test]
-    fn short_cuts_on_characters() {
-        assert_eq!(short("héllo", 10), "héllo");
-        assert_eq!(short("héllo", 2), "hé…");
     }
 }

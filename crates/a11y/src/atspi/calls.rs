@@ -10,8 +10,9 @@ use serde::de::DeserializeOwned;
 use zbus::blocking::Connection;
 use zbus::zvariant::{DynamicType, OwnedObjectPath, OwnedValue, Type, Value};
 
-use crate::model::{Operation, ROLES, RawElement, SHORT_TEXT, STATES, short};
+use crate::model::{Operation, ROLES, RawElement, SHORT_TEXT, STATES};
 use crate::seam::{NodeRef, Want};
+use mcec_rules::text::ellipsize;
 
 const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
 const COMPONENT: &str = "org.a11y.atspi.Component";
@@ -184,7 +185,7 @@ pub fn describe(c: &Connection, node: &NodeRef, want: Want) -> Call<RawElement> 
         }
     }
     if want.text && has(TEXT) {
-        e.text = Some(short(&read_text(c, node, SHORT_TEXT)?, SHORT_TEXT));
+        e.text = Some(ellipsize(&read_text(c, node, SHORT_TEXT)?, SHORT_TEXT));
     }
     Ok(e)
 }

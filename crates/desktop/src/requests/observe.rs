@@ -108,6 +108,20 @@ with_selector! {
     }
 }
 
+impl RecordRequest {
+    /// `action` over the whole desktop with every option at its default.
+    pub fn new(action: RecordAction) -> RecordRequest {
+        unselected!(RecordRequest {
+            action,
+            region: None,
+            fps: None,
+            duration_ms: None,
+            max_width: None,
+            file: None
+        })
+    }
+}
+
 impl CaptureRequest {
     /// The whole desktop, full size, not written to a file.
     pub fn full_screen() -> CaptureRequest {

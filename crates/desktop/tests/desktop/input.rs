@@ -150,18 +150,11 @@ fn record_oneshot_start_stop() {
     let stop = StopFlag::new();
     let _win = TestWin::open(&x.display, &["--class", "Filmed"]);
     let req = |action, duration_ms| RecordRequest {
-        action,
-        region: None,
         fps: Some(10),
         duration_ms,
         max_width: Some(320),
-        file: None,
-        window: None,
-        process: None,
         class_name: Some("filmed".into()),
-        pid: None,
-        handle: None,
-        foreground: None,
+        ..RecordRequest::new(action)
     };
     let err = tools.record(&req(RecordAction::Stop, None), &stop).unwrap_err();
     assert_eq!(err.code, ErrorCode::BadArguments);
@@ -230,18 +223,10 @@ fn focus_with_a_click_and_a_recording_ended_by_the_stop() {
     assert!(tools.focus(&outside, &stop).unwrap_err().detail.starts_with("`clickAt`"));
 
     let rec = RecordRequest {
-        action: RecordAction::Start,
         region: Some(mcec_desktop::requests::Region { x: 0, y: 0, width: 64, height: 48 }),
         fps: Some(10),
-        duration_ms: None,
-        max_width: None,
         file: Some("rec/stopped.gif".into()),
-        window: None,
-        process: None,
-        class_name: None,
-        pid: None,
-        handle: None,
-        foreground: None,
+        ..RecordRequest::new(RecordAction::Start)
     };
     tools.record(&rec, &stop).unwrap();
     std::thread::sleep(Duration::from_millis(150));
