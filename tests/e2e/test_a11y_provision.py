@@ -8,7 +8,7 @@ from __future__ import annotations
 import tomllib
 
 from mcec_e2e import Copy, run_cli
-from sessions_support import operator, session_dirs  # noqa: F401  (pytest fixture)
+from sessions_support import session_dirs
 
 
 def commands_of(op: Copy, args: list[str]) -> dict:
@@ -19,7 +19,7 @@ def commands_of(op: Copy, args: list[str]) -> dict:
     return tomllib.loads((sdir / "mcec.commands").read_text())
 
 
-def test_clipboard_read_only_when_the_agent_asks(operator: Copy) -> None:  # noqa: F811
+def test_clipboard_read_only_when_the_agent_asks(operator: Copy) -> None:
     default = commands_of(operator, [])
     assert default["clipboard"]["Enabled"] is True and "read" not in default["clipboard"], default["clipboard"]
     asked = commands_of(operator, ["--commands", "clipboard,clipboard.read"])
