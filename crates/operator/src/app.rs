@@ -1,8 +1,9 @@
-//! The one eframe app behind every operator window.
+//! The eframe app behind the operator windows of plain `mcec` (the host window, its settings,
+//! and the banner and prompts beside them); `mcec mcp` paints without eframe (`soft/`).
 //!
 //! winit allows one event loop per process, so every surface is a viewport of one app: the
 //! root viewport is the host window when there is one, otherwise a 1×1 window that hides
-//! itself after its first frame; the overlay and the prompt are deferred viewports that exist
+//! itself after its first frame; the overlay and the prompts are deferred viewports that exist
 //! only while they have something to show. A hidden root runs only [`eframe::App::logic`], so
 //! `logic` asks for a full pass whenever the set of windows on screen must change.
 

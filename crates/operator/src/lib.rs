@@ -6,18 +6,21 @@
 //! ([`OperatorState`]) and reports what the operator clicked, and when ([`OperatorEvent`]);
 //! the core checks with its provenance monitor that physical input did it.
 //!
-//! All windows live in one eframe (glow) app with egui multi-viewports, because winit allows
-//! one event loop per process. [`run_operator_ui`] runs that loop on the calling thread —
-//! any thread: the event loop is built with winit's `with_any_thread(true)` — and
-//! [`spawn_operator_ui_thread`] runs it on a dedicated thread, so the protocol can keep the
-//! main thread. Both return an error instead of panicking or exiting when no display is
-//! reachable or OpenGL cannot start, so the caller can log it and carry on headless.
-//! Either can run once per process (a second call reports winit's refusal as an error).
+//! The windows are drawn by the same egui code on one of two renderers. Without a host
+//! window (`mcec mcp`: the banner and the prompts) [`run_operator_ui`] paints them on the CPU
+//! into plain X11 windows (`soft/`): no winit, Xlib or OpenGL is loaded, which keeps every
+//! agent connection's process small. With the host window (plain `mcec`) everything lives in
+//! one eframe (glow) app with egui multi-viewports (`app.rs`), because winit allows one event
+//! loop per process. [`run_operator_ui`] runs on the calling thread, any thread (winit's
+//! `with_any_thread(true)`), and [`spawn_operator_ui_thread`] runs it on a dedicated thread, so
+//! the protocol can keep the main thread. Both return an error instead of panicking or exiting
+//! when no display is reachable or the renderer cannot start, so the caller can log it and
+//! carry on headless. Either can run once per process.
 //!
 //! winit talks to X through Xlib, whose default I/O-error handler ends the whole process when
 //! the X connection breaks (the display goes away mid-session); `xlib_guard` installs a
 //! handler that parks the UI thread instead, so the protocol side keeps running. `x11_tag`
-//! opens its own small X connection to find the prompt's window and give it the focus.
+//! opens its own small X connection to find a prompt's window and give it the focus.
 
 mod agent_model;
 mod app;
