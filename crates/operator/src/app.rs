@@ -2,10 +2,10 @@
 //! and the banner and prompts beside them); `mcec mcp` paints without eframe (`soft/`).
 //!
 //! winit allows one event loop per process, so every surface is a viewport of one app: the
-//! root viewport is the host window when there is one, otherwise a 1×1 window that hides
-//! itself after its first frame; the overlay and the prompts are deferred viewports that exist
-//! only while they have something to show. A hidden root runs only [`eframe::App::logic`], so
-//! `logic` asks for a full pass whenever the set of windows on screen must change.
+//! root viewport is the host window (the code still handles a hidden 1×1 root, which only
+//! runs [`eframe::App::logic`], so `logic` asks for a full pass whenever the set of windows on
+//! screen must change); the overlay and the prompts are deferred viewports that exist only
+//! while they have something to show.
 
 use std::sync::mpsc::Sender;
 use std::time::Instant;
