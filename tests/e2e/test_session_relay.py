@@ -48,7 +48,7 @@ async def test_two_connections_get_two_copies_and_a_disconnect_removes_each(tmp_
             status = await call(session, "session-status")
             assert status["ok"] is True, status
         one, two = [await call(s, "session-status") for s in (first, second)]
-        assert one["sessionId"] != two["sessionId"], "both connections reached the same process"
+        assert one["runId"] != two["runId"], "both connections reached the same process"
         # Something the client sends, to look for in the logs afterwards.
         await first.call_tool("session-status", {"note": SECRET_ARG})
     assert wait_until(lambda: not session_dirs(op), HANG_GUARD_S), session_dirs(op)
