@@ -237,7 +237,10 @@ impl AgentTabCore {
             return self.finish(AgentMessage::error("Not copied: DISPLAY is not set."));
         };
         let message = match mcec_a11y::clipboard::set(&display, SelectionName::Clipboard, text.to_string()) {
-            Ok(()) => AgentMessage::info(format!("Copied the {client} {shown} entry to the clipboard.")),
+            Ok(()) => {
+                audit("handoff-copied", &format!("client={client}; part={shown}; by=operator-ui"));
+                AgentMessage::info(format!("Copied the {client} {shown} entry to the clipboard."))
+            }
             Err(e) => AgentMessage::error(format!("Not copied: {}", e.detail)),
         };
         self.finish(message);
