@@ -16,11 +16,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use mcec_desktop::monitor::LastPhysicalInput;
-use mcec_mcp::audit::audit;
 use clap::ValueEnum;
 use mcec_a11y::requests::SelectionName;
-use mcec_operator::{AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, OperatorState, SessionRow};
+use mcec_desktop::monitor::LastPhysicalInput;
+use mcec_mcp::audit::audit;
+use mcec_operator::{
+    AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, OperatorState, SessionRow,
+};
 use mcec_rules::latch::Latch;
 use mcec_rules::opt_in::opt_in_verdict;
 use mcec_rules::settings::{EditError, set_setting};
@@ -231,7 +233,8 @@ impl AgentTabCore {
         };
         let handoff = self.ui.snapshot().agent.handoff;
         let Some(text) = handoff.as_ref().and_then(|h| h.text(client, part)) else {
-            return self.finish(AgentMessage::error(format!("There is no {shown} entry for {client} to copy.")));
+            return self
+                .finish(AgentMessage::error(format!("There is no {shown} entry for {client} to copy.")));
         };
         let Some(display) = std::env::var_os("DISPLAY").and_then(|d| d.into_string().ok()) else {
             return self.finish(AgentMessage::error("Not copied: DISPLAY is not set."));
@@ -282,7 +285,12 @@ fn handoff_view(h: &mcec_sessions::provision::Handoff) -> HandoffView {
                     note: why_not.or(entries.token_note),
                 }
             }
-            Err(why) => ClientHandoff { label: label.into(), place: place.into(), note: Some(why), ..Default::default() },
+            Err(why) => ClientHandoff {
+                label: label.into(),
+                place: place.into(),
+                note: Some(why),
+                ..Default::default()
+            },
         };
         clients.push(entry);
     }

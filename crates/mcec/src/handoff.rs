@@ -75,11 +75,13 @@ pub struct ClientEntries {
 pub fn client_entries(h: &Handoff, client: Client) -> Result<ClientEntries, String> {
     let name = format!("mcec-{}", h.session_id.as_str());
     let stdio = Target::Stdio { command: h.exe_path.display().to_string(), args: vec!["mcp".into()] };
-    let http = h.mcp_endpoint.as_ref().map(|url| Target::Http { url: url.clone(), token: Some(h.token.clone()) });
+    let http =
+        h.mcp_endpoint.as_ref().map(|url| Target::Http { url: url.clone(), token: Some(h.token.clone()) });
     let token_note = match (client, &http) {
-        (Client::Codex, Some(_)) => {
-            Some(format!("Codex reads the bearer from the environment: export {CODEX_TOKEN_VAR}='{}'", h.token))
-        }
+        (Client::Codex, Some(_)) => Some(format!(
+            "Codex reads the bearer from the environment: export {CODEX_TOKEN_VAR}='{}'",
+            h.token
+        )),
         _ => None,
     };
     Ok(ClientEntries {

@@ -159,25 +159,28 @@ fn sessions(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &S
         if tab.sessions.is_empty() {
             ui.label(RichText::new("No session copies.").italics());
         } else {
-            egui::ScrollArea::vertical().id_salt("mcec-sessions").max_height(SESSIONS_HEIGHT - 24.0).show(ui, |ui| {
-                egui::Grid::new("mcec-sessions-grid").num_columns(5).striped(true).show(ui, |ui| {
-                    for header in ["Session", "Age", "Size", "State", ""] {
-                        ui.label(RichText::new(header).strong());
-                    }
-                    ui.end_row();
-                    for row in &tab.sessions {
-                        ui.monospace(&row.id);
-                        ui.label(&row.age);
-                        ui.label(&row.size);
-                        ui.label(if row.running { "running" } else { "stale" });
-                        if ui.button("Delete").clicked() {
-                            state.mark_agent_pending();
-                            send(events, OperatorEvent::DeleteSession { id: row.id.clone() });
+            egui::ScrollArea::vertical().id_salt("mcec-sessions").max_height(SESSIONS_HEIGHT - 24.0).show(
+                ui,
+                |ui| {
+                    egui::Grid::new("mcec-sessions-grid").num_columns(5).striped(true).show(ui, |ui| {
+                        for header in ["Session", "Age", "Size", "State", ""] {
+                            ui.label(RichText::new(header).strong());
                         }
                         ui.end_row();
-                    }
-                });
-            });
+                        for row in &tab.sessions {
+                            ui.monospace(&row.id);
+                            ui.label(&row.age);
+                            ui.label(&row.size);
+                            ui.label(if row.running { "running" } else { "stale" });
+                            if ui.button("Delete").clicked() {
+                                state.mark_agent_pending();
+                                send(events, OperatorEvent::DeleteSession { id: row.id.clone() });
+                            }
+                            ui.end_row();
+                        }
+                    });
+                },
+            );
         }
         if !tab.sessions_root.is_empty() {
             ui.label(RichText::new(format!("in {}", tab.sessions_root)).small());
@@ -211,9 +214,8 @@ fn handoff_view(ui: &mut egui::Ui, handoff: &HandoffView, events: &Sender<Operat
     // The choice is the window's own: it only picks which of the core's texts to show.
     let memory = egui::Id::unique("mcec-handoff-client");
     let remembered: Option<String> = ui.data(|d| d.get_temp(memory));
-    let mut chosen = remembered
-        .and_then(|label| handoff.clients.iter().find(|c| c.label == label))
-        .unwrap_or(first);
+    let mut chosen =
+        remembered.and_then(|label| handoff.clients.iter().find(|c| c.label == label)).unwrap_or(first);
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(CLIENT_CHOICE_LABEL).strong());
         for client in &handoff.clients {

@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 
 use mcec_operator::{
-    AgentMessage, ClientHandoff, HandoffView, OperatorEvent, OperatorState, SessionRow, Surfaces, UiError, run_operator_ui,
-    spawn_operator_ui_thread,
+    AgentMessage, ClientHandoff, HandoffView, OperatorEvent, OperatorState, SessionRow, Surfaces, UiError,
+    run_operator_ui, spawn_operator_ui_thread,
 };
 
 fn main() -> ExitCode {
@@ -143,7 +143,12 @@ fn sample_handoff() -> HandoffView {
         clients: vec![
             client("JSON", "{\n  \"mcpServers\": {}\n}", Some("{\n  \"headers\": {}\n}"), None),
             client("Claude Desktop", "{\n  \"mcpServers\": {}\n}", None, Some("no HTTP from a file")),
-            client("Codex CLI", "[mcp_servers.x]\ncommand = \"x\"", Some("[mcp_servers.x]\nurl = \"u\""), None),
+            client(
+                "Codex CLI",
+                "[mcp_servers.x]\ncommand = \"x\"",
+                Some("[mcp_servers.x]\nurl = \"u\""),
+                None,
+            ),
         ],
     }
 }
