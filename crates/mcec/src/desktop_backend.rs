@@ -2,9 +2,9 @@
 //!
 //! Everything above it (the tool layer, the gates, the stop worker) sees only
 //! [`DesktopTools`] and a [`MonitorHandle`]. On Unix that is X11 (`$DISPLAY`); on Windows it
-//! is the Win32 backend of `mcec-desktop-windows` once it is wired in. Until then the Windows
-//! arm answers honestly: no desktop (`no-desktop` for every desktop tool) and no stop
-//! (`emergency-stop-unavailable` for actuation), never a pretend desktop.
+//! is the Win32 backend of `mcec-desktop-windows` (GDI, `EnumWindows`, `SendInput`, and the
+//! low-level hooks as the provenance monitor). A backend that cannot connect answers
+//! `no-desktop`; a monitor that cannot start leaves actuation at `emergency-stop-unavailable`.
 
 use mcec_desktop::monitor::{MonitorError, MonitorHandle, MonitorSink};
 use mcec_desktop::{DesktopConfig, DesktopTools};
@@ -37,19 +37,17 @@ pub fn wayland_session() -> Result<Option<String>, MonitorError> {
     Ok(None)
 }
 
-/// Why the Windows build has no desktop yet.
+/// Connects to this platform's desktop (the interactive Win32 desktop of this session).
 #[cfg(windows)]
-const NOT_WIRED: &str = "the Windows desktop backend is not part of this build yet";
-
-/// Connects to this platform's desktop; `no-desktop` (naming what was tried) when there is none.
-#[cfg(windows)]
-pub fn connect_desktop(_config: DesktopConfig) -> Result<DesktopTools, ToolError> {
-    Err(ToolError::new(mcec_rules::ErrorCode::NoDesktop, format!("No desktop: {NOT_WIRED}.")))
+pub fn connect_desktop(config: DesktopConfig) -> Result<DesktopTools, ToolError> {
+    let backend = mcec_desktop_windows::WindowsDesktop::connect()?;
+    Ok(DesktopTools::new(std::sync::Arc::new(backend), config))
 }
 
-/// Starts this platform's provenance monitor feeding `sink`; `Ok` means the stop is armed.
+/// Starts this platform's provenance monitor (the low-level keyboard and mouse hooks' thread)
+/// feeding `sink`; `Ok` means the stop is armed.
 #[cfg(windows)]
 pub fn start_provenance_monitor(sink: MonitorSink) -> Result<MonitorHandle, MonitorError> {
-    drop(sink);
-    Err(MonitorError::Unsupported(NOT_WIRED.into()))
+    use mcec_desktop::monitor::ProvenanceMonitor as _;
+    mcec_desktop_windows::WindowsMonitor::new().and_then(|monitor| monitor.start(sink))
 }
