@@ -129,3 +129,75 @@ pub fn narrow_to_owner(_file: &File) -> io::Result<()> {
 pub fn file_identity(meta: &Metadata) -> (u64, u64) {
     (0, meta.creation_time())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paths::STAMP_FILE;
+
+    #[test]
+    fn a_held_dir_lock_blocks_a_second_one_until_dropped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert!(!dir_lock_is_held(dir.path()), "positive control: nothing holds it yet");
+        let held = lock_dir(dir.path()).expect("first lock");
+        assert!(dir_lock_is_held(dir.path()));
+        assert_eq!(lock_dir(dir.path()).expect_err("second lock").kind(), ErrorKind::WouldBlock);
+        drop(held);
+        assert!(!dir_lock_is_held(dir.path()));
+    }
+
+    #[test]
+    fn the_instance_lock_conflicts_between_handles() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let held = crate::InstanceLock::acquire(dir.path()).expect("first");
+        assert!(crate::is_locked(dir.path()));
+        assert!(matches!(crate::InstanceLock::acquire(dir.path()), Err(crate::LockError::HeldByOther { .. })));
+        held.release();
+        assert!(!crate::is_locked(dir.path()));
+    }
+
+    #[test]
+    fn rename_never_replaces() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&a).expect("mkdir a");
+        std::fs::create_dir(&b).expect("mkdir b");
+        std::fs::write(b.join("keep"), b"keep").expect("write");
+        assert!(rename_no_replace(&a, &b).is_err());
+        assert_eq!(std::fs::read(b.join("keep")).expect("kept"), b"keep");
+        let c = dir.path().join("c");
+        rename_no_replace(&a, &c).expect("a free name is taken");
+        assert!(c.is_dir() && !a.exists());
+    }
+
+    #[test]
+    fn a_symlinked_file_is_opened_as_itself_and_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("target.txt");
+        std::fs::write(&target, b"secret").expect("write");
+        let link = dir.path().join("mcec.settings");
+        std::os::windows::fs::symlink_file(&target, &link).expect("symlink");
+        assert_eq!(std::fs::read(&link).expect("positive control: a plain read follows it"), b"secret");
+        let err = crate::safe_open::read_regular(&link, 1024).expect_err("refused");
+        assert!(crate::safe_open::is_not_regular(&err), "{err}");
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+    }
+
+    #[test]
+    fn removing_a_session_never_follows_a_directory_link_out_of_the_root() {
+        let root = tempfile::tempdir().expect("root");
+        let outside = tempfile::tempdir().expect("outside");
+        std::fs::write(outside.path().join("canary"), b"alive").expect("canary");
+        let id = crate::SessionId::parse("0123456789ab").expect("id");
+        let session = root.path().join(id.as_str());
+        std::fs::create_dir(&session).expect("mkdir");
+        std::fs::write(session.join(STAMP_FILE), b"1\n").expect("stamp");
+        let link = session.join("link");
+        std::os::windows::fs::symlink_dir(outside.path(), &link).expect("symlink");
+        assert!(link.join("canary").is_file(), "positive control: the link leads out of the root");
+        let removed = crate::remove_session_dir(root.path(), &id).expect("removed");
+        assert_eq!(removed, crate::Removal::Removed);
+        assert!(!session.exists());
+        assert_eq!(std::fs::read(outside.path().join("canary")).expect("canary kept"), b"alive");
+    }
+}
