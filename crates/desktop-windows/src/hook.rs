@@ -2,9 +2,10 @@
 //!
 //! [`start`] spawns one thread that installs `WH_KEYBOARD_LL` and `WH_MOUSE_LL` and runs the
 //! message loop Windows needs to call them. The callbacks run on that thread and do only the
-//! fast part: classify the event by its `INJECTED` flags ([`crate::provenance`]), note a
-//! physical press for attestation, feed keys to the pure [`ChordDetector`] and, when it fires,
-//! [`Latch::trip`] (lock-free, no I/O). They never block, log or allocate except the chord
+//! fast part: classify the event by its `INJECTED` flags ([`crate::provenance`]) and hand it to
+//! mcec-desktop's platform-neutral [`Dispatcher`], the same one the X11 source feeds: it notes
+//! the press in the ledger the re-arm path reads, feeds keys to the pure chord detector and,
+//! when it fires, [`Latch::trip`]s (lock-free, no I/O). They never block, log or allocate except the chord
 //! text on a fire, because Windows silently unhooks a callback slower than
 //! `LowLevelHooksTimeout`. Observers get [`HookEvent`]s through a bounded channel that never
 //! blocks the hook; the latch wakes a worker for the slow stop steps.
@@ -22,9 +23,9 @@ use std::sync::mpsc::{self, SyncSender};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
 
-use mcec_rules::chord::{ChordDetector, ChordStep, Key, KeyEvent};
-use mcec_rules::hotkey::Hotkey;
-use mcec_rules::latch::{Latch, StopReason};
+use mcec_desktop::monitor::{ClassifiedEvent, Dispatcher, Input, MonitorSink, MonitorStats, StatsSnapshot};
+use mcec_rules::chord::Key;
+use mcec_rules::latch::Latch;
 use windows_sys::Win32::Foundation::{GetLastError, LPARAM, LRESULT, WPARAM};
 use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
 use windows_sys::Win32::System::Threading::GetCurrentThreadId;
@@ -35,7 +36,6 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{
     WM_QUIT, WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SYSKEYDOWN, WM_USER,
 };
 
-use crate::attest::PhysicalPresses;
 use crate::provenance::{self, Origin};
 use crate::vk;
 
@@ -52,14 +52,12 @@ const _: () = assert!(
         == windows_sys::Win32::UI::WindowsAndMessaging::LLMHF_LOWER_IL_INJECTED
 );
 
-/// What the monitor needs: the latch to trip, the chord, where to note physical presses and
-/// an optional observer. Drain the observer with `try_recv` on a timer: a receiver blocked in
-/// `recv` must be woken by the hook's send, inside the callback.
+/// What the monitor needs: the sink (latch, chord, ledger, per-event timing) and an optional
+/// observer of the hook's own view (flags, origin). Drain the observer with `try_recv` on a
+/// timer: a receiver blocked in `recv` must be woken by the hook's send, inside the callback.
 #[derive(Debug, Clone)]
 pub struct HookConfig {
-    pub latch: Latch,
-    pub hotkey: Hotkey,
-    pub presses: PhysicalPresses,
+    pub sink: MonitorSink,
     pub events: Option<SyncSender<HookEvent>>,
 }
 
@@ -105,45 +103,25 @@ impl fmt::Display for HookError {
 
 impl std::error::Error for HookError {}
 
-/// Whole-callback time per event, shared between the hook thread and the handle.
-#[derive(Debug, Clone, Default)]
-pub struct HookStats(Arc<[AtomicU64; 3]>);
-
-/// A copy of [`HookStats`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct HookStatsSnapshot {
-    pub events: u64,
-    pub total_nanos: u64,
-    pub max_nanos: u64,
-}
-
-impl HookStats {
-    fn add(&self, nanos: u64) {
-        self.0[0].fetch_add(1, Ordering::Relaxed);
-        self.0[1].fetch_add(nanos, Ordering::Relaxed);
-        self.0[2].fetch_max(nanos, Ordering::Relaxed);
-    }
-
-    pub fn snapshot(&self) -> HookStatsSnapshot {
-        HookStatsSnapshot {
-            events: self.0[0].load(Ordering::Relaxed),
-            total_nanos: self.0[1].load(Ordering::Relaxed),
-            max_nanos: self.0[2].load(Ordering::Relaxed),
-        }
-    }
-}
-
 /// The running monitor. Dropping it removes the hooks and ends the thread.
 #[derive(Debug)]
 pub struct HookMonitor {
     thread_id: u32,
     thread: Option<JoinHandle<()>>,
-    stats: HookStats,
+    stats: MonitorStats,
 }
 
 impl HookMonitor {
-    pub fn stats(&self) -> HookStatsSnapshot {
+    /// Whole-callback time per event.
+    pub fn stats(&self) -> StatsSnapshot {
         self.stats.snapshot()
+    }
+
+    /// The hook thread and a way to end it, for [`mcec_desktop::monitor::MonitorHandle`].
+    pub(crate) fn into_parts(mut self) -> (JoinHandle<()>, Box<dyn FnOnce() + Send>) {
+        let thread_id = self.thread_id;
+        let thread = self.thread.take().expect("a running monitor has its thread");
+        (thread, Box::new(move || post_quit(thread_id)))
     }
 
     /// True while the hook thread runs its message loop.
@@ -152,11 +130,15 @@ impl HookMonitor {
     }
 }
 
+fn post_quit(thread_id: u32) {
+    // SAFETY: posting a message to a thread id has no memory effects on our side.
+    unsafe { PostThreadMessageW(thread_id, WM_QUIT, 0, 0) };
+}
+
 impl Drop for HookMonitor {
     fn drop(&mut self) {
-        // SAFETY: posting a message to a thread id has no memory effects on our side.
-        unsafe { PostThreadMessageW(self.thread_id, WM_QUIT, 0, 0) };
         if let Some(t) = self.thread.take() {
+            post_quit(self.thread_id);
             let _ = t.join();
         }
     }
@@ -165,11 +147,10 @@ impl Drop for HookMonitor {
 /// Starts the hook thread and returns once both hooks are installed, so `Ok` means armed.
 pub fn start(cfg: HookConfig) -> Result<HookMonitor, HookError> {
     let (ready_tx, ready_rx) = mpsc::channel();
-    let stats = HookStats::default();
-    let thread_stats = stats.clone();
+    let stats = cfg.sink.stats.clone();
     let thread = thread::Builder::new()
         .name("mcec-input-hook".into())
-        .spawn(move || run(cfg, thread_stats, ready_tx))
+        .spawn(move || run(cfg, ready_tx))
         .map_err(|e| HookError::Thread(e.to_string()))?;
     match ready_rx.recv() {
         Ok(Ok(thread_id)) => Ok(HookMonitor { thread_id, thread: Some(thread), stats }),
@@ -185,12 +166,12 @@ thread_local! {
     static STATE: RefCell<Option<HookState>> = const { RefCell::new(None) };
 }
 
-fn run(cfg: HookConfig, stats: HookStats, ready: mpsc::Sender<Result<u32, HookError>>) {
+fn run(cfg: HookConfig, ready: mpsc::Sender<Result<u32, HookError>>) {
     // SAFETY: MSG is plain data; PeekMessageW only creates this thread's message queue here,
     // so the handle's WM_QUIT can never be lost.
     let mut msg: MSG = unsafe { std::mem::zeroed() };
     unsafe { PeekMessageW(&mut msg, std::ptr::null_mut(), WM_USER, WM_USER, PM_NOREMOVE) };
-    STATE.with(|s| *s.borrow_mut() = Some(HookState::new(cfg, stats)));
+    STATE.with(|s| *s.borrow_mut() = Some(HookState::new(cfg)));
     let hooks = match install() {
         Ok(h) => h,
         Err(e) => {
@@ -286,76 +267,51 @@ fn with_state(f: impl FnOnce(&mut HookState)) {
     });
 }
 
-/// Lives in the hook thread's thread-local; owns the chord detector.
+/// Lives in the hook thread's thread-local; owns the dispatcher (and so the chord detector).
 struct HookState {
+    dispatcher: Dispatcher,
     latch: Latch,
-    detector: ChordDetector,
-    chord_text: String,
-    rearms_seen: u64,
-    presses: PhysicalPresses,
     events: Option<SyncSender<HookEvent>>,
-    stats: HookStats,
 }
 
 impl HookState {
-    fn new(cfg: HookConfig, stats: HookStats) -> Self {
-        HookState {
-            rearms_seen: cfg.latch.rearm_count(),
-            detector: ChordDetector::new(cfg.hotkey),
-            chord_text: cfg.hotkey.to_string(),
-            latch: cfg.latch,
-            presses: cfg.presses,
-            events: cfg.events,
-            stats,
-        }
+    fn new(cfg: HookConfig) -> Self {
+        HookState { latch: cfg.sink.latch.clone(), dispatcher: Dispatcher::new(cfg.sink), events: cfg.events }
     }
 
     fn key(&mut self, info: &KBDLLHOOKSTRUCT, down: bool, started: Instant) {
         let origin = provenance::classify_key(info.flags, info.dwExtraInfo);
         let key = vk::key_of(info.vkCode);
-        if down && origin.is_physical() {
-            self.presses.record_key(started);
-        }
-        let rearms = self.latch.rearm_count();
-        if rearms != self.rearms_seen {
-            // A re-arm starts the operator from a clean slate, as on X11.
-            self.rearms_seen = rearms;
-            self.detector.reset();
-        }
-        let ev = KeyEvent { key, down, physical: origin.is_physical(), device: 0 };
-        let tripped = match self.detector.feed(&ev) {
-            ChordStep::Fired => {
-                self.latch.trip(StopReason::Chord(self.chord_text.clone()));
-                true
-            }
-            ChordStep::Quiet => false,
-        };
-        let input = HookInput::Key { vk: info.vkCode, key };
-        self.finish(input, down, origin, info.flags, tripped, started);
+        let input = Input::Key { key, code: info.vkCode };
+        self.dispatch(input, HookInput::Key { vk: info.vkCode, key }, down, origin, info.flags, started);
     }
 
     fn button(&mut self, info: &MSLLHOOKSTRUCT, button: u8, down: bool, started: Instant) {
         let origin = provenance::classify_mouse(info.flags, info.dwExtraInfo);
-        if down && origin.is_physical() {
-            self.presses.record_button(started);
-        }
-        self.finish(HookInput::Button(button), down, origin, info.flags, false, started);
+        let input = Input::Button(u32::from(button));
+        self.dispatch(input, HookInput::Button(button), down, origin, info.flags, started);
     }
 
-    fn finish(
-        &self,
-        input: HookInput,
+    fn dispatch(
+        &mut self,
+        input: Input,
+        seen: HookInput,
         down: bool,
         origin: Origin,
         flags: u32,
-        tripped: bool,
         started: Instant,
     ) {
-        let work_nanos = nanos_since(started);
+        let was_stopped = self.latch.is_stopped();
+        // A low-level hook cannot tell keyboards apart: every event is device 0.
+        let ev =
+            ClassifiedEvent { input, down, physical: origin.is_physical(), source_device: 0, at: started };
+        self.dispatcher.input(ev);
+        let tripped = !was_stopped && self.latch.is_stopped();
         if let Some(tx) = &self.events {
-            let _ = tx.try_send(HookEvent { input, down, origin, flags, work_nanos, tripped });
+            let work_nanos = nanos_since(started);
+            let _ = tx.try_send(HookEvent { input: seen, down, origin, flags, work_nanos, tripped });
         }
-        self.stats.add(nanos_since(started));
+        self.dispatcher.account(started);
     }
 }
 
@@ -370,7 +326,9 @@ mod tests {
     use super::*;
     use crate::inject::{self, Mark};
     use crate::vk::chord_strokes;
+    use mcec_desktop::monitor::LastPhysicalInput;
     use mcec_rules::StopFlag;
+    use mcec_rules::hotkey::Hotkey;
     use std::time::Duration;
 
     fn next(rx: &mpsc::Receiver<HookEvent>) -> HookEvent {
@@ -381,14 +339,10 @@ mod tests {
     #[test]
     fn injected_chords_are_seen_flagged_and_never_trip() {
         let latch = Latch::new(StopFlag::new());
-        let presses = PhysicalPresses::new();
+        let ledger = LastPhysicalInput::new();
         let (tx, rx) = mpsc::sync_channel(256);
-        let cfg = HookConfig {
-            latch: latch.clone(),
-            hotkey: Hotkey::default(),
-            presses: presses.clone(),
-            events: Some(tx),
-        };
+        let sink = MonitorSink::new(latch.clone(), Hotkey::default(), ledger.clone());
+        let cfg = HookConfig { sink: sink.clone(), events: Some(tx) };
         let monitor = start(cfg).expect("hook installs");
         assert!(monitor.is_running());
 
@@ -407,14 +361,13 @@ mod tests {
         assert_eq!((click.input, click.down, click.origin), (HookInput::Button(1), true, Origin::Foreign));
 
         assert!(!latch.is_stopped());
-        assert_eq!(
-            (presses.last_key(), presses.last_button()),
-            (None, None),
-            "nothing physical was attested"
-        );
+        let seen = ledger.snapshot();
+        assert_eq!((seen.last_physical_press, seen.last_physical_button), (None, None), "nothing physical");
+        assert!(seen.last_injected_button.is_some(), "the ledger did see the injected presses");
+        assert!(!ledger.attest().input_physical);
         assert_eq!(monitor.stats().events, 2 * strokes.len() as u64 + 2);
         drop(monitor);
-        let again = start(HookConfig { latch, hotkey: Hotkey::default(), presses, events: None });
+        let again = start(HookConfig { sink, events: None });
         assert!(again.is_ok_and(|m| m.is_running()), "a stopped monitor leaves nothing behind");
     }
 }

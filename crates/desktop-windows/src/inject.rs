@@ -13,11 +13,12 @@ use std::fmt;
 use windows_sys::Win32::Foundation::GetLastError;
 use windows_sys::Win32::UI::Input::KeyboardAndMouse::{
     INPUT, INPUT_0, INPUT_KEYBOARD, INPUT_MOUSE, KEYBDINPUT, KEYEVENTF_EXTENDEDKEY, KEYEVENTF_KEYUP,
-    MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_LEFTUP, MOUSEINPUT, SendInput,
+    KEYEVENTF_UNICODE, MOUSEEVENTF_ABSOLUTE, MOUSEEVENTF_HWHEEL, MOUSEEVENTF_LEFTDOWN, MOUSEEVENTF_LEFTUP,
+    MOUSEEVENTF_MOVE, MOUSEEVENTF_VIRTUALDESK, MOUSEEVENTF_WHEEL, MOUSEINPUT, SendInput,
 };
 
 use crate::provenance::MCEC_MARK;
-use crate::vk::MODIFIER_VKS;
+use crate::vk::{MODIFIER_VKS, is_extended};
 
 /// Whether events carry mcec's mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,11 +53,6 @@ impl fmt::Display for InjectError {
 
 impl std::error::Error for InjectError {}
 
-fn is_extended(vk: u16) -> bool {
-    // Right Ctrl/Alt and both Windows keys are extended keys on a real keyboard.
-    matches!(vk, 0xA3 | 0xA5 | 0x5B | 0x5C)
-}
-
 fn key_input(vk: u16, down: bool, mark: Mark) -> INPUT {
     let mut flags = if down { 0 } else { KEYEVENTF_KEYUP };
     if is_extended(vk) {
@@ -70,14 +66,29 @@ fn key_input(vk: u16, down: bool, mark: Mark) -> INPUT {
     }
 }
 
+/// One UTF-16 unit typed as itself (`VK_PACKET`), whatever the keyboard layout.
+fn unit_input(unit: u16, down: bool) -> INPUT {
+    let flags = if down { KEYEVENTF_UNICODE } else { KEYEVENTF_UNICODE | KEYEVENTF_KEYUP };
+    INPUT {
+        r#type: INPUT_KEYBOARD,
+        Anonymous: INPUT_0 {
+            ki: KEYBDINPUT { wVk: 0, wScan: unit, dwFlags: flags, time: 0, dwExtraInfo: MCEC_MARK },
+        },
+    }
+}
+
 fn mouse_input(flags: u32, mark: Mark) -> INPUT {
+    mouse_full(flags, 0, 0, 0, mark)
+}
+
+fn mouse_full(flags: u32, dx: i32, dy: i32, data: i32, mark: Mark) -> INPUT {
     INPUT {
         r#type: INPUT_MOUSE,
         Anonymous: INPUT_0 {
             mi: MOUSEINPUT {
-                dx: 0,
-                dy: 0,
-                mouseData: 0,
+                dx,
+                dy,
+                mouseData: data as u32,
                 dwFlags: flags,
                 time: 0,
                 dwExtraInfo: mark.extra_info(),
@@ -114,4 +125,47 @@ pub fn release_modifiers() -> Result<usize, InjectError> {
 /// A left click where the pointer is.
 pub fn click_left(mark: Mark) -> Result<(), InjectError> {
     send(&[mouse_input(MOUSEEVENTF_LEFTDOWN, mark), mouse_input(MOUSEEVENTF_LEFTUP, mark)])
+}
+
+/// Presses or releases one UTF-16 unit as a Unicode key stroke, marked as mcec's.
+pub fn send_unit(unit: u16, down: bool) -> Result<(), InjectError> {
+    send(&[unit_input(unit, down)])
+}
+
+/// Types one character as Unicode key strokes: a character outside the Basic Multilingual
+/// Plane is a surrogate pair, both units pressed, then both released, in one call.
+pub fn send_char(c: char) -> Result<(), InjectError> {
+    let mut units = [0u16; 2];
+    let units = c.encode_utf16(&mut units);
+    let mut inputs: Vec<INPUT> = units.iter().map(|u| unit_input(*u, true)).collect();
+    inputs.extend(units.iter().map(|u| unit_input(*u, false)));
+    send(&inputs)
+}
+
+/// Presses or releases mouse buttons by their `MOUSEEVENTF_*` flags, marked as mcec's.
+pub fn send_mouse_flags(flags: u32) -> Result<(), InjectError> {
+    send(&[mouse_input(flags, Mark::Mcec)])
+}
+
+/// Moves the pointer to `(nx, ny)` in normalised virtual-desktop coordinates (0..=65535).
+pub fn send_move_absolute(nx: i32, ny: i32) -> Result<(), InjectError> {
+    let flags = MOUSEEVENTF_MOVE | MOUSEEVENTF_ABSOLUTE | MOUSEEVENTF_VIRTUALDESK;
+    send(&[mouse_full(flags, nx, ny, 0, Mark::Mcec)])
+}
+
+/// One wheel notch of `delta` (`WHEEL_DELTA` = 120 a notch, positive away from the user or to
+/// the right), vertical or horizontal.
+pub fn send_wheel(delta: i32, horizontal: bool) -> Result<(), InjectError> {
+    let flags = if horizontal { MOUSEEVENTF_HWHEEL } else { MOUSEEVENTF_WHEEL };
+    send(&[mouse_full(flags, 0, 0, delta, Mark::Mcec)])
+}
+
+/// The normalised absolute coordinate `SendInput` wants for pixel `offset` into a span of
+/// `extent` pixels: Windows maps `n` back to `n * extent / 65536` (rounded down), so this is
+/// the smallest `n` that lands on `offset`.
+pub fn normalise(offset: i64, extent: i64) -> i32 {
+    if extent <= 0 {
+        return 0;
+    }
+    ((offset * 65536 + extent - 1) / extent).clamp(0, 65535) as i32
 }

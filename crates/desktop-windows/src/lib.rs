@@ -1,20 +1,32 @@
-//! mcec's Windows desktop backend, first slice: the emergency stop's provenance monitor.
+//! mcec's Windows desktop backend: the desktop seams on Win32 and the emergency stop's
+//! provenance monitor.
 //!
-//! On Windows a low-level keyboard hook (`WH_KEYBOARD_LL`) sees, on every key event, whether
-//! software sent it (`LLKHF_INJECTED`, set by `SendInput`) or a keyboard did. That flag is the
-//! Windows answer to "who pressed that key", which the X11 backend answers with XInput2 device
-//! ids. [`hook`] owns the hooks on a dedicated thread and feeds the platform-neutral chord
-//! detector and latch from `mcec-rules`; [`inject`] sends input with `SendInput` and marks
-//! mcec's own events in `dwExtraInfo`.
+//! [`WindowsDesktop`] implements mcec-desktop's `Backend` (GDI capture, `EnumWindows`,
+//! `SendInput`), so `DesktopTools::new(Arc::new(WindowsDesktop::connect()?), config)` serves
+//! the same tools, envelope and error codes as on X11. [`WindowsMonitor`] implements
+//! `ProvenanceMonitor`: on Windows a low-level keyboard hook (`WH_KEYBOARD_LL`) sees, on every
+//! key event, whether software sent it (`LLKHF_INJECTED`, set by `SendInput`) or a keyboard did,
+//! which is the Windows answer to "who pressed that key" that the X11 source answers with
+//! XInput2 device ids. [`hook`] owns the hooks on a dedicated thread and feeds the same
+//! dispatcher, chord detector and latch as X11; [`inject`] sends input with `SendInput` and
+//! marks mcec's own events in `dwExtraInfo`.
 //!
 //! [`provenance`] and [`vk`] are pure (flag classification, virtual-key mapping) and build and
 //! test on every target; everything that calls Win32 is `cfg(windows)`.
 
-pub mod attest;
 pub mod provenance;
 pub mod vk;
 
 #[cfg(windows)]
+mod desktop;
+#[cfg(windows)]
 pub mod hook;
 #[cfg(windows)]
 pub mod inject;
+#[cfg(windows)]
+mod monitor;
+
+#[cfg(windows)]
+pub use desktop::WindowsDesktop;
+#[cfg(windows)]
+pub use monitor::WindowsMonitor;

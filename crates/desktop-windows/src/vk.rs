@@ -1,9 +1,11 @@
-//! Windows virtual-key codes to the chord's logical keys, and back for the injector.
+//! Windows virtual-key codes to the chord's logical keys, and back for the injector; and the
+//! tool layer's [`DesktopKey`]s (the `key` tool's grammar) to virtual keys.
 //!
 //! A low-level hook reports side-specific modifier codes (`VK_LCONTROL`, `VK_RMENU` ...); the
 //! generic ones (`VK_CONTROL` ...) are mapped to the left side in case a sender uses them.
 //! Letters and top-row digits are their ASCII codes, `F1`-`F24` are `0x70`-`0x87`.
 
+use mcec_desktop::keys::{Key as DesktopKey, Modifier as DesktopModifier, NamedKey as DesktopNamed};
 use mcec_rules::chord::{Key, Side};
 use mcec_rules::hotkey::{Hotkey, MainKey, MainKeyKind, Modifier, NamedKey};
 
@@ -95,9 +97,56 @@ pub fn chord_strokes(hotkey: Hotkey) -> Vec<(u16, bool)> {
     strokes
 }
 
+/// The virtual key of a tool-layer key that is not a character (characters depend on the
+/// keyboard layout: the backend asks Windows with `VkKeyScanW`).
+pub fn desktop_vk(key: DesktopKey) -> Option<u16> {
+    Some(match key {
+        DesktopKey::Modifier(m) => modifier_vk(match m {
+            DesktopModifier::Ctrl => Modifier::Ctrl,
+            DesktopModifier::Shift => Modifier::Shift,
+            DesktopModifier::Alt => Modifier::Alt,
+            DesktopModifier::Super => Modifier::Win,
+        }),
+        DesktopKey::Named(DesktopNamed::Common(n)) => main_vk(MainKey::named(n)),
+        DesktopKey::Named(DesktopNamed::BackSpace) => 0x08,
+        DesktopKey::Named(DesktopNamed::Left) => 0x25,
+        DesktopKey::Named(DesktopNamed::Up) => 0x26,
+        DesktopKey::Named(DesktopNamed::Right) => 0x27,
+        DesktopKey::Named(DesktopNamed::Down) => 0x28,
+        DesktopKey::Named(DesktopNamed::Menu) => 0x5D,
+        DesktopKey::Named(DesktopNamed::CapsLock) => 0x14,
+        DesktopKey::Named(DesktopNamed::NumLock) => 0x90,
+        DesktopKey::Named(DesktopNamed::F(n @ 1..=24)) => VK_F1 + u16::from(n) - 1,
+        DesktopKey::Named(DesktopNamed::F(_)) | DesktopKey::Char(_) => return None,
+    })
+}
+
+/// Keys that sit outside the numeric keypad on a real keyboard and so carry
+/// `KEYEVENTF_EXTENDEDKEY` (without it, Windows reads an arrow as a keypad digit under NumLock).
+pub fn is_extended(vk: u16) -> bool {
+    matches!(vk, VK_RCONTROL | VK_RMENU | VK_LWIN | VK_RWIN | 0x21..=0x28 | 0x2C..=0x2E | 0x5D | 0x90)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcec_desktop::keys::parse_keys;
+
+    #[test]
+    fn desktop_keys_map_to_their_virtual_keys() {
+        let vk = |spec: &str| parse_keys(spec).ok().and_then(|c| desktop_vk(c[0].key));
+        assert_eq!(vk("Enter"), Some(0x0D));
+        assert_eq!(vk("Left"), Some(0x25));
+        assert_eq!(vk("F24"), Some(0x87));
+        assert_eq!(vk("ctrl"), Some(VK_LCONTROL));
+        assert_eq!(vk("super"), Some(VK_LWIN));
+        assert_eq!(vk("BackSpace"), Some(0x08));
+        assert_eq!(vk("PageDown"), Some(0x22));
+        assert_eq!(vk("a"), None, "characters go through the layout");
+        assert!(
+            is_extended(0x25) && is_extended(VK_RCONTROL) && !is_extended(0x0D) && !is_extended(VK_LCONTROL)
+        );
+    }
 
     #[test]
     fn every_main_key_round_trips() {

@@ -11,7 +11,9 @@
 //! injected one for the emergency stop and feeds the pure chord detector.
 //!
 //! What this crate does not do: speak MCP or JSON-RPC, decide gates or read settings (the
-//! caller does). Here only the `x11` and `monitor::x11` modules talk to the X server.
+//! caller does). Here only the `x11` and `monitor::x11` modules talk to the X server; they
+//! build on unix only, so on Windows this crate is the seams, the tool layer and the pure
+//! monitor parts, and `mcec-desktop-windows` supplies the backend.
 
 pub mod api;
 pub mod geometry;
@@ -22,6 +24,7 @@ pub mod requests;
 pub mod seams;
 pub mod select;
 pub mod types;
+#[cfg(unix)]
 pub mod x11;
 
 pub use api::{DesktopConfig, DesktopTools};
@@ -29,4 +32,5 @@ pub use types::{
     Captured, DisplayInfo, DisplaysResult, LeftOut, LeftOutHow, MouseButton, Point, Rect, RgbImage,
     ScrollDirection, WindowInfo,
 };
+#[cfg(unix)]
 pub use x11::X11Desktop;

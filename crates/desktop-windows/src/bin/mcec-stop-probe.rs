@@ -27,7 +27,7 @@ mod probe {
     use std::sync::mpsc;
     use std::time::UNIX_EPOCH;
 
-    use mcec_desktop_windows::attest::PhysicalPresses;
+    use mcec_desktop::monitor::{LastPhysicalInput, MonitorSink};
     use mcec_desktop_windows::hook::{self, HookConfig, HookEvent, HookInput};
     use mcec_desktop_windows::inject;
     use mcec_rules::StopFlag;
@@ -55,8 +55,8 @@ mod probe {
 
         let latch = Latch::new(StopFlag::new());
         let (tx, rx) = mpsc::sync_channel::<HookEvent>(4096);
-        let cfg =
-            HookConfig { latch: latch.clone(), hotkey, presses: PhysicalPresses::new(), events: Some(tx) };
+        let sink = MonitorSink::new(latch.clone(), hotkey, LastPhysicalInput::new());
+        let cfg = HookConfig { sink, events: Some(tx) };
         let monitor = match hook::start(cfg) {
             Ok(m) => m,
             Err(e) => fail(&format!("HOOK-FAILED {e}")),

@@ -26,6 +26,7 @@ use crate::requests::WindowSelector;
 use crate::seams::Backend;
 use crate::select;
 use crate::types::{Point, Rect, WindowInfo};
+#[cfg(unix)]
 use crate::x11::X11Desktop;
 
 /// The longest any one call may plan to run (waits, holds, pauses, one-shot recordings), so
@@ -81,6 +82,9 @@ impl DesktopTools {
     }
 
     /// Connect to an X display (`None`: `$DISPLAY`); `no-desktop` naming the display tried.
+    /// Unix only: on Windows the caller builds the backend (`mcec-desktop-windows`) and
+    /// passes it to [`DesktopTools::new`].
+    #[cfg(unix)]
     pub fn connect_x11(display: Option<&str>, config: DesktopConfig) -> Result<DesktopTools, ToolError> {
         Ok(DesktopTools::new(Arc::new(X11Desktop::connect(display)?), config))
     }
@@ -208,6 +212,7 @@ mod tests {
     #[test]
     fn tools_can_be_shared_across_threads() {
         shareable::<DesktopTools>();
+        #[cfg(unix)]
         shareable::<X11Desktop>();
         let err = stopped_after("Typed 3 of 5 characters.");
         assert_eq!(err.code, ErrorCode::EmergencyStopped);

@@ -19,6 +19,7 @@
 mod ledger;
 mod sink;
 pub mod wayland;
+#[cfg(unix)]
 pub mod x11;
 
 use std::fmt;
