@@ -11,7 +11,9 @@
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
-use eframe::egui::{self, Color32, RichText, ViewportBuilder, ViewportId};
+use egui::{self, Color32, RichText};
+#[cfg(unix)]
+use egui::{ViewportBuilder, ViewportId};
 
 use crate::state::{OperatorEvent, OperatorState};
 
@@ -24,6 +26,7 @@ pub const DENY_LABEL: &str = "Deny";
 
 const CONSENT_SIZE: [f32; 2] = [560.0, 380.0];
 
+#[cfg(unix)]
 pub(crate) fn viewport_id() -> ViewportId {
     ViewportId::from_hash_of("mcec-consent-prompt")
 }
@@ -33,6 +36,7 @@ pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
     crate::prompt::dialog_geometry(CONSENT_SIZE, monitor)
 }
 
+#[cfg(unix)]
 pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
     crate::prompt::dialog_builder(CONSENT_TITLE, CONSENT_SIZE, monitor)
 }
@@ -91,13 +95,13 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
     if deny {
         // Reported once per prompt, however many frames see the close request.
         if state.close_consent() {
-            crate::host::send(events, OperatorEvent::ConsentDeny);
+            crate::state::send(events, OperatorEvent::ConsentDeny);
         }
     } else if allow {
         // Taken within a frame of the button's release; the core matches it against the
         // provenance monitor's record of physical input.
         let at = Instant::now();
         state.mark_consent_checking();
-        crate::host::send(events, OperatorEvent::ConsentAllow { at });
+        crate::state::send(events, OperatorEvent::ConsentAllow { at });
     }
 }

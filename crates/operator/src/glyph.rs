@@ -4,7 +4,7 @@
 //! font cannot be relied on, so the stop sign is drawn as a disc with a bar, and the check
 //! mark as two strokes, in front of their text.
 
-use eframe::egui::{self, Color32, FontId, Response, Sense, Stroke, StrokeKind};
+use egui::{self, Color32, FontId, Response, Sense, Stroke, StrokeKind};
 
 /// A painted sign.
 #[derive(Debug, Clone, Copy)]

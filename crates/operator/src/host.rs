@@ -103,11 +103,7 @@ fn rearm_item(ui: &mut egui::Ui) -> egui::Response {
     .inner
 }
 
-pub(crate) fn send(events: &Sender<OperatorEvent>, event: OperatorEvent) {
-    if events.send(event).is_err() {
-        tracing::warn!("operator event dropped: the core no longer listens");
-    }
-}
+pub(crate) use crate::state::send;
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,8 @@
 //! The windows are drawn by the same egui code on one of two renderers. Without a host
 //! window (`mcec mcp`: the banner and the prompts) [`run_operator_ui`] paints them on the CPU
 //! into plain X11 windows (`soft/`): no winit, Xlib or OpenGL is loaded, which keeps every
-//! agent connection's process small. With the host window (plain `mcec`) everything lives in
+//! agent connection's process small. On Windows the same painter shows them in Win32 windows
+//! (`soft/win32.rs`); the host window is not built there. With the host window (plain `mcec`) everything lives in
 //! one eframe (glow) app with egui multi-viewports (`app.rs`), because winit allows one event
 //! loop per process. [`run_operator_ui`] runs on the calling thread, any thread (winit's
 //! `with_any_thread(true)`), and [`spawn_operator_ui_thread`] runs it on a dedicated thread, so
@@ -25,20 +26,15 @@
 mod agent_model;
 #[cfg(unix)]
 mod app;
-#[cfg(unix)]
 mod consent_prompt;
 mod consent_view;
-#[cfg(unix)]
 mod glyph;
 #[cfg(unix)]
 mod host;
-#[cfg(unix)]
 mod overlay;
-#[cfg(unix)]
 mod prompt;
 #[cfg(unix)]
 mod settings_window;
-#[cfg(unix)]
 mod soft;
 mod state;
 #[cfg(unix)]
@@ -52,14 +48,11 @@ use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 
 pub use agent_model::{AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, SessionRow};
-#[cfg(unix)]
 pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, DENY_LABEL};
 pub use consent_view::ConsentView;
 #[cfg(unix)]
 pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL};
-#[cfg(unix)]
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
-#[cfg(unix)]
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};
 #[cfg(unix)]
 pub use settings_window::{
@@ -101,9 +94,6 @@ pub enum UiError {
     Panicked(String),
     /// The UI thread could not be started.
     Spawn(std::io::Error),
-    /// This platform has no operator windows yet (Windows: the banner, prompts and host
-    /// window are not built there), so nothing that needs one can be offered.
-    NotBuilt(&'static str),
 }
 
 impl std::fmt::Display for UiError {
@@ -114,7 +104,6 @@ impl std::fmt::Display for UiError {
             Self::Graphics(msg) => write!(f, "could not open an OpenGL window: {msg}"),
             Self::Panicked(msg) => write!(f, "the operator UI crashed: {msg}"),
             Self::Spawn(err) => write!(f, "could not start the operator UI thread: {err}"),
-            Self::NotBuilt(platform) => write!(f, "the operator windows are not built for {platform} yet"),
         }
     }
 }
@@ -139,8 +128,18 @@ pub fn run_operator_ui(
     return x11_run::run(state, events, surfaces);
     #[cfg(windows)]
     {
-        drop((state, events, surfaces));
-        Err(UiError::NotBuilt("Windows"))
+        // The host window (eframe) is not built for Windows: its re-arm item is replaced by
+        // the re-arm prompt, and the Agent tab (the provisioning opt-in) is not offered.
+        let surfaces = if surfaces.host_window {
+            tracing::warn!(
+                "the host window is not built for Windows yet: the banner and the re-arm prompt \
+                 stand in for its re-arm item; the Agent tab (provisioning opt-in) is unavailable"
+            );
+            Surfaces { prompt: true, host_window: false, ..surfaces }
+        } else {
+            surfaces
+        };
+        soft::run(state, events, surfaces)
     }
 }
 

@@ -7,7 +7,9 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use eframe::egui::{self, Color32, RichText, ViewportBuilder, ViewportId, X11WindowType};
+use egui::{self, Color32, RichText};
+#[cfg(unix)]
+use egui::{ViewportBuilder, ViewportId, X11WindowType};
 
 use crate::glyph::{Sign, signed_text};
 use crate::state::{Mode, OperatorState, Snapshot};
@@ -25,6 +27,7 @@ const ACTING_BG: Color32 = Color32::from_rgb(0x1F, 0x2A, 0x44);
 const REARMED_GREEN: Color32 = Color32::from_rgb(0x2E, 0x7D, 0x32);
 const LINE_HEIGHT: f32 = 18.0;
 
+#[cfg(unix)]
 pub(crate) fn viewport_id() -> ViewportId {
     ViewportId::from_hash_of("mcec-overlay")
 }
@@ -62,6 +65,7 @@ pub(crate) fn geometry(look: Look, lines: usize, monitor_width: f32) -> (egui::P
 }
 
 /// The overlay window for `look`, centred at the top of a monitor `monitor_width` wide.
+#[cfg(unix)]
 pub(crate) fn builder(look: Look, lines: usize, monitor_width: f32) -> ViewportBuilder {
     let (pos, size) = geometry(look, lines, monitor_width);
     ViewportBuilder::default()

@@ -8,7 +8,9 @@
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
-use eframe::egui::{self, Color32, Key, Modifiers, RichText, ViewportBuilder, ViewportId, X11WindowType};
+use egui::{self, Color32, Key, Modifiers, RichText};
+#[cfg(unix)]
+use egui::{ViewportBuilder, ViewportId, X11WindowType};
 
 use crate::glyph::{Sign, signed_text};
 use crate::state::{Mode, OperatorEvent, OperatorState};
@@ -24,6 +26,7 @@ pub const LEAVE_LABEL: &str = "Leave stopped";
 
 const PROMPT_SIZE: [f32; 2] = [460.0, 175.0];
 
+#[cfg(unix)]
 pub(crate) fn viewport_id() -> ViewportId {
     ViewportId::from_hash_of("mcec-rearm-prompt")
 }
@@ -41,12 +44,14 @@ pub(crate) fn dialog_geometry(size: [f32; 2], monitor: egui::Vec2) -> (egui::Pos
 }
 
 /// The prompt window, centred on a monitor of `monitor` size.
+#[cfg(unix)]
 pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
     dialog_builder(PROMPT_TITLE, PROMPT_SIZE, monitor)
 }
 
 /// An operator dialog (the re-arm and consent prompts): fixed size, always on top, centred on
 /// a monitor of `monitor` size.
+#[cfg(unix)]
 pub(crate) fn dialog_builder(title: &str, size: [f32; 2], monitor: egui::Vec2) -> ViewportBuilder {
     let (pos, size) = dialog_geometry(size, monitor);
     ViewportBuilder::default()
@@ -128,14 +133,14 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
     match choice {
         // Reported once per dismissal, however many frames see the close request.
         Some(Choice::Leave) if state.close_prompt() => {
-            crate::host::send(events, OperatorEvent::LeaveStopped);
+            crate::state::send(events, OperatorEvent::LeaveStopped);
         }
         Some(Choice::Rearm) => {
             // The time is taken here, within a frame of the button's release; the core matches
             // it against the provenance monitor's record of physical input.
             let at = Instant::now();
             state.mark_rearm_pending();
-            crate::host::send(events, OperatorEvent::RearmClicked { at });
+            crate::state::send(events, OperatorEvent::RearmClicked { at });
         }
         Some(Choice::Leave) | None => {}
     }

@@ -6,6 +6,7 @@
 //! a change made on a protocol thread shows on screen at once.
 
 use std::collections::VecDeque;
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -359,6 +360,13 @@ fn shorten(line: &str) -> String {
     let line = line.trim();
     let one_line: String = line.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     mcec_rules::text::ellipsize(&one_line, NARRATION_MAX_CHARS - 1)
+}
+
+/// Report `event` to the core; a core that stopped listening is only logged.
+pub(crate) fn send(events: &Sender<OperatorEvent>, event: OperatorEvent) {
+    if events.send(event).is_err() {
+        tracing::warn!("operator event dropped: the core no longer listens");
+    }
 }
 
 #[cfg(test)]

@@ -19,31 +19,53 @@
 //! (and is painted from a fresh context) never delays the banner. The prompt only reports the click and its time; the core
 //! checks with its provenance monitor that physical input made it, as with eframe.
 
+#[cfg(unix)]
 mod input;
+mod pass;
 mod raster;
+#[cfg(windows)]
+mod win32;
+#[cfg(unix)]
 mod xwin;
 
+// The surface: plain X11 windows on Unix, Win32 windows on Windows (`win32.rs`).
+#[cfg(windows)]
+pub(crate) use win32::run;
+
+#[cfg(unix)]
 use std::sync::Arc;
+#[cfg(unix)]
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::{Duration, Instant};
+#[cfg(unix)]
+use std::time::Instant;
 
-use eframe::egui::{self, ViewportEvent, ViewportId, ViewportInfo};
-use x11rb::connection::Connection;
-use x11rb::protocol::Event;
-use x11rb::protocol::xproto::Screen;
-use x11rb::rust_connection::RustConnection;
+#[cfg(unix)]
+use eframe::egui;
+#[cfg(unix)]
+use x11rb::{
+    connection::Connection, protocol::Event, protocol::xproto::Screen, rust_connection::RustConnection,
+};
 
-use crate::overlay::{self, Look};
+#[cfg(unix)]
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
-use crate::{Surfaces, UiError, consent_prompt, prompt, x11_tag};
+#[cfg(unix)]
+use crate::{Surfaces, UiError, consent_prompt, overlay, prompt, x11_tag};
+#[cfg(unix)]
 use input::Keymap;
+#[cfg(unix)]
 use mcec_rules::own_windows::PROMPT_CLASS;
+#[cfg(unix)]
+use pass::{Layout, PassInput, Role};
+#[cfg(unix)]
 use raster::{Canvas, Textures};
+#[cfg(unix)]
 use xwin::{Atoms, Kind, Spec, XWindow};
 
 /// Title of the unmapped window that stands for the whole UI (see [`xwin::stand_in`]).
+#[cfg(unix)]
 const STAND_IN_TITLE: &str = "mcec operator";
 
+#[cfg(unix)]
 enum Wake {
     Repaint,
     X(Event),
@@ -51,6 +73,7 @@ enum Wake {
 }
 
 /// Run the overlay and the prompt until [`OperatorState::request_quit`].
+#[cfg(unix)]
 pub(crate) fn run(
     state: OperatorState,
     events: Sender<OperatorEvent>,
@@ -91,6 +114,7 @@ pub(crate) fn run(
     result
 }
 
+#[cfg(unix)]
 fn read_events(conn: &RustConnection, tx: &Sender<Wake>) {
     loop {
         let wake = match conn.wait_for_event() {
@@ -104,22 +128,7 @@ fn read_events(conn: &RustConnection, tx: &Sender<Wake>) {
     }
 }
 
-/// Which operator window a pane is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Overlay,
-    Prompt,
-    Consent,
-}
-
-/// Where and how big a pane should be now, or `None` when it should be gone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Layout {
-    look: Option<Look>,
-    pos: (i16, i16),
-    size: (u16, u16),
-}
-
+#[cfg(unix)]
 struct Pane {
     role: Role,
     window: XWindow,
@@ -135,6 +144,7 @@ struct Pane {
     repaint_at: Option<Instant>,
 }
 
+#[cfg(unix)]
 struct SoftUi {
     conn: Arc<RustConnection>,
     screen: Screen,
@@ -149,6 +159,7 @@ struct SoftUi {
     start: Instant,
 }
 
+#[cfg(unix)]
 impl SoftUi {
     fn run(&mut self, rx: &Receiver<Wake>) -> Result<(), UiError> {
         loop {
@@ -159,7 +170,7 @@ impl SoftUi {
             let now = Instant::now();
             // Window by window, the banner first: it is on screen before a prompt that opens
             // with it is painted.
-            for role in [Role::Overlay, Role::Prompt, Role::Consent] {
+            for role in Role::ALL {
                 self.arrange(role, &snap, now).map_err(|e| UiError::Graphics(e.to_string()))?;
                 let Some(i) = self.panes.iter().position(|p| p.role == role) else { continue };
                 if self.panes[i].dirty || self.panes[i].repaint_at.is_some_and(|t| t <= now) {
@@ -192,20 +203,7 @@ impl SoftUi {
     fn wanted(&self, role: Role, snap: &Snapshot, now: Instant) -> Option<Layout> {
         let monitor =
             egui::vec2(f32::from(self.screen.width_in_pixels), f32::from(self.screen.height_in_pixels));
-        let (look, (pos, size)) = match role {
-            Role::Overlay => {
-                let look = if self.surfaces.overlay { overlay::look(snap, now) } else { None }?;
-                (Some(look), overlay::geometry(look, snap.narration.len(), monitor.x))
-            }
-            Role::Prompt => {
-                let open = self.surfaces.prompt && snap.prompt_open && snap.is_stopped();
-                open.then_some((None, prompt::geometry(monitor)))?
-            }
-            Role::Consent => snap.consent.is_some().then_some((None, consent_prompt::geometry(monitor)))?,
-        };
-        let pos = (pos.x.round() as i16, pos.y.round() as i16);
-        let size = (size.x.round().max(1.0) as u16, size.y.round().max(1.0) as u16);
-        Some(Layout { look, pos, size })
+        pass::wanted(role, self.surfaces, snap, now, monitor)
     }
 
     /// Open, reshape or close `role`'s window to match the state.
@@ -248,11 +246,7 @@ impl SoftUi {
         let spare = if role == Role::Overlay { self.spare_banner.take() } else { None };
         let (ctx, textures) = match spare {
             Some(kept) => kept,
-            None => {
-                let ctx = egui::Context::default();
-                ctx.set_visuals(egui::Visuals::dark());
-                (ctx, Textures::default())
-            }
+            None => (pass::new_context(), Textures::default()),
         };
         let mut pane = Pane {
             role,
@@ -295,39 +289,17 @@ impl SoftUi {
 
     /// One egui pass of the pane, painted into its canvas.
     fn paint(&self, pane: &mut Pane) -> xwin::XResult<()> {
-        let size = egui::vec2(f32::from(pane.layout.size.0), f32::from(pane.layout.size.1));
-        let mut info = ViewportInfo {
-            focused: Some(pane.focused),
-            native_pixels_per_point: Some(1.0),
-            inner_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
-            ..ViewportInfo::default()
-        };
-        if std::mem::take(&mut pane.close_requested) {
-            info.events.push(ViewportEvent::Close);
-        }
-        let mut raw = egui::RawInput {
-            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
-            time: Some(self.start.elapsed().as_secs_f64()),
+        let input = PassInput {
+            size: pane.layout.size,
             focused: pane.focused,
+            close_requested: std::mem::take(&mut pane.close_requested),
             events: std::mem::take(&mut pane.input),
-            ..egui::RawInput::default()
+            time: self.start.elapsed().as_secs_f64(),
         };
-        raw.viewports.insert(ViewportId::ROOT, info);
-        let output = pane.ctx.run_ui(raw, |ui| match pane.role {
-            Role::Overlay => overlay::show(ui, &self.state),
-            Role::Prompt => prompt::show(ui, &self.state, &self.events),
-            Role::Consent => consent_prompt::show(ui, &self.state, &self.events),
-        });
-        let mut textures_delta = output.textures_delta;
-        pane.textures.set(&textures_delta);
-        let primitives = pane.ctx.tessellate(output.shapes, output.pixels_per_point);
-        pane.canvas.clear(pane.ctx.global_style().visuals.panel_fill);
-        raster::paint(&mut pane.canvas, &primitives, &pane.textures);
-        pane.textures.free(&textures_delta);
-        textures_delta.clear();
+        let (ctx, state, events) = (&pane.ctx, &self.state, &self.events);
+        pane.repaint_at =
+            pass::run(pane.role, ctx, &mut pane.canvas, &mut pane.textures, state, events, input);
         pane.dirty = false;
-        let delay = output.viewport_output.get(&ViewportId::ROOT).map_or(Duration::MAX, |v| v.repaint_delay);
-        pane.repaint_at = Instant::now().checked_add(delay).filter(|_| delay < Duration::from_secs(3600));
         Ok(())
     }
 

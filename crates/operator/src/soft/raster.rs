@@ -9,9 +9,9 @@
 
 use std::collections::HashMap;
 
-use eframe::egui::epaint::textures::TexturesDelta;
-use eframe::egui::epaint::{ClippedPrimitive, ImageData, ImageDelta, Primitive, TextureId, Vertex};
-use eframe::egui::{Color32, Rect};
+use egui::epaint::textures::TexturesDelta;
+use egui::epaint::{ClippedPrimitive, ImageData, ImageDelta, Primitive, TextureId, Vertex};
+use egui::{Color32, Rect};
 
 /// A frame buffer: `0x00RRGGBB` per pixel, row by row.
 pub(crate) struct Canvas {
@@ -192,9 +192,9 @@ fn pack(r: u8, g: u8, b: u8) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use eframe::egui::TextureOptions;
-    use eframe::egui::epaint::{ColorImage, Mesh};
-    use eframe::egui::{Pos2, pos2};
+    use egui::TextureOptions;
+    use egui::epaint::{ColorImage, Mesh};
+    use egui::{Pos2, pos2};
 
     fn white_texture() -> Textures {
         let mut textures = Textures::default();

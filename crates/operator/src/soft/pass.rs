@@ -1,0 +1,124 @@
+//! What the CPU-painted windows have in common whatever surface shows them (X11 windows on
+//! Unix, Win32 windows on Windows): which window should be open and where, and one egui pass
+//! of a window painted into its pixel buffer. The surfaces only open, move and show windows
+//! and turn their platform's input into egui events.
+
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use egui::{ViewportEvent, ViewportId, ViewportInfo};
+
+use crate::overlay::{self, Look};
+use crate::soft::raster::{self, Canvas, Textures};
+use crate::state::{OperatorEvent, OperatorState, Snapshot};
+use crate::{Surfaces, consent_prompt, prompt};
+
+/// Which operator window a pane is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Overlay,
+    Prompt,
+    Consent,
+}
+
+impl Role {
+    /// The order windows are brought up to date in: the banner first, so a prompt that opens
+    /// with a stop never delays it.
+    pub(crate) const ALL: [Role; 3] = [Role::Overlay, Role::Prompt, Role::Consent];
+}
+
+/// Where and how big a pane should be now, or `None` when it should be gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Layout {
+    pub look: Option<Look>,
+    pub pos: (i16, i16),
+    pub size: (u16, u16),
+}
+
+/// Where `role`'s window should be for `snap` on a monitor of `monitor` size, or `None` when
+/// it should be closed.
+pub(crate) fn wanted(
+    role: Role,
+    surfaces: Surfaces,
+    snap: &Snapshot,
+    now: Instant,
+    monitor: egui::Vec2,
+) -> Option<Layout> {
+    let (look, (pos, size)) = match role {
+        Role::Overlay => {
+            let look = if surfaces.overlay { overlay::look(snap, now) } else { None }?;
+            (Some(look), overlay::geometry(look, snap.narration.len(), monitor.x))
+        }
+        Role::Prompt => {
+            let open = surfaces.prompt && snap.prompt_open && snap.is_stopped();
+            open.then_some((None, prompt::geometry(monitor)))?
+        }
+        Role::Consent => snap.consent.is_some().then_some((None, consent_prompt::geometry(monitor)))?,
+    };
+    let pos = (pos.x.round() as i16, pos.y.round() as i16);
+    let size = (size.x.round().max(1.0) as u16, size.y.round().max(1.0) as u16);
+    Some(Layout { look, pos, size })
+}
+
+/// A fresh egui context for a window, in the operator windows' look.
+pub(crate) fn new_context() -> egui::Context {
+    let ctx = egui::Context::default();
+    ctx.set_visuals(egui::Visuals::dark());
+    ctx
+}
+
+/// What a window got since its last pass.
+pub(crate) struct PassInput {
+    pub size: (u16, u16),
+    pub focused: bool,
+    pub close_requested: bool,
+    pub events: Vec<egui::Event>,
+    /// Seconds since the UI started.
+    pub time: f64,
+}
+
+/// One egui pass of `role`'s window, painted into `canvas`. Returns when egui wants the next
+/// pass without any input (an animation, a fade), if it does.
+#[allow(clippy::too_many_arguments, reason = "one pass needs the window's egui side and the core's channels")]
+pub(crate) fn run(
+    role: Role,
+    ctx: &egui::Context,
+    canvas: &mut Canvas,
+    textures: &mut Textures,
+    state: &OperatorState,
+    events: &Sender<OperatorEvent>,
+    input: PassInput,
+) -> Option<Instant> {
+    let size = egui::vec2(f32::from(input.size.0), f32::from(input.size.1));
+    let mut info = ViewportInfo {
+        focused: Some(input.focused),
+        native_pixels_per_point: Some(1.0),
+        inner_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+        ..ViewportInfo::default()
+    };
+    if input.close_requested {
+        info.events.push(ViewportEvent::Close);
+    }
+    let mut raw = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, size)),
+        time: Some(input.time),
+        focused: input.focused,
+        events: input.events,
+        ..egui::RawInput::default()
+    };
+    raw.viewports.insert(ViewportId::ROOT, info);
+    let output = ctx.run_ui(raw, |ui| match role {
+        Role::Overlay => overlay::show(ui, state),
+        Role::Prompt => prompt::show(ui, state, events),
+        Role::Consent => consent_prompt::show(ui, state, events),
+    });
+    let mut textures_delta = output.textures_delta;
+    textures.set(&textures_delta);
+    let primitives = ctx.tessellate(output.shapes, output.pixels_per_point);
+    canvas.clear(ctx.global_style().visuals.panel_fill);
+    raster::paint(canvas, &primitives, textures);
+    textures.free(&textures_delta);
+    textures_delta.clear();
+    let delay = output.viewport_output.get(&ViewportId::ROOT).map_or(Duration::MAX, |v| v.repaint_delay);
+    Instant::now().checked_add(delay).filter(|_| delay < Duration::from_secs(3600))
+}

@@ -1,0 +1,555 @@
+//! The Win32 surface of the CPU painter: the banner and the re-arm and consent prompts of
+//! `mcec.exe mcp`, as plain Win32 windows showing the frames [`pass`] paints.
+//!
+//! The banner is a topmost popup that never takes focus and lets every click through
+//! (`WS_EX_TRANSPARENT | WS_EX_LAYERED | WS_EX_NOACTIVATE | WS_EX_TOOLWINDOW`, and it answers
+//! `HTTRANSPARENT` and `MA_NOACTIVATE`). The prompts are normal focused windows with a title
+//! and a close button; the close button is a denial (a "leave stopped"), as on X11. Every window
+//! asks to be left out of screen captures with `WDA_EXCLUDEFROMCAPTURE`; where the system
+//! refuses (older Windows, Wine) the refusal is logged once and the window is shown anyway: the
+//! operator seeing the stop matters more than the agent not seeing it.
+//!
+//! One thread (the caller's) owns the windows and their message loop. The window procedures
+//! only note what happened; the loop turns that into egui events after `DispatchMessageW`
+//! returns, so no egui state is touched from inside a window procedure. The state's repaint
+//! hook, called from other threads, posts a message to a message-only window to wake the loop.
+//! The prompt only reports the click and its time; the core checks with the provenance monitor
+//! (the low-level mouse hook's record of a press without `LLMHF_INJECTED`) that a hand made it.
+
+#![allow(unsafe_code)]
+
+use std::cell::RefCell;
+use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+use windows_sys::Win32::Foundation::{GetLastError, HWND, LPARAM, LRESULT, RECT, WPARAM};
+use windows_sys::Win32::Graphics::Gdi::{
+    BI_RGB, BITMAPINFO, BITMAPINFOHEADER, BeginPaint, DIB_RGB_COLORS, EndPaint, GetDC, PAINTSTRUCT,
+    ReleaseDC, SetDIBitsToDevice,
+};
+use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
+use windows_sys::Win32::UI::Input::KeyboardAndMouse::{
+    GetKeyState, ReleaseCapture, SetCapture, SetFocus, VK_CONTROL, VK_DOWN, VK_ESCAPE, VK_LEFT, VK_MENU,
+    VK_RETURN, VK_RIGHT, VK_SHIFT, VK_SPACE, VK_TAB, VK_UP,
+};
+use windows_sys::Win32::UI::WindowsAndMessaging::{
+    AdjustWindowRectEx, CreateWindowExW, DefWindowProcW, DestroyWindow, DispatchMessageW, GetSystemMetrics,
+    HTTRANSPARENT, HWND_MESSAGE, INFINITE, LWA_ALPHA, MA_NOACTIVATE, MSG, MWMO_INPUTAVAILABLE,
+    MsgWaitForMultipleObjectsEx, PM_REMOVE, PeekMessageW, PostMessageW, QS_ALLINPUT, RegisterClassExW,
+    SM_CXSCREEN, SM_CYSCREEN, SW_SHOW, SW_SHOWNOACTIVATE, SWP_NOACTIVATE, SWP_NOZORDER, SetForegroundWindow,
+    SetLayeredWindowAttributes, SetWindowDisplayAffinity, SetWindowPos, ShowWindow, WDA_EXCLUDEFROMCAPTURE,
+    WM_APP, WM_CLOSE, WM_ERASEBKGND, WM_KEYDOWN, WM_KEYUP, WM_KILLFOCUS, WM_LBUTTONDOWN, WM_LBUTTONUP,
+    WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEACTIVATE, WM_MOUSEMOVE, WM_NCHITTEST, WM_PAINT, WM_QUIT,
+    WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SETFOCUS, WNDCLASSEXW, WNDPROC, WS_CAPTION, WS_EX_DLGMODALFRAME,
+    WS_EX_LAYERED, WS_EX_NOACTIVATE, WS_EX_TOOLWINDOW, WS_EX_TOPMOST, WS_EX_TRANSPARENT, WS_POPUP,
+    WS_SYSMENU,
+};
+
+use crate::soft::pass::{self, Layout, PassInput, Role};
+use crate::soft::raster::{Canvas, Textures};
+use crate::state::{OperatorEvent, OperatorState};
+use crate::{Surfaces, UiError, consent_prompt, overlay, prompt};
+use mcec_rules::own_windows::{OVERLAY_CLASS, PROMPT_CLASS};
+
+/// Posted to the message-only window by the state's repaint hook.
+const WM_WAKE: u32 = WM_APP + 1;
+
+/// Class of the message-only window that wakes the loop.
+const WAKE_CLASS: &str = "mcec-operator-wake";
+
+/// What a window procedure saw, handled by the loop once `DispatchMessageW` returns.
+enum Seen {
+    Wake,
+    Paint(HWND),
+    Close(HWND),
+    Focus(HWND, bool),
+    Input(HWND, egui::Event),
+}
+
+thread_local! {
+    static SEEN: RefCell<Vec<Seen>> = const { RefCell::new(Vec::new()) };
+}
+
+fn note(seen: Seen) {
+    SEEN.with(|s| s.borrow_mut().push(seen));
+}
+
+/// Logged once per process: whether the windows can be kept out of captures here.
+static AFFINITY_LOGGED: AtomicBool = AtomicBool::new(false);
+
+fn wide(s: &str) -> Vec<u16> {
+    s.encode_utf16().chain(Some(0)).collect()
+}
+
+fn graphics(what: &str) -> UiError {
+    // SAFETY: reads this thread's last-error value.
+    let code = unsafe { GetLastError() };
+    UiError::Graphics(format!("{what} failed (Win32 error {code})"))
+}
+
+struct Pane {
+    role: Role,
+    hwnd: HWND,
+    layout: Layout,
+    ctx: egui::Context,
+    canvas: Canvas,
+    textures: Textures,
+    input: Vec<egui::Event>,
+    focused: bool,
+    close_requested: bool,
+    dirty: bool,
+    repaint_at: Option<Instant>,
+}
+
+struct SoftUi {
+    state: OperatorState,
+    events: Sender<OperatorEvent>,
+    surfaces: Surfaces,
+    panes: Vec<Pane>,
+    /// The egui context and textures of the closed banner, for when it opens again.
+    spare_banner: Option<(egui::Context, Textures)>,
+    start: Instant,
+}
+
+/// Run the overlay and the prompts until [`OperatorState::request_quit`].
+pub(crate) fn run(
+    state: OperatorState,
+    events: Sender<OperatorEvent>,
+    surfaces: Surfaces,
+) -> Result<(), UiError> {
+    register(OVERLAY_CLASS, Some(overlay_proc))?;
+    register(PROMPT_CLASS, Some(prompt_proc))?;
+    register(WAKE_CLASS, Some(wake_proc))?;
+    let wake = create(0, WAKE_CLASS, "mcec operator", 0, (0, 0, 0, 0), HWND_MESSAGE)?;
+    // The HWND travels as an integer: a window handle is a plain id, valid from any thread.
+    let wake_id = wake as isize;
+    state.set_repaint_hook(move || {
+        // SAFETY: posting to a window id has no memory effects here; a destroyed window only
+        // makes the call fail.
+        unsafe { PostMessageW(wake_id as HWND, WM_WAKE, 0, 0) };
+    });
+    let mut ui =
+        SoftUi { state, events, surfaces, panes: Vec::new(), spare_banner: None, start: Instant::now() };
+    let result = ui.run();
+    ui.close_all();
+    // SAFETY: the message-only window was created on this thread and is destroyed once.
+    unsafe { DestroyWindow(wake) };
+    result
+}
+
+fn register(class: &str, proc_: WNDPROC) -> Result<(), UiError> {
+    let name = wide(class);
+    // SAFETY: a null name asks for this executable's module handle.
+    let instance = unsafe { GetModuleHandleW(null()) };
+    let wc = WNDCLASSEXW {
+        cbSize: size_of::<WNDCLASSEXW>() as u32,
+        lpfnWndProc: proc_,
+        hInstance: instance,
+        lpszClassName: name.as_ptr(),
+        // SAFETY: WNDCLASSEXW is plain data; every other field may be zero.
+        ..unsafe { std::mem::zeroed() }
+    };
+    // SAFETY: wc is filled and its class name outlives the call (Windows copies it).
+    if unsafe { RegisterClassExW(&wc) } == 0 {
+        return Err(graphics(&format!("RegisterClassExW({class})")));
+    }
+    Ok(())
+}
+
+fn create(
+    ex: u32,
+    class: &str,
+    title: &str,
+    style: u32,
+    rect: (i32, i32, i32, i32),
+    parent: HWND,
+) -> Result<HWND, UiError> {
+    let (class_w, title_w) = (wide(class), wide(title));
+    let (x, y, w, h) = rect;
+    // SAFETY: class and title are NUL-terminated and outlive the call; the class is registered.
+    let hwnd = unsafe {
+        CreateWindowExW(
+            ex,
+            class_w.as_ptr(),
+            title_w.as_ptr(),
+            style,
+            x,
+            y,
+            w,
+            h,
+            parent,
+            null_mut(),
+            GetModuleHandleW(null()),
+            null(),
+        )
+    };
+    if hwnd.is_null() {
+        return Err(graphics(&format!("CreateWindowExW({class})")));
+    }
+    Ok(hwnd)
+}
+
+/// The primary monitor's size, in the pixels windows are placed in.
+fn monitor() -> egui::Vec2 {
+    // SAFETY: plain metric queries.
+    let (w, h) = unsafe { (GetSystemMetrics(SM_CXSCREEN), GetSystemMetrics(SM_CYSCREEN)) };
+    egui::vec2(w as f32, h as f32)
+}
+
+const PROMPT_STYLE: u32 = WS_POPUP | WS_CAPTION | WS_SYSMENU;
+const PROMPT_EX: u32 = WS_EX_TOPMOST | WS_EX_DLGMODALFRAME;
+const OVERLAY_EX: u32 =
+    WS_EX_TOPMOST | WS_EX_TRANSPARENT | WS_EX_LAYERED | WS_EX_NOACTIVATE | WS_EX_TOOLWINDOW;
+
+/// The outer rectangle (x, y, width, height) of a window whose client area is `layout`.
+fn outer(role: Role, layout: &Layout) -> (i32, i32, i32, i32) {
+    let (x, y) = (i32::from(layout.pos.0), i32::from(layout.pos.1));
+    let mut r =
+        RECT { left: x, top: y, right: x + i32::from(layout.size.0), bottom: y + i32::from(layout.size.1) };
+    if role != Role::Overlay {
+        // SAFETY: r is a valid RECT to adjust.
+        unsafe { AdjustWindowRectEx(&mut r, PROMPT_STYLE, 0, PROMPT_EX) };
+    }
+    (r.left, r.top, r.right - r.left, r.bottom - r.top)
+}
+
+/// Ask Windows to leave `hwnd` out of every capture; log once whether it can.
+fn exclude_from_capture(hwnd: HWND) {
+    // SAFETY: hwnd is a live window of this thread.
+    let ok = unsafe { SetWindowDisplayAffinity(hwnd, WDA_EXCLUDEFROMCAPTURE) } != 0;
+    // SAFETY: reads this thread's last-error value.
+    let code = unsafe { GetLastError() };
+    if !AFFINITY_LOGGED.swap(true, Ordering::Relaxed) {
+        if ok {
+            tracing::info!("operator windows are excluded from screen captures (WDA_EXCLUDEFROMCAPTURE)");
+        } else {
+            tracing::warn!(
+                "operator windows cannot be excluded from screen captures here \
+                 (SetWindowDisplayAffinity refused, Win32 error {code}): agent captures may show the banner"
+            );
+        }
+    }
+}
+
+impl SoftUi {
+    fn run(&mut self) -> Result<(), UiError> {
+        loop {
+            let snap = self.state.snapshot();
+            if snap.quit_requested {
+                return Ok(());
+            }
+            let now = Instant::now();
+            for role in Role::ALL {
+                self.arrange(role, pass::wanted(role, self.surfaces, &snap, now, monitor()))?;
+                let Some(i) = self.panes.iter().position(|p| p.role == role) else { continue };
+                if self.panes[i].dirty || self.panes[i].repaint_at.is_some_and(|t| t <= now) {
+                    self.frame(i);
+                }
+            }
+            let timeout = match self.panes.iter().filter_map(|p| p.repaint_at).min() {
+                Some(at) => u32::try_from(at.saturating_duration_since(Instant::now()).as_millis())
+                    .unwrap_or(INFINITE - 1),
+                None => INFINITE,
+            };
+            // SAFETY: no handles to wait on, only this thread's message queue.
+            unsafe { MsgWaitForMultipleObjectsEx(0, null(), timeout, QS_ALLINPUT, MWMO_INPUTAVAILABLE) };
+            // SAFETY: MSG is plain data for PeekMessageW to fill.
+            let mut msg: MSG = unsafe { std::mem::zeroed() };
+            // SAFETY: msg is valid; every message of this thread is taken and dispatched.
+            while unsafe { PeekMessageW(&mut msg, null_mut(), 0, 0, PM_REMOVE) } != 0 {
+                if msg.message == WM_QUIT {
+                    return Ok(());
+                }
+                // SAFETY: msg came from PeekMessageW.
+                unsafe { DispatchMessageW(&msg) };
+            }
+            for seen in SEEN.with(|s| std::mem::take(&mut *s.borrow_mut())) {
+                self.on_seen(seen);
+            }
+        }
+    }
+
+    /// Open, reshape or close `role`'s window to match `wanted`.
+    fn arrange(&mut self, role: Role, wanted: Option<Layout>) -> Result<(), UiError> {
+        let index = self.panes.iter().position(|p| p.role == role);
+        match (wanted, index) {
+            (None, Some(i)) => {
+                let pane = self.panes.remove(i);
+                // SAFETY: the pane's window was created on this thread and is destroyed once.
+                unsafe { DestroyWindow(pane.hwnd) };
+                // Only the banner's: a prompt starts from a fresh context every time.
+                if pane.role == Role::Overlay {
+                    self.spare_banner = Some((pane.ctx, pane.textures));
+                }
+            }
+            (Some(layout), Some(i)) if self.panes[i].layout != layout => {
+                let pane = &mut self.panes[i];
+                if pane.layout.size != layout.size || pane.layout.pos != layout.pos {
+                    let (x, y, w, h) = outer(role, &layout);
+                    // SAFETY: a live window of this thread.
+                    unsafe { SetWindowPos(pane.hwnd, null_mut(), x, y, w, h, SWP_NOZORDER | SWP_NOACTIVATE) };
+                    pane.canvas = Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1));
+                }
+                pane.layout = layout;
+                pane.dirty = true;
+            }
+            (Some(layout), None) => self.open(role, layout)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn open(&mut self, role: Role, layout: Layout) -> Result<(), UiError> {
+        let rect = outer(role, &layout);
+        let hwnd = match role {
+            Role::Overlay => {
+                create(OVERLAY_EX, OVERLAY_CLASS, overlay::OVERLAY_TITLE, WS_POPUP, rect, null_mut())?
+            }
+            Role::Prompt => {
+                create(PROMPT_EX, PROMPT_CLASS, prompt::PROMPT_TITLE, PROMPT_STYLE, rect, null_mut())?
+            }
+            Role::Consent => create(
+                PROMPT_EX,
+                PROMPT_CLASS,
+                consent_prompt::CONSENT_TITLE,
+                PROMPT_STYLE,
+                rect,
+                null_mut(),
+            )?,
+        };
+        if role == Role::Overlay {
+            // A layered window shows nothing until it has an opacity.
+            // SAFETY: a live window of this thread.
+            unsafe { SetLayeredWindowAttributes(hwnd, 0, 255, LWA_ALPHA) };
+        }
+        exclude_from_capture(hwnd);
+        let spare = if role == Role::Overlay { self.spare_banner.take() } else { None };
+        let (ctx, textures) = spare.unwrap_or_else(|| (pass::new_context(), Textures::default()));
+        let mut pane = Pane {
+            role,
+            hwnd,
+            layout,
+            ctx,
+            canvas: Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1)),
+            textures,
+            input: Vec::new(),
+            focused: false,
+            close_requested: false,
+            dirty: true,
+            repaint_at: None,
+        };
+        // Painted before it is shown, so the first WM_PAINT shows the finished frame.
+        self.paint(&mut pane);
+        // SAFETY: a live window of this thread.
+        unsafe {
+            if role == Role::Overlay {
+                ShowWindow(hwnd, SW_SHOWNOACTIVATE);
+            } else {
+                ShowWindow(hwnd, SW_SHOW);
+                SetForegroundWindow(hwnd);
+                SetFocus(hwnd);
+            }
+        }
+        show(&pane);
+        self.panes.push(pane);
+        Ok(())
+    }
+
+    fn frame(&mut self, i: usize) {
+        let mut pane = self.panes.remove(i);
+        self.paint(&mut pane);
+        show(&pane);
+        self.panes.insert(i, pane);
+    }
+
+    fn paint(&self, pane: &mut Pane) {
+        let input = PassInput {
+            size: pane.layout.size,
+            focused: pane.focused,
+            close_requested: std::mem::take(&mut pane.close_requested),
+            events: std::mem::take(&mut pane.input),
+            time: self.start.elapsed().as_secs_f64(),
+        };
+        let (ctx, state, events) = (&pane.ctx, &self.state, &self.events);
+        pane.repaint_at =
+            pass::run(pane.role, ctx, &mut pane.canvas, &mut pane.textures, state, events, input);
+        pane.dirty = false;
+    }
+
+    fn on_seen(&mut self, seen: Seen) {
+        let hwnd = match &seen {
+            Seen::Wake => {
+                self.panes.iter_mut().for_each(|p| p.dirty = true);
+                return;
+            }
+            Seen::Paint(h) | Seen::Close(h) | Seen::Focus(h, _) | Seen::Input(h, _) => *h,
+        };
+        let Some(pane) = self.panes.iter_mut().find(|p| p.hwnd == hwnd) else { return };
+        match seen {
+            Seen::Paint(_) => return show(pane),
+            Seen::Close(_) => pane.close_requested = true,
+            Seen::Focus(_, focused) => {
+                pane.focused = focused;
+                pane.input.push(egui::Event::WindowFocused(focused));
+            }
+            Seen::Input(_, event) => pane.input.push(event),
+            Seen::Wake => {}
+        }
+        pane.dirty = true;
+    }
+
+    fn close_all(&mut self) {
+        for pane in self.panes.drain(..) {
+            // SAFETY: the pane's window was created on this thread and is destroyed once.
+            unsafe { DestroyWindow(pane.hwnd) };
+        }
+    }
+}
+
+/// Copy the pane's frame into its window.
+fn show(pane: &Pane) {
+    let (w, h) = (pane.canvas.width as i32, pane.canvas.height as i32);
+    let info = BITMAPINFO {
+        bmiHeader: BITMAPINFOHEADER {
+            biSize: size_of::<BITMAPINFOHEADER>() as u32,
+            biWidth: w,
+            // Negative: rows top to bottom, as the canvas holds them.
+            biHeight: -h,
+            biPlanes: 1,
+            biBitCount: 32,
+            biCompression: BI_RGB,
+            // SAFETY: BITMAPINFOHEADER is plain data; the rest may be zero.
+            ..unsafe { std::mem::zeroed() }
+        },
+        // SAFETY: plain data, unused for a 32-bit BI_RGB image.
+        bmiColors: unsafe { std::mem::zeroed() },
+    };
+    // SAFETY: the canvas holds w*h 32-bit pixels (0x00RRGGBB, which is BI_RGB's byte order);
+    // the DC is released before returning.
+    unsafe {
+        let dc = GetDC(pane.hwnd);
+        if dc.is_null() {
+            return;
+        }
+        SetDIBitsToDevice(
+            dc,
+            0,
+            0,
+            w as u32,
+            h as u32,
+            0,
+            0,
+            0,
+            h as u32,
+            pane.canvas.pixels.as_ptr().cast(),
+            &info,
+            DIB_RGB_COLORS,
+        );
+        ReleaseDC(pane.hwnd, dc);
+    }
+}
+
+/// The WM_PAINT every window answers: validate, and let the loop copy the frame.
+fn on_paint(hwnd: HWND) -> LRESULT {
+    // SAFETY: PAINTSTRUCT is plain data; Begin/EndPaint are paired on the same window.
+    unsafe {
+        let mut ps: PAINTSTRUCT = std::mem::zeroed();
+        BeginPaint(hwnd, &mut ps);
+        EndPaint(hwnd, &ps);
+    }
+    note(Seen::Paint(hwnd));
+    0
+}
+
+unsafe extern "system" fn overlay_proc(hwnd: HWND, msg: u32, wparam: WPARAM, lparam: LPARAM) -> LRESULT {
+    match msg {
+        WM_PAINT => on_paint(hwnd),
+        WM_ERASEBKGND => 1,
+        // Clicks fall through to the window below; a click never activates the banner.
+        WM_NCHITTEST => HTTRANSPARENT as LRESULT,
+        WM_MOUSEACTIVATE => MA_NOACTIVATE as LRESULT,
+        // SAFETY: the default handling of every other message.
+        _ => unsafe { DefWindowProcW(hwnd, msg, wparam, lparam) },
+    }
+}
+
+unsafe extern "system" fn prompt_proc(hwnd: HWND, msg: u32, wparam: WPARAM, lparam: LPARAM) -> LRESULT {
+    let pos = || egui::pos2(f32::from(lparam as u16 as i16), f32::from((lparam >> 16) as u16 as i16));
+    let button = |button, pressed| {
+        // SAFETY: capture keeps the release with the window that saw the press.
+        unsafe {
+            if pressed {
+                SetCapture(hwnd);
+            } else {
+                ReleaseCapture();
+            }
+        }
+        Seen::Input(hwnd, egui::Event::PointerButton { pos: pos(), button, pressed, modifiers: modifiers() })
+    };
+    let seen = match msg {
+        WM_PAINT => return on_paint(hwnd),
+        WM_ERASEBKGND => return 1,
+        // The close button: a denial, decided by the prompt's own code.
+        WM_CLOSE => Seen::Close(hwnd),
+        WM_SETFOCUS => Seen::Focus(hwnd, true),
+        WM_KILLFOCUS => Seen::Focus(hwnd, false),
+        WM_MOUSEMOVE => Seen::Input(hwnd, egui::Event::PointerMoved(pos())),
+        WM_LBUTTONDOWN => button(egui::PointerButton::Primary, true),
+        WM_LBUTTONUP => button(egui::PointerButton::Primary, false),
+        WM_RBUTTONDOWN => button(egui::PointerButton::Secondary, true),
+        WM_RBUTTONUP => button(egui::PointerButton::Secondary, false),
+        WM_MBUTTONDOWN => button(egui::PointerButton::Middle, true),
+        WM_MBUTTONUP => button(egui::PointerButton::Middle, false),
+        WM_KEYDOWN | WM_KEYUP => match key(wparam) {
+            Some(key) => Seen::Input(
+                hwnd,
+                egui::Event::Key {
+                    key,
+                    physical_key: None,
+                    pressed: msg == WM_KEYDOWN,
+                    repeat: false,
+                    modifiers: modifiers(),
+                },
+            ),
+            None => return 0,
+        },
+        // SAFETY: the default handling of every other message.
+        _ => return unsafe { DefWindowProcW(hwnd, msg, wparam, lparam) },
+    };
+    note(seen);
+    0
+}
+
+unsafe extern "system" fn wake_proc(hwnd: HWND, msg: u32, wparam: WPARAM, lparam: LPARAM) -> LRESULT {
+    if msg == WM_WAKE {
+        note(Seen::Wake);
+        return 0;
+    }
+    // SAFETY: the default handling of every other message.
+    unsafe { DefWindowProcW(hwnd, msg, wparam, lparam) }
+}
+
+/// The few keys the prompts use (Enter, Esc, Tab, Space, the arrows); others are ignored.
+fn key(vk: WPARAM) -> Option<egui::Key> {
+    let vk = u16::try_from(vk).ok()?;
+    Some(match vk {
+        VK_RETURN => egui::Key::Enter,
+        VK_ESCAPE => egui::Key::Escape,
+        VK_TAB => egui::Key::Tab,
+        VK_SPACE => egui::Key::Space,
+        VK_LEFT => egui::Key::ArrowLeft,
+        VK_UP => egui::Key::ArrowUp,
+        VK_RIGHT => egui::Key::ArrowRight,
+        VK_DOWN => egui::Key::ArrowDown,
+        _ => return None,
+    })
+}
+
+fn modifiers() -> egui::Modifiers {
+    // SAFETY: plain key-state queries of this thread's input state.
+    let down = |vk: u16| unsafe { GetKeyState(i32::from(vk)) } < 0;
+    let ctrl = down(VK_CONTROL);
+    egui::Modifiers { alt: down(VK_MENU), ctrl, shift: down(VK_SHIFT), mac_cmd: false, command: ctrl }
+}
