@@ -122,3 +122,47 @@ pub(crate) fn run(
     let delay = output.viewport_output.get(&ViewportId::ROOT).map_or(Duration::MAX, |v| v.repaint_delay);
     Instant::now().checked_add(delay).filter(|_| delay < Duration::from_secs(3600))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Surfaces = Surfaces { overlay: true, prompt: true, host_window: false };
+    const MONITOR: egui::Vec2 = egui::vec2(1024.0, 768.0);
+
+    fn pass_of(role: Role, state: &OperatorState, size: (u16, u16)) -> Canvas {
+        let (tx, _rx) = std::sync::mpsc::channel();
+        let mut canvas = Canvas::new(usize::from(size.0), usize::from(size.1));
+        let input = PassInput { size, focused: false, close_requested: false, events: Vec::new(), time: 0.0 };
+        run(role, &new_context(), &mut canvas, &mut Textures::default(), state, &tx, input);
+        canvas
+    }
+
+    #[test]
+    fn windows_open_with_the_stop_and_only_where_asked() {
+        let state = OperatorState::new();
+        let now = Instant::now();
+        for role in Role::ALL {
+            assert_eq!(wanted(role, ALL, &state.snapshot(), now, MONITOR), None, "{role:?} while idle");
+        }
+        state.set_stopped("chord");
+        let snap = state.snapshot();
+        let banner = wanted(Role::Overlay, ALL, &snap, now, MONITOR).expect("the banner with a stop");
+        assert_eq!((banner.pos, banner.size.0), ((192, 0), 640), "top centre, 640 wide");
+        let prompt = wanted(Role::Prompt, ALL, &snap, now, MONITOR).expect("the prompt with a stop");
+        assert_eq!((prompt.pos, prompt.size), ((282, 297), (460, 175)), "centred");
+        let none = Surfaces { overlay: false, prompt: false, host_window: true };
+        assert_eq!(wanted(Role::Overlay, none, &snap, now, MONITOR), None);
+        assert_eq!(wanted(Role::Prompt, none, &snap, now, MONITOR), None);
+    }
+
+    #[test]
+    fn a_pass_paints_the_stopped_banner_red() {
+        let state = OperatorState::new();
+        state.set_stopped("chord");
+        let layout = wanted(Role::Overlay, ALL, &state.snapshot(), Instant::now(), MONITOR).expect("banner");
+        let canvas = pass_of(Role::Overlay, &state, layout.size);
+        let red = canvas.pixels.iter().filter(|&&p| (p >> 16) & 0xff > 150 && (p >> 8) & 0xff < 90).count();
+        assert!(red > canvas.pixels.len() / 2, "{red} of {} pixels red", canvas.pixels.len());
+    }
+}
