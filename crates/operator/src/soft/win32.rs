@@ -36,7 +36,7 @@ use windows_sys::Win32::UI::Input::KeyboardAndMouse::{
 };
 use windows_sys::Win32::UI::WindowsAndMessaging::{
     AdjustWindowRectEx, CreateWindowExW, DefWindowProcW, DestroyWindow, DispatchMessageW, GetSystemMetrics,
-    HTTRANSPARENT, HWND_MESSAGE, INFINITE, LWA_ALPHA, MA_NOACTIVATE, MSG, MWMO_INPUTAVAILABLE,
+    HTTRANSPARENT, HWND_MESSAGE, LWA_ALPHA, MA_NOACTIVATE, MSG, MWMO_INPUTAVAILABLE,
     MsgWaitForMultipleObjectsEx, PM_REMOVE, PeekMessageW, PostMessageW, QS_ALLINPUT, RegisterClassExW,
     SM_CXSCREEN, SM_CYSCREEN, SW_SHOW, SW_SHOWNOACTIVATE, SWP_NOACTIVATE, SWP_NOZORDER, SetForegroundWindow,
     SetLayeredWindowAttributes, SetWindowDisplayAffinity, SetWindowPos, ShowWindow, WDA_EXCLUDEFROMCAPTURE,
@@ -55,6 +55,9 @@ use mcec_rules::own_windows::{OVERLAY_CLASS, PROMPT_CLASS};
 
 /// Posted to the message-only window by the state's repaint hook.
 const WM_WAKE: u32 = WM_APP + 1;
+
+/// `INFINITE` for `MsgWaitForMultipleObjectsEx` (named in a module this crate does not load).
+const WAIT_FOREVER: u32 = u32::MAX;
 
 /// Class of the message-only window that wakes the loop.
 const WAKE_CLASS: &str = "mcec-operator-wake";
@@ -250,8 +253,8 @@ impl SoftUi {
             }
             let timeout = match self.panes.iter().filter_map(|p| p.repaint_at).min() {
                 Some(at) => u32::try_from(at.saturating_duration_since(Instant::now()).as_millis())
-                    .unwrap_or(INFINITE - 1),
-                None => INFINITE,
+                    .unwrap_or(WAIT_FOREVER - 1),
+                None => WAIT_FOREVER,
             };
             // SAFETY: no handles to wait on, only this thread's message queue.
             unsafe { MsgWaitForMultipleObjectsEx(0, null(), timeout, QS_ALLINPUT, MWMO_INPUTAVAILABLE) };
