@@ -15,7 +15,7 @@ use mcec_desktop::api::{DesktopConfig, DesktopTools};
 use mcec_desktop::requests::{
     CaptureRequest, ClickRequest, FocusRequest, KeyRequest, ScrollRequest, TypeRequest, WindowsRequest,
 };
-use mcec_desktop::types::Rect;
+use mcec_desktop::types::{Point, Rect};
 use mcec_desktop_windows::WindowsDesktop;
 use mcec_rules::{ErrorCode, StopFlag};
 use serde_json::json;
@@ -57,8 +57,12 @@ fn field<'a>(line: &'a str, name: &str) -> &'a str {
 
 impl TestWindow {
     fn open(title: &str, rgb: &str, x: i32, y: i32) -> TestWindow {
+        Self::open_as(title, rgb, x, y, "McecWinTest")
+    }
+
+    fn open_as(title: &str, rgb: &str, x: i32, y: i32, class: &str) -> TestWindow {
         let mut child = Command::new(exe())
-            .args([title, rgb, &x.to_string(), &y.to_string(), "300", "220"])
+            .args([title, rgb, &x.to_string(), &y.to_string(), "300", "220", class])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -296,4 +300,38 @@ fn a_title_two_windows_share_is_never_resolved_to_the_first() {
     // Positive control: the same selector narrowed by pid names one window.
     let one = json!({"at": {"x": 5, "y": 5}, "window": "mcec wintest twin", "pid": b.pid});
     t.click(&req::<ClickRequest>(one), &StopFlag::new()).expect("one window");
+}
+
+#[test]
+fn mcecs_own_windows_are_not_listed_targeted_or_captured() {
+    use mcec_desktop::types::LeftOutHow;
+    let _g = serial();
+    let below = TestWindow::open("mcec wintest below", "20c040", 300, 200);
+    let own = TestWindow::open_as("mcec wintest banner", "ff00ff", 320, 220, "mcec-overlay");
+    let (t, _dir) = tools();
+    let stop = StopFlag::new();
+    let listed =
+        t.windows(&req::<WindowsRequest>(json!({"title": "mcec wintest"})), &stop).expect("windows").windows;
+    // Positive control: the window beside it is listed.
+    assert!(listed.iter().any(|w| w.id == below.id), "{listed:?}");
+    assert!(!listed.iter().any(|w| w.id == own.id), "mcec's own window was listed: {listed:?}");
+    let err = t.focus(&req::<FocusRequest>(json!({"handle": own.id})), &stop).expect_err("not a target");
+    assert_eq!(err.code, ErrorCode::WindowNotFound, "{err:?}");
+    let c = own.client;
+    let region = json!({"x": c.x, "y": c.y, "width": 40, "height": 30});
+    let shot =
+        t.capture(&req::<CaptureRequest>(json!({"region": region, "format": "png"}))).expect("capture");
+    let left_out = shot.left_out.as_ref().expect("the capture says what it left out");
+    assert_eq!(left_out.how, LeftOutHow::Blanked);
+    assert!(
+        left_out.areas.iter().any(|a| a.contains(c.center()) || a.contains(Point::new(c.x, c.y))),
+        "{left_out:?}"
+    );
+    let mut reader = png::Decoder::new(std::io::Cursor::new(shot.data)).read_info().expect("png");
+    let mut buf = vec![0; reader.output_buffer_size().expect("size")];
+    let info = reader.next_frame(&mut buf).expect("frame");
+    let px = info.color_type.samples();
+    for (i, p) in buf[..info.buffer_size()].chunks_exact(px).enumerate() {
+        assert_eq!(&p[..3], &[0, 0, 0], "pixel {i} shows mcec's window");
+    }
 }
