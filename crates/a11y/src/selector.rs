@@ -7,25 +7,11 @@
 //! the element's text (its Text interface, or its name when it has none).
 
 use mcec_rules::ToolError;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use mcec_desktop::requests::ElementTarget;
 
 use crate::model::{RawElement, canonical_role, canonical_state};
 
-/// What `value` is compared with.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum By {
-    /// The accessible name (a button's label, a window's title), whole, case-insensitive.
-    #[default]
-    Name,
-    /// The role (`push-button`, `check-box`, `text`, `label`; `button`, `checkbox` also work).
-    Role,
-    /// The toolkit's accessible id (GTK's buildable id, Qt's objectName, HTML `id`), exact.
-    Automationid,
-    /// A substring of the element's text, case-insensitive.
-    Text,
-}
+pub use mcec_desktop::requests::By;
 
 /// A checked selector.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +67,18 @@ impl Selector {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Selector { by, value, role, states })
+    }
+
+    /// The selector of `target`, whose `value` is required (an `elementId` is refused: the
+    /// caller takes only a selector).
+    pub fn of(target: &ElementTarget) -> Result<Selector, ToolError> {
+        if target.element_id.is_some() {
+            return Err(ToolError::bad_argument("elementId", "is not taken here; give `value` with a window"));
+        }
+        let Some(value) = &target.value else {
+            return Err(ToolError::bad_argument("value", "is required"));
+        };
+        Selector::new(target.by, value, target.role.as_deref(), &target.states)
     }
 
     /// Whether matching needs the element's text.

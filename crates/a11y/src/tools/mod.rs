@@ -16,7 +16,8 @@ mod wait;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcec_desktop::requests::WindowSelector;
+use mcec_desktop::requests::{ElementTarget, WindowSelector};
+use mcec_desktop::types::Point;
 use mcec_desktop::{DesktopTools, WindowInfo};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde::Serialize;
@@ -129,6 +130,62 @@ impl A11yTools {
             out.push((node.clone(), self.element(&node, full)));
         }
         Ok((out, found.cut))
+    }
+
+    /// The one node `target` names: an issued element id (which takes no window selector), or
+    /// the one match of its selector under `window`. Every tool that acts on or reads one
+    /// element resolves it here.
+    pub(crate) fn resolve(
+        &self,
+        window: &WindowSelector,
+        target: &ElementTarget,
+        stop: &StopFlag,
+    ) -> Result<NodeRef, ToolError> {
+        match (&target.element_id, &target.value) {
+            (Some(_), Some(_)) => {
+                Err(ToolError::bad_argument("elementId", "give an element id or a selector, not both"))
+            }
+            (Some(_), None) if !window.is_empty() => {
+                Err(ToolError::bad_argument("elementId", "an element id needs no window selector"))
+            }
+            (Some(_), None) if target.by.is_some() || target.role.is_some() || !target.states.is_empty() => {
+                Err(ToolError::bad_argument("elementId", "`by`, `role` and `states` go with `value`, not with an id"))
+            }
+            (Some(id), None) => self.ids.node(id),
+            (None, Some(value)) => {
+                let selector = Selector::new(target.by, value, target.role.as_deref(), &target.states)?;
+                Ok(self.find_one(window, &selector, stop)?.1)
+            }
+            (None, None) => {
+                Err(ToolError::bad_argument("elementId", "give an element id, or `value` with a window"))
+            }
+        }
+    }
+
+    /// The centre of the element `target` names, in desktop pixels: where `click`, `drag`
+    /// and `focus` act for an element endpoint. `window` is the request's window selector
+    /// (it scopes a selector; an element id stands alone). The element must be there and
+    /// showing, with bounds.
+    pub fn element_centre(
+        &self,
+        window: &WindowSelector,
+        target: &ElementTarget,
+        stop: &StopFlag,
+    ) -> Result<Point, ToolError> {
+        let scope = if target.element_id.is_some() { WindowSelector::default() } else { window.clone() };
+        let node = self.resolve(&scope, target, stop)?;
+        let e = self.backend.describe(&node, Want::DETAILS)?;
+        if e.has("defunct") || (target.element_id.is_some() && !self.backend.attached(&node)?) {
+            return Err(ToolError::new(ErrorCode::StaleElement, "The element is gone (defunct); find it again."));
+        }
+        let Some(b) = e.bounds.filter(|_| e.has("showing")) else {
+            return Err(ToolError::new(
+                ErrorCode::NoTarget,
+                format!("The {} {:?} is not showing on screen, so it has no point to act at; nothing was done.", e.role, e.name),
+            ));
+        };
+        let half = |n: u32| i32::try_from(n / 2).unwrap_or(i32::MAX);
+        Ok(Point::new(b.x.saturating_add(half(b.width)), b.y.saturating_add(half(b.height))))
     }
 
     /// The one element `selector` matches under the window; never the first of several.

@@ -89,7 +89,7 @@ impl A11yTools {
     }
 
     pub fn wait_for(&self, req: &WaitForRequest, stop: &StopFlag) -> Result<WaitForResult, ToolError> {
-        let selector = Selector::new(req.by, &req.value, req.role.as_deref(), &req.states)?;
+        let selector = Selector::of(&req.target())?;
         let timeout = req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
         if timeout > MAX_TIMEOUT_MS {
             return Err(ToolError::bad_argument("timeoutMs", format!("must be 0 to {MAX_TIMEOUT_MS}")));
