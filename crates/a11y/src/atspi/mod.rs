@@ -11,11 +11,14 @@
 //! - `calls.rs`: one function per AT-SPI2 method the tools use, and the mapping of D-Bus
 //!   errors to tool errors (`stale-element` for an object or application that is gone).
 //! - `window.rs`: which application frame is a given X11 window.
+//! - `scale.rs`: a toolkit's scale factor, so extents answer desktop pixels.
 
 mod bus;
 mod calls;
+mod scale;
 mod window;
 
+use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -33,6 +36,9 @@ pub const CALL_TIMEOUT: Duration = Duration::from_millis(1_500);
 #[derive(Default)]
 pub struct Atspi {
     conn: Mutex<Option<Connection>>,
+    /// Each application's scale factor (by bus name), learnt when one of its windows was
+    /// found; an application not in here reports desktop pixels.
+    scales: Mutex<HashMap<String, f64>>,
 }
 
 impl Atspi {
@@ -66,7 +72,15 @@ impl Atspi {
 impl AccessibilityBackend for Atspi {
     fn window_root(&self, window: &WindowInfo) -> Result<NodeRef, ToolError> {
         let c = self.conn()?;
-        window::frame_of(&c, window)
+        let (frame, extents) = window::frame_of(&c, window)?;
+        let factor = extents.map_or(1.0, |e| scale::factor(window.bounds, e));
+        let mut scales = self.scales.lock().unwrap_or_else(PoisonError::into_inner);
+        if factor == 1.0 {
+            scales.remove(&frame.owner);
+        } else {
+            scales.insert(frame.owner.clone(), factor);
+        }
+        Ok(frame)
     }
 
     fn children(&self, node: &NodeRef) -> Result<Vec<NodeRef>, ToolError> {
@@ -74,7 +88,12 @@ impl AccessibilityBackend for Atspi {
     }
 
     fn describe(&self, node: &NodeRef, want: Want) -> Result<RawElement, ToolError> {
-        self.with(|c| calls::describe(c, node, want))
+        let mut e = self.with(|c| calls::describe(c, node, want))?;
+        let factor = self.scales.lock().unwrap_or_else(PoisonError::into_inner).get(&node.owner).copied();
+        if let (Some(f), Some(b)) = (factor, e.bounds) {
+            e.bounds = Some(scale::to_desktop(b, f));
+        }
+        Ok(e)
     }
 
     fn text(&self, node: &NodeRef, max_chars: usize) -> Result<Option<String>, ToolError> {
