@@ -234,6 +234,24 @@ async def test_bounds_are_desktop_pixels_under_gdk_scale_2(copy: Copy, desk: Des
         scaled.close()
 
 
+async def test_find_enumerates_every_match_filtered_or_walked(copy: Copy, desk: Desk, app: App) -> None:
+    """`find` asks GTK's Collection for role and states and compares names itself; `by: text`
+    walks. Both see the deepest rows of the 1,000-row list, and neither stops at the first."""
+    async with agent(copy, desk) as s:
+        row = (await ok(s, "find", {**LIST, "value": "Row 999"}))["element"]
+        assert row["role"] == "table-cell" and row["name"] == "Row 999", row
+        detail = await refused(s, "find", {**LIST, "by": "text", "value": "Row 99"}, "ambiguous-selector")
+        assert detail.startswith("11 elements match"), detail
+        many = await ok(s, "find", {**LIST, "by": "role", "value": "table-cell", "all": True})
+        assert len(many["elements"]) == 50, len(many["elements"])
+        assert (await ok(s, "find", {**MAIN, "by": "role", "value": "check-box"}))["element"]["name"] == "Remember me"
+        # States are filtered by the application: the insensitive button is there, but not enabled.
+        assert (await ok(s, "find", {**MAIN, "value": "Never enabled"}))["element"]["role"] == "push-button"
+        await refused(s, "find", {**MAIN, "value": "Never enabled", "states": ["enabled"]}, "element-not-found")
+        ok_states = await ok(s, "find", {**MAIN, "value": "Press me", "states": ["enabled", "showing"]})
+        assert ok_states["element"]["name"] == "Press me"
+
+
 async def test_entry_text_by_invoke_and_by_typing_after_focus(copy: Copy, desk: Desk, app: App) -> None:
     async with agent(copy, desk) as s:
         mark = app.mark()

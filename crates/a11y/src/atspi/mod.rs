@@ -27,7 +27,8 @@ use mcec_rules::ToolError;
 use zbus::blocking::Connection;
 
 use crate::model::{Operation, RawElement};
-use crate::seam::{AccessibilityBackend, NodeRef, Want};
+use crate::model::{ROLES, STATES};
+use crate::seam::{AccessibilityBackend, Filter, Key, NodeRef, Want};
 
 /// How long one AT-SPI2 call may take before the application counts as not answering.
 pub const CALL_TIMEOUT: Duration = Duration::from_millis(1_500);
@@ -102,6 +103,46 @@ impl AccessibilityBackend for Atspi {
 
     fn attached(&self, node: &NodeRef) -> Result<bool, ToolError> {
         self.with(|c| calls::attached(c, node))
+    }
+
+    /// `Collection.GetMatches` with the role and states as its match rule, then the key
+    /// property of every match with calls in flight together. An application without
+    /// `Collection`, or whose `GetMatches` fails, is walked instead (`None`).
+    fn matching(
+        &self,
+        root: &NodeRef,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Option<Vec<(NodeRef, String)>>, ToolError> {
+        let number = |table: &[&str], name: &str| table.iter().position(|n| *n == name);
+        let roles: Vec<usize> = filter.role.and_then(|r| number(ROLES, r)).into_iter().collect();
+        let states: Vec<usize> = filter.states.iter().filter_map(|s| number(STATES, s)).collect();
+        if roles.len() != usize::from(filter.role.is_some()) || states.len() != filter.states.len() {
+            return Ok(None);
+        }
+        let c = self.conn()?;
+        let nodes = match calls::get_matches(&c, root, &roles, &states, limit) {
+            Ok(nodes) => nodes,
+            Err(e) => {
+                tracing::debug!("Collection.GetMatches failed, walking instead: {e:?}");
+                return Ok(None);
+            }
+        };
+        let property = match filter.key {
+            Key::Nothing => return Ok(Some(nodes.into_iter().map(|n| (n, String::new())).collect())),
+            Key::Name => "Name",
+            Key::AutomationId => "AccessibleId",
+        };
+        let values = calls::strings(&c, &nodes, property);
+        let mut out = Vec::with_capacity(nodes.len());
+        for (node, value) in nodes.into_iter().zip(values) {
+            match value {
+                Ok(v) => out.push((node, v)),
+                Err(e) if e.gone() => {}
+                Err(e) => return Err(e.into_tool_error()),
+            }
+        }
+        Ok(Some(out))
     }
 
     fn perform(&self, node: &NodeRef, op: &Operation) -> Result<(), ToolError> {

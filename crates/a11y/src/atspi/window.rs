@@ -51,7 +51,12 @@ pub fn frame_of(c: &Connection, window: &WindowInfo) -> Result<(NodeRef, Option<
                     + (i64::from(at.width) - i64::from(window.bounds.width)).abs()
                     + (i64::from(at.height) - i64::from(window.bounds.height)).abs()
             });
-            candidates.push(Candidate { node: frame, bounds, title_matches: e.name == window.title, distance });
+            candidates.push(Candidate {
+                node: frame,
+                bounds,
+                title_matches: e.name == window.title,
+                distance,
+            });
         }
     }
     let titled = candidates.iter().any(|c| c.title_matches);

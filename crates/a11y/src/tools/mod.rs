@@ -23,7 +23,7 @@ use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde::Serialize;
 
 use crate::ids::Ids;
-use crate::model::Element;
+use crate::model::{Element, RawElement};
 use crate::seam::{AccessibilityBackend, NodeRef, Want};
 use crate::selector::Selector;
 use crate::walk::{self, Bounds, Cut, Visited};
@@ -103,13 +103,66 @@ impl A11yTools {
         Element::new(self.ids.id_of(node), raw)
     }
 
-    /// Every element under `root` that `selector` matches, described with geometry.
+    /// Every element under `root` that `selector` matches, described with geometry: asked of
+    /// the application in one filtered request where it can answer one, walked otherwise.
+    /// Either way every match is enumerated (within [`FIND_BOUNDS`]), never only the first.
     fn matches(
         &self,
         root: &NodeRef,
         selector: &Selector,
         stop: &StopFlag,
     ) -> Result<(Matches, Option<Cut>), ToolError> {
+        let (candidates, cut) = match self.filtered(root, selector)? {
+            Some(found) => found,
+            None => self.walked(root, selector, stop)?,
+        };
+        let mut out = Vec::new();
+        for (node, element) in candidates {
+            if stop.is_set() {
+                return Err(ToolError::emergency_stopped());
+            }
+            let full = match self.backend.describe(&node, Want::FULL) {
+                Ok(e) => e,
+                Err(e) if e.code == ErrorCode::StaleElement => continue,
+                Err(_) => element,
+            };
+            out.push((node.clone(), self.element(&node, full)));
+        }
+        Ok((out, cut))
+    }
+
+    /// The matches the application filtered itself, and the root checked here (the
+    /// application answers only descendants); `None` when it cannot filter.
+    fn filtered(
+        &self,
+        root: &NodeRef,
+        selector: &Selector,
+    ) -> Result<Option<(Vec<(NodeRef, RawElement)>, Option<Cut>)>, ToolError> {
+        let Some(filter) = selector.filter() else { return Ok(None) };
+        let Some(found) = self.backend.matching(root, &filter, FIND_BOUNDS.nodes)? else {
+            return Ok(None);
+        };
+        let cut = (found.len() >= FIND_BOUNDS.nodes).then_some(Cut::MaxElements);
+        let want = Want { role: filter.role.is_some(), states: !filter.states.is_empty(), ..Want::default() };
+        let top = self.backend.describe(root, want)?;
+        let mut out: Vec<(NodeRef, RawElement)> =
+            selector.matches(&top).then(|| (root.clone(), top)).into_iter().collect();
+        out.extend(
+            found
+                .into_iter()
+                .map(|(node, key)| (node, selector.filtered(&filter, key)))
+                .filter(|(_, e)| selector.matches(e)),
+        );
+        Ok(Some((out, cut)))
+    }
+
+    /// The matches a bounded walk finds.
+    fn walked(
+        &self,
+        root: &NodeRef,
+        selector: &Selector,
+        stop: &StopFlag,
+    ) -> Result<(Vec<(NodeRef, RawElement)>, Option<Cut>), ToolError> {
         let want = Want {
             text: selector.needs_text(),
             role: selector.needs_role(),
@@ -118,18 +171,13 @@ impl A11yTools {
         };
         let bounds = Bounds { want, ..FIND_BOUNDS };
         let found = walk::walk(self.backend.as_ref(), root, bounds, stop)?;
-        let mut out = Vec::new();
-        for Visited { node, element, .. } in
-            found.visited.into_iter().filter(|v| selector.matches(&v.element))
-        {
-            let full = match self.backend.describe(&node, Want::FULL) {
-                Ok(e) => e,
-                Err(e) if e.code == ErrorCode::StaleElement => continue,
-                Err(_) => element,
-            };
-            out.push((node.clone(), self.element(&node, full)));
-        }
-        Ok((out, found.cut))
+        let hits = found
+            .visited
+            .into_iter()
+            .filter(|v| selector.matches(&v.element))
+            .map(|Visited { node, element, .. }| (node, element))
+            .collect();
+        Ok((hits, found.cut))
     }
 
     /// The one node `target` names: an issued element id (which takes no window selector), or
@@ -149,7 +197,10 @@ impl A11yTools {
                 Err(ToolError::bad_argument("elementId", "an element id needs no window selector"))
             }
             (Some(_), None) if target.by.is_some() || target.role.is_some() || !target.states.is_empty() => {
-                Err(ToolError::bad_argument("elementId", "`by`, `role` and `states` go with `value`, not with an id"))
+                Err(ToolError::bad_argument(
+                    "elementId",
+                    "`by`, `role` and `states` go with `value`, not with an id",
+                ))
             }
             (Some(id), None) => self.ids.node(id),
             (None, Some(value)) => {
@@ -176,12 +227,18 @@ impl A11yTools {
         let node = self.resolve(&scope, target, stop)?;
         let e = self.backend.describe(&node, Want::DETAILS)?;
         if e.has("defunct") || (target.element_id.is_some() && !self.backend.attached(&node)?) {
-            return Err(ToolError::new(ErrorCode::StaleElement, "The element is gone (defunct); find it again."));
+            return Err(ToolError::new(
+                ErrorCode::StaleElement,
+                "The element is gone (defunct); find it again.",
+            ));
         }
         let Some(b) = e.bounds.filter(|_| e.has("showing")) else {
             return Err(ToolError::new(
                 ErrorCode::NoTarget,
-                format!("The {} {:?} is not showing on screen, so it has no point to act at; nothing was done.", e.role, e.name),
+                format!(
+                    "The {} {:?} is not showing on screen, so it has no point to act at; nothing was done.",
+                    e.role, e.name
+                ),
             ));
         };
         let half = |n: u32| i32::try_from(n / 2).unwrap_or(i32::MAX);

@@ -506,11 +506,9 @@ impl DesktopTools {
     pub fn focus(&self, req: &FocusRequest, stop: &StopFlag) -> Result<FocusResult, ToolError> {
         let w = self.resolve(&req.selector())?;
         let click = match &req.click_at {
-            Some(Endpoint::Resolved(p)) => Some(inside_window(
-                &w,
-                Point::new(p.x - w.bounds.x, p.y - w.bounds.y),
-                "clickAt",
-            )?),
+            Some(Endpoint::Resolved(p)) => {
+                Some(inside_window(&w, Point::new(p.x - w.bounds.x, p.y - w.bounds.y), "clickAt")?)
+            }
             Some(e) => Some(Space::Window(w.clone()).endpoint(e, "clickAt")?),
             None => None,
         };

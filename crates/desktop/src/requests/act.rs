@@ -3,9 +3,9 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::Endpoint;
 use super::{unselected, with_selector};
 use crate::keys::Modifier;
-use super::Endpoint;
 use crate::types::{MouseButton, Point};
 
 with_selector! {
@@ -37,7 +37,13 @@ with_selector! {
 impl ClickRequest {
     /// A single left click at a desktop point, with no window selector.
     pub fn at(at: Point) -> ClickRequest {
-        unselected!(ClickRequest { at: Endpoint::Point(at), button: None, count: None, modifiers: None, capture_id: None })
+        unselected!(ClickRequest {
+            at: Endpoint::Point(at),
+            button: None,
+            count: None,
+            modifiers: None,
+            capture_id: None
+        })
     }
 }
 

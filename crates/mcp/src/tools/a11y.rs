@@ -5,11 +5,11 @@
 use std::sync::{Arc, OnceLock};
 
 use mcec_a11y::A11yTools;
-use mcec_desktop::requests::{Endpoint, WindowSelector};
 use mcec_a11y::requests::{
     ClipboardAction, ClipboardRequest, FindRequest, GetTextRequest, InvokeRequest, QueryRequest,
     WaitForRequest,
 };
+use mcec_desktop::requests::{Endpoint, WindowSelector};
 use mcec_rules::settings::CLIPBOARD_READ;
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde::Serialize;
