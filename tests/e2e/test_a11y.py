@@ -19,6 +19,7 @@ Build first: `cargo build -p mcec`."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -298,6 +299,25 @@ async def test_wait_for_the_delayed_dialogs_ok(copy: Copy, desk: Desk, app: App)
         app.wait_line(lambda line: line == "dialog ok", mark)
 
 
+async def test_a_long_wait_for_reports_progress(copy: Copy, desk: Desk, app: App) -> None:
+    """`wait-for` may wait up to 60 s, past the 50 s other calls keep to: a client that sends a
+    `progressToken` hears how far it got every 2 s."""
+    seen: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(message)
+
+    async with agent(copy, desk) as s:
+        args = {**MAIN, "value": "Never there", "timeoutMs": 4500}
+        env = sdk_envelope(await s.call_tool("wait-for", args, progress_callback=on_progress))
+        assert env["ok"] is False and env["error"]["code"] == "timeout", env
+        assert len(seen) >= 2, seen
+        assert all(m and re.fullmatch(r"wait-for: \d+ of 4500 ms waited after [\d.]+ s", m) for m in seen), seen
+        # 60 s is accepted (not waited here: the element is there at once); 60.001 s is not.
+        assert (await ok(s, "wait-for", {**MAIN, "value": "Press me", "timeoutMs": 60000}))["element"]
+        await refused(s, "wait-for", {**MAIN, "value": "Press me", "timeoutMs": 60001}, "bad-arguments")
+
+
 async def test_two_buttons_with_one_name_are_ambiguous(copy: Copy, desk: Desk, app: App) -> None:
     async with agent(copy, desk) as s:
         mark = app.mark()
@@ -406,7 +426,7 @@ async def test_bad_input_is_refused_and_nothing_acts(copy: Copy, desk: Desk, app
             ("invoke", {"elementId": "e987654321"}, "element-not-found"),
             ("invoke", {"elementId": "/org/a11y/atspi/accessible/1"}, "element-not-found"),
             ("invoke", {}, "bad-arguments"),
-            ("wait-for", {**MAIN, "value": "Press me", "timeoutMs": 50001}, "bad-arguments"),
+            ("wait-for", {**MAIN, "value": "Press me", "timeoutMs": 60001}, "bad-arguments"),
         ]
         for tool, args, code in cases:
             env = await call(s, tool, args)

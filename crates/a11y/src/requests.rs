@@ -152,7 +152,8 @@ with_element! {
         /// `appears` (default), `disappears`, `enabled`, `focused` or `showing`.
         #[serde(default)]
         pub condition: Option<WaitForCondition>,
-        /// How long to wait, 0 to 50000 ms (default 5000).
+        /// How long to wait, 0 to 60000 ms (default 5000). Past 50000 ms, send a
+        /// `progressToken` (progress comes every 2 s) or allow the call more than 60 s.
         #[serde(default)]
         pub timeout_ms: Option<u64>,
     }
