@@ -19,7 +19,7 @@ pub fn factor(window: Rect, frame: Rect) -> f64 {
     }
     let sx = f64::from(window.width) / f64::from(frame.width);
     let sy = f64::from(window.height) / f64::from(frame.height);
-    if (sx - sy).abs() > 0.1 * sx.max(sy) || sx < MIN_SCALE || sx > MAX_SCALE {
+    if (sx - sy).abs() > 0.1 * sx.max(sy) || !(MIN_SCALE..=MAX_SCALE).contains(&sx) {
         return 1.0;
     }
     ((sx + sy) / 2.0 * 4.0).round() / 4.0

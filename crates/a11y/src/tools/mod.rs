@@ -45,6 +45,10 @@ pub const FIND_BOUNDS: Bounds = Bounds {
 /// The elements a selector matched, with their nodes.
 type Matches = Vec<(NodeRef, Element)>;
 
+/// The candidates a selector matched before they are described in full, and why the search
+/// did not see the whole tree, if it did not.
+type Candidates = (Vec<(NodeRef, RawElement)>, Option<Cut>);
+
 /// Candidates listed in an `ambiguous-selector` error.
 const MAX_LISTED: usize = 20;
 
@@ -137,7 +141,7 @@ impl A11yTools {
         &self,
         root: &NodeRef,
         selector: &Selector,
-    ) -> Result<Option<(Vec<(NodeRef, RawElement)>, Option<Cut>)>, ToolError> {
+    ) -> Result<Option<Candidates>, ToolError> {
         let Some(filter) = selector.filter() else { return Ok(None) };
         let Some(found) = self.backend.matching(root, &filter, FIND_BOUNDS.nodes)? else {
             return Ok(None);
@@ -162,7 +166,7 @@ impl A11yTools {
         root: &NodeRef,
         selector: &Selector,
         stop: &StopFlag,
-    ) -> Result<(Vec<(NodeRef, RawElement)>, Option<Cut>), ToolError> {
+    ) -> Result<Candidates, ToolError> {
         let want = Want {
             text: selector.needs_text(),
             role: selector.needs_role(),
