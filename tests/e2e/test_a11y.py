@@ -4,8 +4,12 @@ Xephyr desk, an AT-SPI2 accessibility bus of the test's own, the project's GTK 3
 driven through the official MCP Python SDK.
 
 Covers `query`, `find`, `invoke`, `wait-for`, `get-text` and `clipboard`: a button found by name and pressed, bounds in
-desktop pixels (a `click` at their centre presses the button), an entry set with `invoke` and
-typed into after `focus`, the check box toggled, the delayed dialog's OK waited for,
+desktop pixels (a `click` at their centre presses the button, also under `GDK_SCALE=2`),
+element endpoints (`click` by selector and by id, a `drag` between two elements, `focus` on an
+entry then `type`; ambiguous, missing and stale endpoints refused with nothing pressed), every
+match enumerated whether the app filters (role, states) or the tree is walked (`by: text`), an
+entry set with `invoke` and typed into after `focus`, the check box toggled, the delayed dialog's
+OK waited for, a long `wait-for` reporting progress,
 `ambiguous-selector` listing both twins, `stale-element` after a window closed, a disabled
 button refused, the walk cut by its bounds, mcec's own windows unreachable, bad input refused
 with nothing acted on, no bus → a clear `unavailable`, the label's text from the tree and the

@@ -137,11 +137,7 @@ impl A11yTools {
 
     /// The matches the application filtered itself, and the root checked here (the
     /// application answers only descendants); `None` when it cannot filter.
-    fn filtered(
-        &self,
-        root: &NodeRef,
-        selector: &Selector,
-    ) -> Result<Option<Candidates>, ToolError> {
+    fn filtered(&self, root: &NodeRef, selector: &Selector) -> Result<Option<Candidates>, ToolError> {
         let Some(filter) = selector.filter() else { return Ok(None) };
         let Some(found) = self.backend.matching(root, &filter, FIND_BOUNDS.nodes)? else {
             return Ok(None);
@@ -161,12 +157,7 @@ impl A11yTools {
     }
 
     /// The matches a bounded walk finds.
-    fn walked(
-        &self,
-        root: &NodeRef,
-        selector: &Selector,
-        stop: &StopFlag,
-    ) -> Result<Candidates, ToolError> {
+    fn walked(&self, root: &NodeRef, selector: &Selector, stop: &StopFlag) -> Result<Candidates, ToolError> {
         let want = Want {
             text: selector.needs_text(),
             role: selector.needs_role(),
