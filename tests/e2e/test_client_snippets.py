@@ -36,8 +36,8 @@ CLIENTS = ("claude-desktop", "claude-code", "vscode", "cursor", "codex", "gemini
 TOKEN = "snippet-test-token-0123456789abcdef"
 
 
-def parse(client: str, text: str, env: dict[str, str]) -> dict[str, Any]:
-    """What the client would read from `text`: {command, args} or {url, headers}."""
+def parse(client: str, text: str, env: dict[str, str], name: str = "mcec") -> dict[str, Any]:
+    """What the client would read from `text` for server `name`: {command, args} or {url, headers}."""
     if client == "claude-code":
         words = shlex.split(text)
         assert words[:3] == ["claude", "mcp", "add"], words
@@ -45,16 +45,17 @@ def parse(client: str, text: str, env: dict[str, str]) -> dict[str, Any]:
             command = words[words.index("--") + 1 :]
             return {"command": command[0], "args": command[1:]}
         assert words[3:5] == ["--transport", "http"], words
-        name, url, *rest = words[5:]
+        named, url, *rest = words[5:]
+        assert named == name, words
         headers = dict(h.split(": ", 1) for flag, h in zip(rest[::2], rest[1::2], strict=True) if flag == "--header")
         return {"url": url, "headers": headers}
     if client == "codex":
-        entry = tomllib.loads(text)["mcp_servers"]["mcec"]
+        entry = tomllib.loads(text)["mcp_servers"][name]
         if "url" in entry:
             return {"url": entry["url"], "headers": {"Authorization": f"Bearer {env[entry['bearer_token_env_var']]}"}}
         return {"command": entry["command"], "args": entry["args"]}
     doc = json.loads(text)
-    entry = (doc["servers"] if client == "vscode" else doc["mcpServers"])["mcec"]
+    entry = (doc["servers"] if client == "vscode" else doc["mcpServers"])[name]
     if client == "vscode":
         assert entry["type"] in ("stdio", "http"), entry
     url = entry.get("httpUrl" if client == "gemini" else "url")

@@ -7,16 +7,22 @@
 //! of `mcec.settings` (atomically; a file that does not parse is never rewritten) and flips
 //! the flag `provision-session` reads, so it applies without a restart. Every decision is
 //! audited. Delete, Delete all and Provision new… do what `mcec sessions rm` and `mcec
-//! provision` do, through the same functions.
+//! provision` do, through the same functions. The handoff is offered in every client's format
+//! (`mcec provision --client`'s texts); a Copy puts the chosen one on the X CLIPBOARD through
+//! mcec's one clipboard owner (`mcec_a11y::clipboard`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use clap::ValueEnum;
+use mcec_a11y::requests::SelectionName;
 use mcec_desktop::monitor::LastPhysicalInput;
 use mcec_mcp::audit::audit;
-use mcec_operator::{AgentMessage, AgentTab, HandoffView, OperatorState, SessionRow};
+use mcec_operator::{
+    AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, OperatorState, SessionRow,
+};
 use mcec_rules::latch::Latch;
 use mcec_rules::opt_in::opt_in_verdict;
 use mcec_rules::settings::{EditError, set_setting};
@@ -26,6 +32,7 @@ use mcec_sessions::paths::SETTINGS_FILE;
 use mcec_sessions::provision::provision;
 use mcec_sessions::remove::{Removal, RemoveError, remove_all_sessions, remove_session_dir};
 
+use crate::client_snippets::Client;
 use crate::handoff;
 use crate::sessions_cli::{age, size};
 
@@ -210,17 +217,36 @@ impl AgentTabCore {
         .by("operator-ui");
         match provision(request) {
             Ok(h) => {
-                let text = handoff::handoff_text(&h);
-                let view = HandoffView {
-                    summary: text.summary.join("\n"),
-                    stdio_json: text.stdio_json,
-                    http_json: text.http_json,
-                };
+                let view = handoff_view(&h);
                 self.ui.update_agent_tab(|tab| tab.handoff = Some(view));
                 self.finish(AgentMessage::info(format!("Provisioned session {}.", h.session_id.as_str())));
             }
             Err(e) => self.finish(AgentMessage::error(format!("Provisioning failed: {e}"))),
         }
+    }
+
+    /// Put one entry of the shown handoff on the CLIPBOARD of this process's display.
+    pub fn copy(&self, client: &str, part: HandoffPart) {
+        let shown = match part {
+            HandoffPart::Stdio => "stdio",
+            HandoffPart::Http => "HTTP",
+        };
+        let handoff = self.ui.snapshot().agent.handoff;
+        let Some(text) = handoff.as_ref().and_then(|h| h.text(client, part)) else {
+            return self
+                .finish(AgentMessage::error(format!("There is no {shown} entry for {client} to copy.")));
+        };
+        let Some(display) = std::env::var_os("DISPLAY").and_then(|d| d.into_string().ok()) else {
+            return self.finish(AgentMessage::error("Not copied: DISPLAY is not set."));
+        };
+        let message = match mcec_a11y::clipboard::set(&display, SelectionName::Clipboard, text.to_string()) {
+            Ok(()) => {
+                audit("handoff-copied", &format!("client={client}; part={shown}; by=operator-ui"));
+                AgentMessage::info(format!("Copied the {client} {shown} entry to the clipboard."))
+            }
+            Err(e) => AgentMessage::error(format!("Not copied: {}", e.detail)),
+        };
+        self.finish(message);
     }
 
     fn finish(&self, message: AgentMessage) {
@@ -230,4 +256,43 @@ impl AgentTabCore {
         });
         self.refresh();
     }
+}
+
+/// The handoff as the tab shows it: the generic JSON first, then each client's own entries.
+fn handoff_view(h: &mcec_sessions::provision::Handoff) -> HandoffView {
+    let text = handoff::handoff_text(h);
+    let mut clients = vec![ClientHandoff {
+        label: "JSON".into(),
+        place: "any client that reads mcpServers JSON".into(),
+        stdio: text.stdio_json,
+        http: text.http_json,
+        note: None,
+    }];
+    for &client in Client::value_variants() {
+        let (label, place) = client.place();
+        let entry = match handoff::client_entries(h, client) {
+            Ok(entries) => {
+                let (http, why_not) = match entries.http {
+                    Some(Ok(http)) => (Some(http), None),
+                    Some(Err(why)) => (None, Some(why)),
+                    None => (None, None),
+                };
+                ClientHandoff {
+                    label: label.into(),
+                    place: place.into(),
+                    stdio: entries.stdio,
+                    http,
+                    note: why_not.or(entries.token_note),
+                }
+            }
+            Err(why) => ClientHandoff {
+                label: label.into(),
+                place: place.into(),
+                note: Some(why),
+                ..Default::default()
+            },
+        };
+        clients.push(entry);
+    }
+    HandoffView { summary: text.summary.join("\n"), clients }
 }

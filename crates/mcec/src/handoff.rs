@@ -1,8 +1,9 @@
 //! The operator's side of a provisioning: the request built from this copy's settings, and
 //! the handoff turned into text a person pastes into an MCP client (stdio and HTTP configs).
 //!
-//! `mcec provision` prints it and the host's Agent tab shows it with copy buttons; both take
-//! it from here so they never drift apart. The texts hold the session token: they go to the
+//! `mcec provision` prints it and the host's Agent tab shows it with copy buttons (as the
+//! generic JSON, or in one client's format through `client_snippets`); both take it from here
+//! so they never drift apart. The texts hold the session token: they go to the
 //! operator's terminal or window, never to the log.
 
 use std::path::Path;
@@ -10,6 +11,8 @@ use std::path::Path;
 use mcec_rules::catalog;
 use mcec_sessions::provision::{Handoff, ProvisionRequest};
 use serde_json::json;
+
+use crate::client_snippets::{CODEX_TOKEN_VAR, Client, Target, snippet};
 
 /// A provisioning request for a copy of `source_exe` under `sessions_root`.
 pub fn request(
@@ -57,6 +60,35 @@ pub fn handoff_text(h: &Handoff) -> HandoffText {
         _ => None,
     };
     HandoffText { summary, stdio_json: pretty(&stdio), http_json: http }
+}
+
+/// A handoff's entries in one client's format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientEntries {
+    pub stdio: String,
+    /// `Err` says why this client cannot take the HTTP entry from a file.
+    pub http: Option<Result<String, String>>,
+    /// Where the bearer goes when the entry cannot hold it (Codex reads it from the environment).
+    pub token_note: Option<String>,
+}
+
+pub fn client_entries(h: &Handoff, client: Client) -> Result<ClientEntries, String> {
+    let name = format!("mcec-{}", h.session_id.as_str());
+    let stdio = Target::Stdio { command: h.exe_path.display().to_string(), args: vec!["mcp".into()] };
+    let http =
+        h.mcp_endpoint.as_ref().map(|url| Target::Http { url: url.clone(), token: Some(h.token.clone()) });
+    let token_note = match (client, &http) {
+        (Client::Codex, Some(_)) => Some(format!(
+            "Codex reads the bearer from the environment: export {CODEX_TOKEN_VAR}='{}'",
+            h.token
+        )),
+        _ => None,
+    };
+    Ok(ClientEntries {
+        stdio: snippet(client, &name, &stdio)?,
+        http: http.map(|target| snippet(client, &name, &target)),
+        token_note,
+    })
 }
 
 fn pretty(v: &serde_json::Value) -> String {

@@ -503,7 +503,8 @@ fn rearm_handler(
             | OperatorEvent::DeleteSession { .. }
             | OperatorEvent::DeleteAllSessions
             | OperatorEvent::ProvisionNew
-            | OperatorEvent::RefreshSessions) => match &agent_tab {
+            | OperatorEvent::RefreshSessions
+            | OperatorEvent::CopyHandoff { .. }) => match &agent_tab {
                 Some(tab) if tab.send(tab_event).is_ok() => {}
                 _ => tracing::warn!("an Agent tab event arrived but this process has no Agent tab"),
             },
@@ -555,6 +556,7 @@ fn agent_tab_worker(events: Receiver<OperatorEvent>, core: AgentTabCore) {
             OperatorEvent::DeleteAllSessions => core.delete_all(),
             OperatorEvent::ProvisionNew => core.provision_new(),
             OperatorEvent::RefreshSessions => core.refresh(),
+            OperatorEvent::CopyHandoff { client, part } => core.copy(&client, part),
             _ => {}
         }
     }

@@ -22,10 +22,42 @@ pub struct SessionRow {
 pub struct HandoffView {
     /// One or more lines: session id, directory, how to start and end it.
     pub summary: String,
-    /// MCP client config for stdio (the client starts the copy).
-    pub stdio_json: String,
-    /// MCP client config for HTTP with the bearer header, when the copy serves HTTP.
-    pub http_json: Option<String>,
+    /// The same session's entries for each client choice, the generic JSON first; the tab
+    /// shows and copies the one the operator picked.
+    pub clients: Vec<ClientHandoff>,
+}
+
+/// One client's entries for a provisioned session, in that client's own format.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ClientHandoff {
+    /// The client's name on its choice button, e.g. `Codex CLI`.
+    pub label: String,
+    /// Where the entry goes, e.g. `~/.codex/config.toml`.
+    pub place: String,
+    /// The entry for stdio (the client starts the copy).
+    pub stdio: String,
+    /// The entry for HTTP with the bearer, when the copy serves HTTP and the client can take it.
+    pub http: Option<String>,
+    /// What the operator must know besides (why there is no HTTP entry, where the bearer goes).
+    pub note: Option<String>,
+}
+
+/// Which of a handoff's entries a `Copy` button puts on the clipboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandoffPart {
+    Stdio,
+    Http,
+}
+
+impl HandoffView {
+    /// The text of `part` for the client labelled `label`.
+    pub fn text(&self, label: &str, part: HandoffPart) -> Option<&str> {
+        let client = self.clients.iter().find(|c| c.label == label)?;
+        match part {
+            HandoffPart::Stdio => Some(&client.stdio),
+            HandoffPart::Http => client.http.as_deref(),
+        }
+    }
 }
 
 /// The last outcome the core reported on the tab.

@@ -18,6 +18,9 @@ use crate::{Surfaces, consent_prompt, host, prompt, settings_window, x11_tag};
 
 /// Used when the windowing system does not report the monitor size.
 const FALLBACK_MONITOR: egui::Vec2 = egui::vec2(1280.0, 800.0);
+/// Smaller than any real monitor: a size under it is a wrong report (Xephyr reports 1 pixel
+/// wide), which would make the banner 1 pixel wide.
+const SMALLEST_MONITOR: f32 = 200.0;
 
 /// Which child windows the last full pass registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,7 +62,7 @@ impl OperatorApp {
 
 fn monitor_size(ctx: &egui::Context) -> egui::Vec2 {
     ctx.input(|i| i.viewport().monitor_size)
-        .filter(|size| size.x >= 1.0 && size.y >= 1.0)
+        .filter(|size| size.x >= SMALLEST_MONITOR && size.y >= SMALLEST_MONITOR)
         .unwrap_or(FALLBACK_MONITOR)
 }
 

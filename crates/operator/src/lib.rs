@@ -38,12 +38,15 @@ mod xlib_guard;
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 
-pub use agent_model::{AgentMessage, AgentTab, HandoffView, SessionRow};
+pub use agent_model::{AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, SessionRow};
 pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, ConsentView, DENY_LABEL};
 pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};
-pub use settings_window::{ALLOW_PROVISIONING_LABEL, PROVISION_NEW_LABEL, SESSION_COPY_NOTE, SETTINGS_TITLE};
+pub use settings_window::{
+    ALLOW_PROVISIONING_LABEL, CLIENT_CHOICE_LABEL, COPY_HTTP_LABEL, COPY_STDIO_LABEL, PROVISION_NEW_LABEL,
+    SESSION_COPY_NOTE, SETTINGS_TITLE,
+};
 pub use state::{
     Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE, Snapshot,
 };

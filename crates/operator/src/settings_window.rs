@@ -2,7 +2,7 @@
 //!
 //! Its **Agent** tab is the operator's side of session provisioning: the opt-in checkbox,
 //! the session copies with per-row **Delete** and **Delete all**, and **Provision
-//! new…** with the handoff ready to copy. Like every operator window it decides nothing: the
+//! new…** with the handoff ready to copy in the format of the client the operator picks. Like every operator window it decides nothing: the
 //! checkbox draws the value the core confirmed and a click only asks for the other value
 //! (the core then checks with the provenance monitor that a hand, not a program, clicked);
 //! the buttons ask the core to act and the tab shows what the core reports back.
@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use eframe::egui::{self, Color32, RichText, ViewportBuilder, ViewportId};
 
-use crate::agent_model::{AgentTab, HandoffView};
+use crate::agent_model::{AgentTab, ClientHandoff, HandoffPart, HandoffView};
 use crate::host::send;
 use crate::state::{OperatorEvent, OperatorState};
 
@@ -25,6 +25,13 @@ pub const ALLOW_PROVISIONING_LABEL: &str = "Allow agents to provision session co
 /// Label of the button that provisions a session for the operator.
 pub const PROVISION_NEW_LABEL: &str = "Provision new…";
 
+/// Before the row of client names that picks which entries the handoff shows.
+pub const CLIENT_CHOICE_LABEL: &str = "Client:";
+
+/// The handoff's Copy buttons.
+pub const COPY_STDIO_LABEL: &str = "Copy stdio entry";
+pub const COPY_HTTP_LABEL: &str = "Copy HTTP entry";
+
 /// Logged when the disabled opt-in checkbox of a session copy is clicked.
 const IGNORED_OPT_IN_CLICK: &str =
     "the opt-in checkbox was clicked in a session copy; ignored (a copy never provisions)";
@@ -35,6 +42,8 @@ pub const SESSION_COPY_NOTE: &str = "This is a session copy: it can never provis
 const SIZE: [f32; 2] = [640.0, 560.0];
 /// Room for three lines of the core's last message.
 const MESSAGE_HEIGHT: f32 = 54.0;
+/// Room for the session list and the line under it, so the handoff below never moves.
+const SESSIONS_HEIGHT: f32 = 150.0;
 const ERROR_RED: Color32 = Color32::from_rgb(0xE5, 0x73, 0x73);
 const OK_GREEN: Color32 = Color32::from_rgb(0x81, 0xC7, 0x84);
 
@@ -123,7 +132,7 @@ fn agent_tab(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &
     ui.separator();
     sessions(ui, tab, state, events);
     ui.separator();
-    provisioning(ui, tab);
+    provisioning(ui, tab, events);
 }
 
 fn sessions(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &Sender<OperatorEvent>) {
@@ -144,38 +153,45 @@ fn sessions(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &S
             send(events, OperatorEvent::ProvisionNew);
         }
     });
-    if tab.sessions.is_empty() {
-        ui.label(RichText::new("No session copies.").italics());
-    } else {
-        egui::ScrollArea::vertical().id_salt("mcec-sessions").max_height(150.0).show(ui, |ui| {
-            egui::Grid::new("mcec-sessions-grid").num_columns(5).striped(true).show(ui, |ui| {
-                for header in ["Session", "Age", "Size", "State", ""] {
-                    ui.label(RichText::new(header).strong());
-                }
-                ui.end_row();
-                for row in &tab.sessions {
-                    ui.monospace(&row.id);
-                    ui.label(&row.age);
-                    ui.label(&row.size);
-                    ui.label(if row.running { "running" } else { "stale" });
-                    if ui.button("Delete").clicked() {
-                        state.mark_agent_pending();
-                        send(events, OperatorEvent::DeleteSession { id: row.id.clone() });
-                    }
-                    ui.end_row();
-                }
-            });
-        });
-    }
-    if !tab.sessions_root.is_empty() {
-        ui.label(RichText::new(format!("in {}", tab.sessions_root)).small());
-    }
+    let size = egui::vec2(ui.available_width(), SESSIONS_HEIGHT);
+    ui.allocate_ui_with_layout(size, egui::Layout::top_down(egui::Align::Min), |ui| {
+        ui.set_min_height(SESSIONS_HEIGHT);
+        if tab.sessions.is_empty() {
+            ui.label(RichText::new("No session copies.").italics());
+        } else {
+            egui::ScrollArea::vertical().id_salt("mcec-sessions").max_height(SESSIONS_HEIGHT - 24.0).show(
+                ui,
+                |ui| {
+                    egui::Grid::new("mcec-sessions-grid").num_columns(5).striped(true).show(ui, |ui| {
+                        for header in ["Session", "Age", "Size", "State", ""] {
+                            ui.label(RichText::new(header).strong());
+                        }
+                        ui.end_row();
+                        for row in &tab.sessions {
+                            ui.monospace(&row.id);
+                            ui.label(&row.age);
+                            ui.label(&row.size);
+                            ui.label(if row.running { "running" } else { "stale" });
+                            if ui.button("Delete").clicked() {
+                                state.mark_agent_pending();
+                                send(events, OperatorEvent::DeleteSession { id: row.id.clone() });
+                            }
+                            ui.end_row();
+                        }
+                    });
+                },
+            );
+        }
+        if !tab.sessions_root.is_empty() {
+            ui.label(RichText::new(format!("in {}", tab.sessions_root)).small());
+        }
+    });
 }
 
 /// The handoff of the last `Provision new…`, or how to get one.
-fn provisioning(ui: &mut egui::Ui, tab: &AgentTab) {
+fn provisioning(ui: &mut egui::Ui, tab: &AgentTab, events: &Sender<OperatorEvent>) {
     match &tab.handoff {
-        Some(handoff) => handoff_view(ui, handoff),
+        Some(handoff) => handoff_view(ui, handoff, events),
         None if !tab.allow_provisioning || tab.in_session_copy => {
             ui.label(
                 RichText::new("Allow provisioning above to create a session with Provision new….").small(),
@@ -189,23 +205,62 @@ fn provisioning(ui: &mut egui::Ui, tab: &AgentTab) {
     }
 }
 
-fn handoff_view(ui: &mut egui::Ui, handoff: &HandoffView) {
-    egui::ScrollArea::vertical().id_salt("mcec-handoff").show(ui, |ui| {
+/// The client choice, the two Copy buttons at fixed places, then the chosen client's entries.
+fn handoff_view(ui: &mut egui::Ui, handoff: &HandoffView, events: &Sender<OperatorEvent>) {
+    let Some(first) = handoff.clients.first() else {
         ui.label(&handoff.summary);
-        copyable(ui, "MCP client config, stdio (the client starts the copy):", &handoff.stdio_json, "stdio");
-        if let Some(http) = &handoff.http_json {
-            copyable(ui, "MCP client config, HTTP (start the copy first):", http, "http");
+        return;
+    };
+    // The choice is the window's own: it only picks which of the core's texts to show.
+    let memory = egui::Id::unique("mcec-handoff-client");
+    let remembered: Option<String> = ui.data(|d| d.get_temp(memory));
+    let mut chosen =
+        remembered.and_then(|label| handoff.clients.iter().find(|c| c.label == label)).unwrap_or(first);
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(CLIENT_CHOICE_LABEL).strong());
+        for client in &handoff.clients {
+            if ui.selectable_label(client.label == chosen.label, &client.label).clicked() {
+                chosen = client;
+            }
         }
+    });
+    ui.data_mut(|d| d.insert_temp(memory, chosen.label.clone()));
+    ui.horizontal(|ui| {
+        copy_button(ui, chosen, HandoffPart::Stdio, true, events);
+        copy_button(ui, chosen, HandoffPart::Http, chosen.http.is_some(), events);
+    });
+    egui::ScrollArea::vertical().id_salt("mcec-handoff").show(ui, |ui| {
+        ui.label(RichText::new(format!("{}: {}", chosen.label, chosen.place)).small());
+        if let Some(note) = &chosen.note {
+            ui.label(RichText::new(note).italics());
+        }
+        entry(ui, "stdio (the client starts the copy):", &chosen.stdio, "stdio");
+        if let Some(http) = &chosen.http {
+            entry(ui, "HTTP (start the copy first):", http, "http");
+        }
+        ui.label(&handoff.summary);
     });
 }
 
-fn copyable(ui: &mut egui::Ui, title: &str, text: &str, salt: &str) {
-    ui.horizontal(|ui| {
-        ui.label(RichText::new(title).strong());
-        if ui.button("Copy").clicked() {
-            ui.ctx().copy_text(text.to_owned());
-        }
-    });
+fn copy_button(
+    ui: &mut egui::Ui,
+    client: &ClientHandoff,
+    part: HandoffPart,
+    enabled: bool,
+    events: &Sender<OperatorEvent>,
+) {
+    let label = match part {
+        HandoffPart::Stdio => COPY_STDIO_LABEL,
+        HandoffPart::Http => COPY_HTTP_LABEL,
+    };
+    if ui.add_enabled(enabled, egui::Button::new(label)).clicked() {
+        // The core owns the clipboard (and the token); the window only says which text.
+        send(events, OperatorEvent::CopyHandoff { client: client.label.clone(), part });
+    }
+}
+
+fn entry(ui: &mut egui::Ui, title: &str, text: &str, salt: &str) {
+    ui.label(RichText::new(title).strong());
     let mut shown = text;
     ui.add(
         egui::TextEdit::multiline(&mut shown)

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::agent_model::AgentTab;
+use crate::agent_model::{AgentTab, HandoffPart};
 use crate::consent_prompt::ConsentView;
 
 /// How many narrated tool calls the overlay keeps.
@@ -62,6 +62,9 @@ pub enum OperatorEvent {
     ProvisionNew,
     /// The settings window opened or `Refresh` was clicked: list the sessions again.
     RefreshSessions,
+    /// A handoff `Copy` button: put that entry of the client labelled `client` on the
+    /// clipboard. The text holds a token, so the event names it instead of carrying it.
+    CopyHandoff { client: String, part: HandoffPart },
 }
 
 /// A copy of everything the windows draw, taken under the lock in one go.

@@ -17,6 +17,11 @@ const CHECKBOX: (i32, i32) = (15, 43);
 const DELETE_ALL: (i32, i32) = (257, 145);
 const FIRST_ROW_DELETE: (i32, i32) = (296, 191);
 const PROVISION_NEW: (i32, i32) = (355, 145);
+// The demo's sample handoff offers JSON, Claude Desktop and Codex CLI.
+const CLAUDE_DESKTOP: (i32, i32) = (162, 330);
+const CODEX_CLI: (i32, i32) = (261, 330);
+const COPY_STDIO: (i32, i32) = (63, 353);
+const COPY_HTTP: (i32, i32) = (182, 353);
 
 fn click(display: &str, window: Rect, at: (i32, i32)) {
     let (x, y) = (window.x + at.0, window.y + at.1);
@@ -67,6 +72,19 @@ fn agent_tab_reports_clicks_and_never_flips_the_checkbox_itself() {
     demo.send("handoff");
     std::thread::sleep(Duration::from_millis(500));
     Shot::take(&x.display, "agent-tab-handoff.png");
+
+    // The client choice picks which entry a Copy names; a client without an HTTP entry has
+    // its HTTP Copy disabled (the next event must be the stdio Copy that follows it).
+    click(&x.display, settings, CODEX_CLI);
+    click(&x.display, settings, COPY_STDIO);
+    demo.expect("event CopyHandoff { client: \"Codex CLI\", part: Stdio }");
+    click(&x.display, settings, COPY_HTTP);
+    demo.expect("event CopyHandoff { client: \"Codex CLI\", part: Http }");
+    click(&x.display, settings, CLAUDE_DESKTOP);
+    Shot::take(&x.display, "agent-tab-claude-desktop.png");
+    click(&x.display, settings, COPY_HTTP);
+    click(&x.display, settings, COPY_STDIO);
+    demo.expect("event CopyHandoff { client: \"Claude Desktop\", part: Stdio }");
 
     // Inside a session copy the checkbox is disabled: a click reports nothing.
     demo.send("agent copy");

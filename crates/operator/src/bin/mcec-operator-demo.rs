@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 
 use mcec_operator::{
-    AgentMessage, HandoffView, OperatorEvent, OperatorState, SessionRow, Surfaces, UiError, run_operator_ui,
-    spawn_operator_ui_thread,
+    AgentMessage, ClientHandoff, HandoffView, OperatorEvent, OperatorState, SessionRow, Surfaces, UiError,
+    run_operator_ui, spawn_operator_ui_thread,
 };
 
 fn main() -> ExitCode {
@@ -110,11 +110,7 @@ fn drive(state: &OperatorState) {
             "nosessions" => state.update_agent_tab(|tab| tab.sessions.clear()),
             "handoff" => state.update_agent_tab(|tab| {
                 tab.pending = false;
-                tab.handoff = Some(HandoffView {
-                    summary: "Session 0123456789ab in /tmp/sessions/0123456789ab".into(),
-                    stdio_json: "{\n  \"mcpServers\": {}\n}".into(),
-                    http_json: Some("{\n  \"headers\": {\"Authorization\": \"Bearer x\"}\n}".into()),
-                });
+                tab.handoff = Some(sample_handoff());
             }),
             "agentmsg" => state.update_agent_tab(|tab| {
                 tab.pending = false;
@@ -130,4 +126,29 @@ fn drive(state: &OperatorState) {
         say(&format!("ok {cmd}"));
     }
     state.request_quit();
+}
+
+/// A handoff with the core's client choices: the generic JSON, one client with no HTTP entry
+/// and one with a note, so every shape the tab draws is there.
+fn sample_handoff() -> HandoffView {
+    let client = |label: &str, stdio: &str, http: Option<&str>, note: Option<&str>| ClientHandoff {
+        label: label.into(),
+        place: format!("where {label} reads it"),
+        stdio: stdio.into(),
+        http: http.map(Into::into),
+        note: note.map(Into::into),
+    };
+    HandoffView {
+        summary: "Session 0123456789ab in /tmp/sessions/0123456789ab".into(),
+        clients: vec![
+            client("JSON", "{\n  \"mcpServers\": {}\n}", Some("{\n  \"headers\": {}\n}"), None),
+            client("Claude Desktop", "{\n  \"mcpServers\": {}\n}", None, Some("no HTTP from a file")),
+            client(
+                "Codex CLI",
+                "[mcp_servers.x]\ncommand = \"x\"",
+                Some("[mcp_servers.x]\nurl = \"u\""),
+                None,
+            ),
+        ],
+    }
 }

@@ -11,7 +11,12 @@
 //! One thread (the caller's) owns the windows: it reacts to the state's repaint hook, to X
 //! events (read by a small reader thread that only forwards them) and to egui's own repaint
 //! requests. A state change is painted in the same wake-up that sees it: the banner is on
-//! screen within one frame of a stop. The prompt only reports the click and its time; the core
+//! screen within one frame of a stop (`bench/bench_banner.py` measures it). Two things keep it
+//! there: the closed banner's egui context (with its font atlas) is kept for the next time the
+//! banner opens, since building one costs far more than a frame, and a new window's finished
+//! frame is copied right after it is mapped, rather than only on its first Expose. Windows are
+//! brought up to date one at a time, the banner first, so a prompt that opens with a stop
+//! (and is painted from a fresh context) never delays the banner. The prompt only reports the click and its time; the core
 //! checks with its provenance monitor that physical input made it, as with eframe.
 
 mod input;
@@ -78,6 +83,7 @@ pub(crate) fn run(
         events,
         surfaces,
         panes: Vec::new(),
+        spare_banner: None,
         start: Instant::now(),
     };
     let result = ui.run(&rx);
@@ -138,6 +144,8 @@ struct SoftUi {
     events: Sender<OperatorEvent>,
     surfaces: Surfaces,
     panes: Vec<Pane>,
+    /// The egui context and textures of the closed banner, for when it opens again.
+    spare_banner: Option<(egui::Context, Textures)>,
     start: Instant,
 }
 
@@ -149,8 +157,11 @@ impl SoftUi {
                 return Ok(());
             }
             let now = Instant::now();
-            self.arrange(&snap, now).map_err(|e| UiError::Graphics(e.to_string()))?;
-            for i in 0..self.panes.len() {
+            // Window by window, the banner first: it is on screen before a prompt that opens
+            // with it is painted.
+            for role in [Role::Overlay, Role::Prompt, Role::Consent] {
+                self.arrange(role, &snap, now).map_err(|e| UiError::Graphics(e.to_string()))?;
+                let Some(i) = self.panes.iter().position(|p| p.role == role) else { continue };
                 if self.panes[i].dirty || self.panes[i].repaint_at.is_some_and(|t| t <= now) {
                     self.frame(i).map_err(|e| UiError::Graphics(e.to_string()))?;
                 }
@@ -197,28 +208,31 @@ impl SoftUi {
         Some(Layout { look, pos, size })
     }
 
-    /// Open, reshape and close windows to match the state.
-    fn arrange(&mut self, snap: &Snapshot, now: Instant) -> xwin::XResult<()> {
-        for role in [Role::Overlay, Role::Prompt, Role::Consent] {
-            let wanted = self.wanted(role, snap, now);
-            let index = self.panes.iter().position(|p| p.role == role);
-            match (wanted, index) {
-                (None, Some(i)) => {
-                    let pane = self.panes.remove(i);
-                    pane.window.destroy(&self.conn);
+    /// Open, reshape or close `role`'s window to match the state.
+    fn arrange(&mut self, role: Role, snap: &Snapshot, now: Instant) -> xwin::XResult<()> {
+        let wanted = self.wanted(role, snap, now);
+        let index = self.panes.iter().position(|p| p.role == role);
+        match (wanted, index) {
+            (None, Some(i)) => {
+                let pane = self.panes.remove(i);
+                pane.window.destroy(&self.conn);
+                // Only the banner's: a prompt starts from a fresh context every time, so
+                // nothing of an earlier answer (focus, a press) carries over to the next.
+                if pane.role == Role::Overlay {
+                    self.spare_banner = Some((pane.ctx, pane.textures));
                 }
-                (Some(layout), Some(i)) if self.panes[i].layout != layout => {
-                    let pane = &mut self.panes[i];
-                    if pane.layout.size != layout.size || pane.layout.pos != layout.pos {
-                        pane.window.reshape(&self.conn, layout.pos, layout.size)?;
-                        pane.canvas = Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1));
-                    }
-                    pane.layout = layout;
-                    pane.dirty = true;
-                }
-                (Some(layout), None) => self.open(role, layout)?,
-                _ => {}
             }
+            (Some(layout), Some(i)) if self.panes[i].layout != layout => {
+                let pane = &mut self.panes[i];
+                if pane.layout.size != layout.size || pane.layout.pos != layout.pos {
+                    pane.window.reshape(&self.conn, layout.pos, layout.size)?;
+                    pane.canvas = Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1));
+                }
+                pane.layout = layout;
+                pane.dirty = true;
+            }
+            (Some(layout), None) => self.open(role, layout)?,
+            _ => {}
         }
         Ok(())
     }
@@ -231,15 +245,22 @@ impl SoftUi {
         };
         let spec = Spec { kind, title, class, pos: layout.pos, size: layout.size };
         let window = XWindow::create(&self.conn, &self.screen, &self.atoms, &spec)?;
-        let ctx = egui::Context::default();
-        ctx.set_visuals(egui::Visuals::dark());
+        let spare = if role == Role::Overlay { self.spare_banner.take() } else { None };
+        let (ctx, textures) = match spare {
+            Some(kept) => kept,
+            None => {
+                let ctx = egui::Context::default();
+                ctx.set_visuals(egui::Visuals::dark());
+                (ctx, Textures::default())
+            }
+        };
         let mut pane = Pane {
             role,
             window,
             layout,
             ctx,
             canvas: Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1)),
-            textures: Textures::default(),
+            textures,
             input: Vec::new(),
             focused: false,
             close_requested: false,
@@ -247,9 +268,12 @@ impl SoftUi {
             dirty: true,
             repaint_at: None,
         };
-        // Painted before it is mapped, so the first Expose shows the finished frame.
+        // Painted before it is mapped, so the first Expose shows the finished frame; copied
+        // at once too, which shows it without waiting for the Expose where no window manager
+        // holds the map back (where one does, the copy is dropped and the Expose shows it).
         self.paint(&mut pane)?;
         pane.window.map(&self.conn)?;
+        pane.window.show(&self.conn, &pane.canvas)?;
         self.panes.push(pane);
         match role {
             Role::Prompt => x11_tag::focus_prompt_soon(),
