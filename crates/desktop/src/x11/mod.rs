@@ -102,6 +102,9 @@ impl X11Desktop {
         let shm_ok = shm_version_ok(&conn);
         let composite = own_windows::redirect_top_levels(&conn, root);
         let has_xkb = xkb_ok(&conn);
+        if has_xkb {
+            keymap::watch_changes(&conn);
+        }
         let keys = KeyState::load(&conn).map_err(|_| no_desktop("did not give its keymap"))?;
         Ok(X11Desktop {
             conn: Arc::new(conn),
