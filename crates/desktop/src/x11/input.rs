@@ -5,15 +5,14 @@
 //! always attribute them. The backend remembers what it pressed so [`Injector::release_all`]
 //! can undo it, and also releases buttons 1-3 and modifiers the server still reports down.
 
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
-use x11rb::connection::Connection;
-use x11rb::protocol::Event;
 use x11rb::protocol::xkb::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{
     BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT,
-    KeyButMask, MOTION_NOTIFY_EVENT, Mapping,
+    KeyButMask, MOTION_NOTIFY_EVENT,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 
@@ -90,15 +89,8 @@ impl X11Desktop {
     /// Handle queued events; a keymap change by anyone (mcec's own spare keycodes, or the
     /// operator switching layouts) means re-reading the keymap.
     fn drain_events(&self, keys: &mut KeyState) -> Result<(), ToolError> {
-        let mut stale = false;
-        while let Some(ev) = self.conn.poll_for_event().map_err(conn_err)? {
-            stale |= match ev {
-                Event::MappingNotify(m) => m.request != Mapping::POINTER,
-                Event::XkbMapNotify(_) | Event::XkbNewKeyboardNotify(_) => true,
-                _ => false,
-            };
-        }
-        if stale {
+        self.pump_events()?;
+        if self.keymap_stale.swap(false, Ordering::SeqCst) {
             keys.reload(&self.conn).map_err(reply_err)?;
         }
         keys.set_group(self.active_group()?);
