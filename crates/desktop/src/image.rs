@@ -29,7 +29,13 @@ pub fn downscale(img: RgbImage, width: u32, height: u32) -> Result<RgbImage, Too
 /// Scale a frame of 4-byte pixels (`src`, `src_w`x`src_h`, rows unpadded: the X server's
 /// BGRX as it lies in shared memory) to `width`x`height`, as 4-byte pixels in the same
 /// order. The fourth byte is not alpha (X leaves it 0): it is scaled like a colour.
-pub fn downscale_x4(src: &[u8], src_w: u32, src_h: u32, width: u32, height: u32) -> Result<Vec<u8>, ToolError> {
+pub fn downscale_x4(
+    src: &[u8],
+    src_w: u32,
+    src_h: u32,
+    width: u32,
+    height: u32,
+) -> Result<Vec<u8>, ToolError> {
     let src = ImageRef::new(src_w, src_h, src, PixelType::U8x4)
         .map_err(|e| internal("prepare the image for scaling", e))?;
     let mut dst = Image::new(width, height, PixelType::U8x4);

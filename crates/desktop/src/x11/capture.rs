@@ -161,7 +161,13 @@ impl ShmState {
     }
 
     /// Read `area` of `root` (`need` bytes) through the segment.
-    fn read(&mut self, conn: &RustConnection, root: u32, area: Rect, need: usize) -> Result<&mut [u8], String> {
+    fn read(
+        &mut self,
+        conn: &RustConnection,
+        root: u32,
+        area: Rect,
+        need: usize,
+    ) -> Result<&mut [u8], String> {
         if self.seg.as_ref().is_none_or(|s| s.size < need) {
             self.detach(conn);
             let size = need.next_multiple_of(1 << 20);
@@ -343,8 +349,9 @@ impl Screens for X11Desktop {
             if shm.enabled() {
                 match shm.read(&self.conn, self.root, area, need) {
                     Ok(frame) => {
-                        let left_out =
-                            self.leave_out_own_with(area, &mut |part, rgb| paste_into_bgrx(frame, area, part, rgb))?;
+                        let left_out = self.leave_out_own_with(area, &mut |part, rgb| {
+                            paste_into_bgrx(frame, area, part, rgb)
+                        })?;
                         let (w, h) = (width.clamp(1, area.width), height.clamp(1, area.height));
                         let small = image::downscale_x4(frame, area.width, area.height, w, h)?;
                         let mut pixels = Vec::with_capacity(w as usize * h as usize * 3);
