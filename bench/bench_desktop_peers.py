@@ -23,9 +23,9 @@ busy: a colourful plasma background (ImageMagick) or a solid colour, two xterms,
 xeyes/xclock/xlogo when x11-apps is installed. Operations are interleaved round-robin across
 the servers so load from other work on the machine spreads evenly over all of them.
 
-At the end, mcec on its own with p50/p90/p99: `mouse move` through the SDK and over a raw
-JSON-RPC pipe (`RawStdio`, no SDK: the difference is the Python SDK's own cost per call), and
-the default-size capture of the 3840x2160 desk through the SDK.
+At the end, mcec on its own with p50/p90/p99: `mouse move` and the default-size capture of
+the 3840x2160 desk, each through the SDK and over a raw JSON-RPC pipe (`RawStdio`, no SDK:
+the difference is the Python SDK's own cost per call).
 
 Measured (p50/p90, ms): the cheapest call, full-screen capture at both sizes, click, type
 "hello", key ctrl+a; cold start (spawn -> initialize result); peak RSS of each server's
@@ -670,6 +670,12 @@ async def main_async(args: argparse.Namespace) -> int:
             print(f"phase {HUGE[0]}x{HUGE[1]} on {desk.display}: capture-default (mcec only)")
             huge_servers = [with_display(s, desk.display) for s in servers if s.key == "mcec"]
             lives_huge, _, _ = await run_phase(huge_servers, desk, ("capture-default",), iters, args.warmup, work, "huge")
+            raw_huge: list[float] = []
+            if huge_servers and args.raw_move_iters:
+                print(f"mcec default capture over a raw pipe x{args.capture_iters}")
+                raw_huge = raw_pipe_samples(
+                    Path(args.mcec), work, desk.display, huge_servers[0].ops["capture-default"], args.capture_iters, 3
+                )
         finally:
             desk.close()
 
@@ -696,7 +702,9 @@ async def main_async(args: argparse.Namespace) -> int:
                 print(f"  mouse move, raw pipe    {p50_90_99(raw_move)}")
             huge = lives_huge.get("mcec")
             if huge and huge.samples.get("capture-default"):
-                print(f"  default capture {HUGE[0]}x{HUGE[1]}, SDK  {p50_90_99(huge.samples['capture-default'])}")
+                print(f"  default capture {HUGE[0]}x{HUGE[1]}, SDK       {p50_90_99(huge.samples['capture-default'])}")
+            if raw_huge:
+                print(f"  default capture {HUGE[0]}x{HUGE[1]}, raw pipe  {p50_90_99(raw_huge)}")
             print()
         print("capture check (first capture of each run; colours = distinct colours, 1 = blank;")
         print("RMSE = normalised difference to an ImageMagick grab of the root window, 0 = identical):")
@@ -743,7 +751,9 @@ def main() -> int:
     p.add_argument("--warmup", type=int, default=3, help="untimed calls per op and server first")
     p.add_argument("--keep-images", default=None, metavar="DIR", help="copy the checked captures here")
     p.add_argument("--cold-runs", type=int, default=10, help="spawn -> initialize runs per server")
-    p.add_argument("--raw-move-iters", type=int, default=300, help="mcec mouse moves over a raw pipe (0: none)")
+    p.add_argument(
+        "--raw-move-iters", type=int, default=300, help="mcec mouse moves over a raw pipe (0: no raw-pipe rows)"
+    )
     return asyncio.run(main_async(p.parse_args()))
 
 
