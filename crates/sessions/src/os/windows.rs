@@ -176,7 +176,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let held = crate::InstanceLock::acquire(dir.path()).expect("first");
         assert!(crate::is_locked(dir.path()));
-        assert!(matches!(crate::InstanceLock::acquire(dir.path()), Err(crate::LockError::HeldByOther { .. })));
+        assert!(matches!(
+            crate::InstanceLock::acquire(dir.path()),
+            Err(crate::LockError::HeldByOther { .. })
+        ));
         held.release();
         assert!(!crate::is_locked(dir.path()));
     }
