@@ -20,7 +20,10 @@
 //! What it does not do: read text by OCR or touch the clipboard (those are separate tools), or
 //! turn accessibility on in an application: the errors say how the operator does that.
 
+// AT-SPI2 and the X11 selections are Unix only; on Windows both answer `unavailable`.
+#[cfg_attr(windows, path = "unavailable/atspi.rs")]
 pub mod atspi;
+#[cfg_attr(windows, path = "unavailable/clipboard.rs")]
 pub mod clipboard;
 pub mod ids;
 pub mod model;

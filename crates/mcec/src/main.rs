@@ -13,6 +13,7 @@ mod client_snippets;
 mod config;
 mod config_cmd;
 mod consent;
+mod desktop_backend;
 mod handoff;
 mod logging;
 mod malloc_tuning;

@@ -7,9 +7,11 @@
 //! large buffer in its own mapping, returned to the kernel when freed.
 
 /// Buffers from this size up get their own mapping.
+#[cfg(unix)]
 const MMAP_THRESHOLD: libc::c_int = 256 * 1024;
 
 /// Call first thing in `main`, before any thread starts.
+#[cfg(unix)]
 #[allow(unsafe_code)]
 pub fn fix_mmap_threshold() {
     // SAFETY: mallopt only sets an allocator parameter; called before any other thread exists.
@@ -18,3 +20,7 @@ pub fn fix_mmap_threshold() {
         eprintln!("mcec: could not set the malloc mmap threshold; memory use may grow");
     }
 }
+
+/// Nothing to tune: Windows' heap is not glibc's malloc.
+#[cfg(windows)]
+pub fn fix_mmap_threshold() {}

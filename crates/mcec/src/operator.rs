@@ -10,10 +10,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
-use mcec_desktop::monitor::x11::X11Monitor;
-use mcec_desktop::monitor::{
-    LastPhysicalInput, MonitorHandle, MonitorSink, MonitorStatus, ProvenanceMonitor,
-};
+use mcec_desktop::monitor::{LastPhysicalInput, MonitorHandle, MonitorSink, MonitorStatus};
 use mcec_desktop::{DesktopConfig, DesktopTools};
 use mcec_mcp::audit::audit;
 use mcec_mcp::{Agent, CallObserver, ConsentAsker};
@@ -76,7 +73,8 @@ impl OperatorSide {
         let record = seed_from_record(&latch);
         let ledger = LastPhysicalInput::new();
         let desktop =
-            match DesktopTools::connect_x11(None, DesktopConfig { artifact_dir: plan.artifacts_dir }) {
+            match crate::desktop_backend::connect_desktop(DesktopConfig { artifact_dir: plan.artifacts_dir })
+            {
                 Ok(desktop) => Some(Arc::new(desktop)),
                 Err(e) => {
                     tracing::info!(
@@ -233,8 +231,11 @@ fn arm(latch: &Latch, ledger: &LastPhysicalInput, spec: &str) -> (Option<Monitor
     if let Some(warning) = warning {
         tracing::warn!("{warning}");
     }
-    let started = X11Monitor::new(None)
-        .and_then(|monitor| monitor.start(MonitorSink::new(latch.clone(), hotkey, ledger.clone())));
+    let started = crate::desktop_backend::start_provenance_monitor(MonitorSink::new(
+        latch.clone(),
+        hotkey,
+        ledger.clone(),
+    ));
     match started {
         Ok(handle) => {
             tracing::info!("{} (chord {hotkey})", handle.status());
@@ -339,6 +340,13 @@ pub fn exit_after_ui(ui: Option<&UiShutdown>, code: u8) -> ! {
     std::process::exit(i32::from(code))
 }
 
+#[cfg(windows)]
+fn exit_now(code: u8) -> ! {
+    // No operator windows run on Windows yet, so no UI thread can race the exit.
+    std::process::exit(i32::from(code))
+}
+
+#[cfg(unix)]
 #[allow(unsafe_code, reason = "_exit: end the process without running C exit-time destructors")]
 fn exit_now(code: u8) -> ! {
     use std::io::Write as _;

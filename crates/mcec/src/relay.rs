@@ -136,12 +136,35 @@ fn relay_until_exit(mut child: Child) -> Result<ExitCode> {
     Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
+#[cfg(unix)]
 fn terminate(pid: u32) {
     let target = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw);
     if let Some(target) = target
         && let Err(e) = rustix::process::kill_process(target, rustix::process::Signal::TERM)
     {
         tracing::warn!("cannot stop the session copy (pid {pid}): {e}");
+    }
+}
+
+/// Windows has no SIGTERM to ask with: the copy is ended with `TerminateProcess`. Its
+/// instance lock goes with it, and `end` removes the session as on Unix.
+#[cfg(windows)]
+#[allow(unsafe_code, reason = "OpenProcess/TerminateProcess are how one process ends another on Windows")]
+fn terminate(pid: u32) {
+    use windows_sys::Win32::Foundation::CloseHandle;
+    use windows_sys::Win32::System::Threading::{OpenProcess, PROCESS_TERMINATE, TerminateProcess};
+    // SAFETY: OpenProcess takes plain values; a null handle is checked before any use.
+    let handle = unsafe { OpenProcess(PROCESS_TERMINATE, 0, pid) };
+    if handle.is_null() {
+        tracing::warn!("cannot stop the session copy (pid {pid}): {}", std::io::Error::last_os_error());
+        return;
+    }
+    // SAFETY: `handle` is a valid process handle opened above and closed exactly once here.
+    unsafe {
+        if TerminateProcess(handle, 1) == 0 {
+            tracing::warn!("cannot stop the session copy (pid {pid}): {}", std::io::Error::last_os_error());
+        }
+        CloseHandle(handle);
     }
 }
 

@@ -12,7 +12,6 @@
 //! does); it turns it off when the file does. Other keys (port, hotkey, overlay...) are read
 //! at start only, and a change to them is logged as such.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,11 +70,11 @@ pub fn spawn(watch: Watch, agent: Arc<Agent>, at_start: Settings) {
     }
 }
 
-type Stamp = Option<(SystemTime, u64, u64)>;
+type Stamp = Option<(SystemTime, u64, (u64, u64))>;
 
 fn stamp(path: &Path) -> Stamp {
     let meta = std::fs::symlink_metadata(path).ok()?;
-    Some((meta.modified().ok()?, meta.len(), meta.ino()))
+    Some((meta.modified().ok()?, meta.len(), mcec_sessions::os::file_identity(&meta)))
 }
 
 fn stamps(watch: &Watch) -> (Stamp, Stamp) {

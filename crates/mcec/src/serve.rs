@@ -191,6 +191,7 @@ fn stop_hands(agent: &Agent, runtime: tokio::runtime::Runtime, desktop: Option<&
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(2);
 
 /// Resolves with the signal's name on SIGINT, SIGTERM or SIGHUP.
+#[cfg(unix)]
 pub(crate) async fn termination() -> &'static str {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut hup)) = (signal(SignalKind::terminate()), signal(SignalKind::hangup())) else {
@@ -202,6 +203,28 @@ pub(crate) async fn termination() -> &'static str {
         _ = tokio::signal::ctrl_c() => "SIGINT",
         _ = term.recv() => "SIGTERM",
         _ = hup.recv() => "SIGHUP",
+    }
+}
+
+/// Resolves with the console event's name on Ctrl+C, Ctrl+Break, the console window's close,
+/// logoff or shutdown (Windows gives a handler about 5 s after a close before it ends the
+/// process, enough for the clean exit).
+#[cfg(windows)]
+pub(crate) async fn termination() -> &'static str {
+    use tokio::signal::windows::{ctrl_break, ctrl_c, ctrl_close, ctrl_logoff, ctrl_shutdown};
+    let (Ok(mut int), Ok(mut brk), Ok(mut close), Ok(mut logoff), Ok(mut shutdown)) =
+        (ctrl_c(), ctrl_break(), ctrl_close(), ctrl_logoff(), ctrl_shutdown())
+    else {
+        tracing::warn!("cannot watch the console's events; only Ctrl+C shuts down cleanly");
+        let _ = tokio::signal::ctrl_c().await;
+        return "CTRL_C_EVENT";
+    };
+    tokio::select! {
+        _ = int.recv() => "CTRL_C_EVENT",
+        _ = brk.recv() => "CTRL_BREAK_EVENT",
+        _ = close.recv() => "CTRL_CLOSE_EVENT",
+        _ = logoff.recv() => "CTRL_LOGOFF_EVENT",
+        _ = shutdown.recv() => "CTRL_SHUTDOWN_EVENT",
     }
 }
 

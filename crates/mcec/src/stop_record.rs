@@ -10,14 +10,17 @@
 
 use std::fs::{DirBuilder, File, OpenOptions};
 use std::io::{ErrorKind, Read};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use mcec_rules::stop_record::{self, MAX_RECORD_BYTES, Observation, Scope};
 
 /// Where the record lives under the home directory.
+#[cfg(unix)]
 pub const RECORD_DIR: &str = ".local/state/mcec/stop";
+/// Where the record lives under the profile folder (`%LOCALAPPDATA%\mcec\stop` by default).
+#[cfg(windows)]
+pub const RECORD_DIR: &str = "AppData/Local/mcec/stop";
 /// Where a stop latched on a display that could not be identified is written.
 const UNIDENTIFIED: &str = "display-unidentified";
 
@@ -32,7 +35,7 @@ impl StopRecords {
     /// For the user running this process and the display in `DISPLAY`.
     pub fn for_this_process() -> StopRecords {
         let dir = mcec_sessions::user_home::home_from_user_database().map(|home| home.join(RECORD_DIR));
-        StopRecords { dir, scope: scope_of(std::env::var("DISPLAY").ok().as_deref()) }
+        StopRecords { dir, scope: this_desktop() }
     }
 
     #[cfg(test)]
@@ -72,9 +75,7 @@ impl StopRecords {
             return Ok(());
         }
         let dir = self.dir.as_ref().map_err(Clone::clone)?;
-        DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
+        mcec_sessions::os::private_dir(DirBuilder::new().recursive(true))
             .create(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let secs = wall.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -100,6 +101,20 @@ impl StopRecords {
     }
 }
 
+/// The desktop this process acts on: the X display in `DISPLAY`.
+#[cfg(unix)]
+fn this_desktop() -> Scope {
+    scope_of(std::env::var("DISPLAY").ok().as_deref())
+}
+
+/// The desktop this process acts on: the user's one interactive desktop, recorded as display 0
+/// (a `DISPLAY` that Wine passes through says nothing about a Windows desktop).
+#[cfg(windows)]
+fn this_desktop() -> Scope {
+    Scope::Display(0)
+}
+
+#[cfg(unix)]
 /// The scope of a `DISPLAY` value; a socket path is resolved first, so a symlink to a
 /// display's socket is the same display.
 fn scope_of(display: Option<&str>) -> Scope {
@@ -135,7 +150,7 @@ fn observe_all(dir: &Path) -> Observation {
 }
 
 fn read_record(path: &Path) -> Observation {
-    let file = OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
+    let file = mcec_sessions::os::open_no_follow(path, OpenOptions::new().read(true));
     let file = match file {
         Ok(file) => file,
         Err(e) if e.kind() == ErrorKind::NotFound => return Observation::Absent,
@@ -160,7 +175,7 @@ fn read_regular(file: File) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;

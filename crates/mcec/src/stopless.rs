@@ -8,7 +8,6 @@
 use std::collections::BTreeSet;
 use std::sync::{Mutex, PoisonError};
 
-use mcec_desktop::monitor::x11::X11Monitor;
 use mcec_mcp::audit::audit;
 use mcec_operator::OperatorState;
 use mcec_rules::catalog::{self, ToolKind};
@@ -17,9 +16,9 @@ use mcec_rules::gates::DesktopGate;
 /// The gate on a Wayland session's X server, or `None` for a plain X server. A probe that
 /// fails refuses actuation (fail closed).
 pub fn stopless_display(unsafe_allowed: bool) -> Option<DesktopGate> {
-    let why = match X11Monitor::new(None).and_then(|m| m.wayland_session()) {
+    let why = match crate::desktop_backend::wayland_session() {
         Ok(None) => return None,
-        Ok(Some(session)) => session.to_string(),
+        Ok(Some(session)) => session,
         Err(e) => {
             tracing::error!(
                 "cannot tell whether this is a Wayland session: {e}; actuation tools are refused"

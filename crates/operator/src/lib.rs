@@ -22,27 +22,49 @@
 //! handler that parks the UI thread instead, so the protocol side keeps running. `x11_tag`
 //! opens its own small X connection to find a prompt's window and give it the focus.
 
+// The UI-side methods of the state are called only by the windows, which are unix only.
+#![cfg_attr(windows, allow(dead_code))]
+
 mod agent_model;
+#[cfg(unix)]
 mod app;
+#[cfg(unix)]
 mod consent_prompt;
+mod consent_view;
+#[cfg(unix)]
 mod glyph;
+#[cfg(unix)]
 mod host;
+#[cfg(unix)]
 mod overlay;
+#[cfg(unix)]
 mod prompt;
+#[cfg(unix)]
 mod settings_window;
+#[cfg(unix)]
 mod soft;
 mod state;
+#[cfg(unix)]
+mod x11_run;
+#[cfg(unix)]
 mod x11_tag;
+#[cfg(unix)]
 mod xlib_guard;
 
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 
 pub use agent_model::{AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, SessionRow};
-pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, ConsentView, DENY_LABEL};
+#[cfg(unix)]
+pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, DENY_LABEL};
+pub use consent_view::ConsentView;
+#[cfg(unix)]
 pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL};
+#[cfg(unix)]
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
+#[cfg(unix)]
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};
+#[cfg(unix)]
 pub use settings_window::{
     ALLOW_PROVISIONING_LABEL, CLIENT_CHOICE_LABEL, COPY_HTTP_LABEL, COPY_STDIO_LABEL, PROVISION_NEW_LABEL,
     SESSION_COPY_NOTE, SETTINGS_TITLE,
@@ -50,7 +72,14 @@ pub use settings_window::{
 pub use state::{
     Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE, Snapshot,
 };
+#[cfg(unix)]
 pub use xlib_guard::display_lost as ui_display_lost;
+
+/// Whether the UI thread parked after losing its display (never, where there is no UI).
+#[cfg(windows)]
+pub fn ui_display_lost() -> bool {
+    false
+}
 
 /// Which windows to offer. `mcec mcp` wants the overlay and the prompt; plain `mcec` wants
 /// the overlay and the host window (whose menu re-arms).
@@ -75,6 +104,9 @@ pub enum UiError {
     Panicked(String),
     /// The UI thread could not be started.
     Spawn(std::io::Error),
+    /// This platform has no operator windows yet (Windows: the banner, prompts and host
+    /// window are not built there), so nothing that needs one can be offered.
+    NotBuilt(&'static str),
 }
 
 impl std::fmt::Display for UiError {
@@ -85,6 +117,7 @@ impl std::fmt::Display for UiError {
             Self::Graphics(msg) => write!(f, "could not open an OpenGL window: {msg}"),
             Self::Panicked(msg) => write!(f, "the operator UI crashed: {msg}"),
             Self::Spawn(err) => write!(f, "could not start the operator UI thread: {err}"),
+            Self::NotBuilt(platform) => write!(f, "the operator windows are not built for {platform} yet"),
         }
     }
 }
@@ -98,15 +131,6 @@ impl std::error::Error for UiError {
     }
 }
 
-impl From<eframe::Error> for UiError {
-    fn from(err: eframe::Error) -> Self {
-        match err {
-            eframe::Error::WinitEventLoop(e) => Self::EventLoop(e.to_string()),
-            other => Self::Graphics(other.to_string()),
-        }
-    }
-}
-
 /// Run the operator windows on the calling thread until [`OperatorState::request_quit`] or
 /// the host window's `Quit`. Returns at once with an error when nothing can be shown.
 pub fn run_operator_ui(
@@ -114,45 +138,12 @@ pub fn run_operator_ui(
     events: Sender<OperatorEvent>,
     surfaces: Surfaces,
 ) -> Result<(), UiError> {
-    if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
-        return Err(UiError::NoDisplay);
-    }
-    if !surfaces.host_window {
-        return soft::run(state, events, surfaces);
-    }
-    let root = if surfaces.host_window {
-        host::builder()
-    } else {
-        // A stand-in root: eframe always has one; this one hides after its first frame.
-        eframe::egui::ViewportBuilder::default()
-            .with_title("mcec operator")
-            .with_decorations(false)
-            .with_taskbar(false)
-            .with_position([0.0, 0.0])
-            .with_inner_size([1.0, 1.0])
-    };
-    let options = eframe::NativeOptions {
-        viewport: root,
-        renderer: eframe::Renderer::Glow,
-        centered: false,
-        persist_window: false,
-        event_loop_builder: Some(Box::new(|builder| {
-            use winit::platform::x11::EventLoopBuilderExtX11 as _;
-            builder.with_any_thread(true);
-        })),
-        ..Default::default()
-    };
-    xlib_guard::survive_display_loss();
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-        eframe::run_native(
-            "mcec",
-            options,
-            Box::new(move |cc| Ok(Box::new(app::OperatorApp::new(&cc.egui_ctx, state, events, surfaces)))),
-        )
-    }));
-    match run {
-        Ok(result) => result.map_err(UiError::from),
-        Err(payload) => Err(UiError::Panicked(panic_message(payload.as_ref()))),
+    #[cfg(unix)]
+    return x11_run::run(state, events, surfaces);
+    #[cfg(windows)]
+    {
+        drop((state, events, surfaces));
+        Err(UiError::NotBuilt("Windows"))
     }
 }
 
@@ -167,14 +158,4 @@ pub fn spawn_operator_ui_thread(
         .name("mcec-operator-ui".into())
         .spawn(move || run_operator_ui(state, events, surfaces))
         .map_err(UiError::Spawn)
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".to_owned()
-    }
 }

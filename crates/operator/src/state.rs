@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::agent_model::{AgentTab, HandoffPart};
-use crate::consent_prompt::ConsentView;
+use crate::consent_view::ConsentView;
 
 /// How many narrated tool calls the overlay keeps.
 pub const NARRATION_LINES: usize = 5;

@@ -8,7 +8,6 @@
 
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// Atomically replace `dir/name` with `contents` (mode 0600).
@@ -17,7 +16,7 @@ pub fn write_atomic(dir: &Path, name: &str, contents: &[u8]) -> std::io::Result<
     getrandom::fill(&mut suffix).map_err(|e| std::io::Error::other(format!("no OS randomness: {e}")))?;
     let tmp = dir.join(format!(".{name}.tmp-{}", hex::encode(suffix)));
     let result = (|| -> std::io::Result<()> {
-        let mut file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+        let mut file = crate::os::private_file(OpenOptions::new().write(true).create_new(true)).open(&tmp)?;
         file.write_all(contents)?;
         file.sync_all()?;
         std::fs::rename(&tmp, dir.join(name))
@@ -28,7 +27,7 @@ pub fn write_atomic(dir: &Path, name: &str, contents: &[u8]) -> std::io::Result<
     result
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;

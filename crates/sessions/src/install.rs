@@ -4,6 +4,10 @@
 //! is a safety decision and it fails closed: whenever the answer is uncertain (the executable's
 //! real path cannot be resolved, its directory cannot be probed) the copy counts as installed.
 //!
+//! On Windows the built-in prefixes are `Program Files` (both, as written and as
+//! `%ProgramFiles%`, `%ProgramFiles(x86)%`, `%ProgramW6432%` name them: the variables can only
+//! add), `%LOCALAPPDATA%\Programs` and `~\.cargo\bin`, and the extra list is `;`-separated.
+//!
 //! A copy is installed when its executable's real path lies under one of the built-in prefixes
 //! (`/usr`, `/opt`, `/snap`, `/nix/store`, `~/.local/bin`, `~/.cargo/bin`, where `~` is both
 //! the home directory in the user database and `$HOME`, so changing `$HOME` cannot make an
@@ -21,10 +25,39 @@ use std::path::{Path, PathBuf};
 pub const EXTRA_PREFIXES_ENV: &str = "MCEC_EXTRA_INSTALL_PREFIXES";
 
 /// Absolute prefixes that always mark an installed copy.
+#[cfg(unix)]
 pub const SYSTEM_PREFIXES: &[&str] = &["/usr", "/opt", "/snap", "/nix/store"];
+/// Absolute prefixes that always mark an installed copy.
+#[cfg(windows)]
+pub const SYSTEM_PREFIXES: &[&str] = &[r"C:\Program Files", r"C:\Program Files (x86)"];
 
 /// Prefixes relative to the home directory that mark an installed copy.
+#[cfg(unix)]
 pub const HOME_PREFIXES: &[&str] = &[".local/bin", ".cargo/bin"];
+/// Prefixes relative to the home directory that mark an installed copy.
+#[cfg(windows)]
+pub const HOME_PREFIXES: &[&str] = &[r"AppData\Local\Programs", r".cargo\bin"];
+
+/// Where the system says programs are installed, beyond the fixed prefixes: the
+/// `Program Files` variables and the known `%LOCALAPPDATA%\Programs`. They can only add.
+#[cfg(windows)]
+fn system_install_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = ["ProgramFiles", "ProgramFiles(x86)", "ProgramW6432"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(PathBuf::from)
+        .collect();
+    if let Some(base) = directories::BaseDirs::new() {
+        dirs.push(base.data_local_dir().join("Programs"));
+    }
+    dirs.into_iter().filter(|p| p.is_absolute()).collect()
+}
+
+/// Nothing beyond the fixed prefixes on Unix.
+#[cfg(unix)]
+fn system_install_dirs() -> Vec<PathBuf> {
+    Vec::new()
+}
 
 /// Every install prefix: the built-in ones, those under `home`, and the absolute entries of
 /// `extra` (the value of [`EXTRA_PREFIXES_ENV`]). Empty and relative entries of `extra` are
@@ -68,6 +101,7 @@ pub fn is_installed_copy_with(exe: &Path, home: Option<&Path>, extra: Option<&Os
         return true;
     };
     let mut prefixes = install_prefixes(home, extra);
+    prefixes.extend(system_install_dirs());
     // A prefix that is itself behind a symlink (say ~/.local/bin -> /data/bin) must still
     // match the executable's real path, so add the canonical form of every prefix too.
     let resolved: Vec<PathBuf> = prefixes.iter().filter_map(|p| p.canonicalize().ok()).collect();
@@ -95,7 +129,7 @@ pub fn dir_is_writable(dir: &Path) -> bool {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;

@@ -17,6 +17,7 @@
 //! * [`atomic`]: the temp-file-and-rename write of a config file.
 //! * [`remove`]: the one guarded directory removal all of the above use.
 //! * [`user_home`]: the home directory from the user database, never `$HOME`.
+//! * [`os`]: the few file-system calls whose form differs between Unix and Windows.
 //! * [`safe_open`]: the one way a file in a session or config directory is opened (no
 //!   symlink followed, no FIFO waited on, only regular files).
 //!
@@ -30,6 +31,7 @@ pub mod id;
 pub mod install;
 pub mod list;
 pub mod lock;
+pub mod os;
 pub mod paths;
 pub mod provision;
 pub mod reaper;

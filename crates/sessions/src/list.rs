@@ -75,7 +75,7 @@ fn tree_size(dir: &Path) -> u64 {
     total
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::lock::InstanceLock;

@@ -15,7 +15,6 @@
 use std::fmt;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::paths::LOCK_FILE;
@@ -64,7 +63,7 @@ fn open_lock_file(path: &Path, create: bool) -> std::io::Result<File> {
     let mut opts = OpenOptions::new();
     opts.read(true);
     if create {
-        opts.write(true).create(true).mode(0o600);
+        crate::os::private_file(opts.write(true).create(true));
     }
     crate::safe_open::open_regular(path, &mut opts)
 }
@@ -152,7 +151,7 @@ pub fn is_locked(dir: &Path) -> bool {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

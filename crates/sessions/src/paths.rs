@@ -28,11 +28,17 @@ pub const LOCK_FILE: &str = ".mcec.lock";
 /// The creation stamp of a session copy (unix seconds, decimal).
 pub const STAMP_FILE: &str = ".mcec-session";
 /// The executable's name inside a session directory.
+#[cfg(unix)]
 pub const EXE_NAME: &str = "mcec";
+/// The executable's name inside a session directory.
+#[cfg(windows)]
+pub const EXE_NAME: &str = "mcec.exe";
 /// The artefacts folder inside a session directory.
 pub const SESSION_ARTIFACTS_DIR: &str = "artifacts";
 
-/// The base directories of the XDG spec that mcec uses.
+/// The base directories of the XDG spec that mcec uses. On Windows the same three roles are
+/// played by the profile folder, `%APPDATA%` (config) and `%LOCALAPPDATA%` (state: sessions,
+/// artefacts), as the shell's known-folder API names them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct XdgDirs {
     pub home: PathBuf,
@@ -83,7 +89,19 @@ impl XdgDirs {
         }
     }
 
+    /// From the known folders: `%APPDATA%` for config, `%LOCALAPPDATA%` for state.
+    #[cfg(windows)]
+    pub fn from_env() -> Result<XdgDirs, PathsError> {
+        let dirs = directories::BaseDirs::new().ok_or(PathsError::NoHome)?;
+        Ok(XdgDirs {
+            home: dirs.home_dir().to_path_buf(),
+            config_home: dirs.config_dir().to_path_buf(),
+            state_home: dirs.data_local_dir().to_path_buf(),
+        })
+    }
+
     /// From the process environment.
+    #[cfg(unix)]
     pub fn from_env() -> Result<XdgDirs, PathsError> {
         let home = home_dir().ok_or(PathsError::NoHome)?;
         Ok(XdgDirs::from_vars(&home, std::env::var_os("XDG_CONFIG_HOME"), std::env::var_os("XDG_STATE_HOME")))
@@ -183,7 +201,7 @@ pub fn is_session_dir(sessions_root: &Path, dir: &Path) -> bool {
     parent.canonicalize().is_ok_and(|p| p == root)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

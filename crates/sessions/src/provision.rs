@@ -21,7 +21,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs::DirBuilder;
 use std::net::{Ipv4Addr, TcpListener};
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -314,8 +313,7 @@ fn create_build_dir(root: &Path) -> Result<(PathBuf, std::fs::File), String> {
     let name =
         scratch_name(BUILDING_PREFIX, None).map_err(|e| format!("cannot name a build directory: {e}"))?;
     let dir = root.join(name);
-    DirBuilder::new()
-        .mode(0o700)
+    crate::os::private_dir(&mut DirBuilder::new())
         .create(&dir)
         .map_err(|e| format!("cannot create a session directory in {}: {e}", root.display()))?;
     match lock_building_dir(&dir) {
@@ -330,14 +328,8 @@ fn create_build_dir(root: &Path) -> Result<(PathBuf, std::fs::File), String> {
 /// Renames the complete build directory to `<root>/<id>`, never replacing anything there.
 fn place(build: &Path, root: &Path, id: &SessionId) -> Result<(), String> {
     let dest = root.join(id.as_str());
-    rustix::fs::renameat_with(
-        rustix::fs::CWD,
-        build,
-        rustix::fs::CWD,
-        &dest,
-        rustix::fs::RenameFlags::NOREPLACE,
-    )
-    .map_err(|e| format!("cannot move the session into place as {id}: {e}"))?;
+    crate::os::rename_no_replace(build, &dest)
+        .map_err(|e| format!("cannot move the session into place as {id}: {e}"))?;
     sync_dir(root)
 }
 
@@ -349,9 +341,7 @@ fn prepare_root(root: &Path) -> Result<PathBuf, String> {
         }
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
+            crate::os::private_dir(DirBuilder::new().recursive(true))
                 .create(root)
                 .map_err(|e| format!("cannot create the sessions root {}: {e}", root.display()))?;
         }
@@ -469,7 +459,7 @@ fn handoff(
 
 /// The shell command that starts the copy at `exe`.
 fn launch_line(exe: &Path, mcp_server: bool) -> String {
-    let exe_text = shell_quote(&exe.to_string_lossy());
+    let exe_text = crate::os::shell_quote(&exe.to_string_lossy());
     if mcp_server { exe_text } else { format!("{exe_text} mcp") }
 }
 
@@ -481,8 +471,7 @@ fn copy_executable(source: &Path, dest: &Path) -> Result<(), String> {
     }
     std::fs::copy(source, dest)
         .map_err(|e| format!("cannot copy the executable {}: {e}", source.display()))?;
-    std::fs::set_permissions(dest, std::fs::Permissions::from_mode(0o700))
-        .map_err(|e| format!("cannot set the copy's permissions: {e}"))?;
+    crate::os::private_executable(dest).map_err(|e| format!("cannot set the copy's permissions: {e}"))?;
     Ok(())
 }
 
@@ -493,22 +482,10 @@ fn write_atomic(dir: &Path, name: &str, contents: &[u8]) -> Result<(), String> {
 }
 
 fn sync_dir(dir: &Path) -> Result<(), String> {
-    std::fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| format!("cannot flush the session directory: {e}"))
+    crate::os::sync_dir(dir).map_err(|e| format!("cannot flush the session directory: {e}"))
 }
 
-/// Quotes `s` for a POSIX shell when it holds anything beyond a safe set.
-fn shell_quote(s: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);
-    if !s.is_empty() && s.chars().all(safe) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
@@ -580,11 +557,11 @@ mod tests {
     #[test]
     fn shell_quoting() {
         assert_eq!(
-            shell_quote("/home/op/.local/state/mcec/sessions/0a/mcec"),
+            crate::os::shell_quote("/home/op/.local/state/mcec/sessions/0a/mcec"),
             "/home/op/.local/state/mcec/sessions/0a/mcec"
         );
-        assert_eq!(shell_quote("/home/o p/mcec"), "'/home/o p/mcec'");
-        assert_eq!(shell_quote("/it's"), r"'/it'\''s'");
+        assert_eq!(crate::os::shell_quote("/home/o p/mcec"), "'/home/o p/mcec'");
+        assert_eq!(crate::os::shell_quote("/it's"), r"'/it'\''s'");
     }
 
     #[test]

@@ -133,7 +133,7 @@ fn reap_leftover(root: &Path, path: &Path, name: &str, now: SystemTime, report: 
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::lock::InstanceLock;

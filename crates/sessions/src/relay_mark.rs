@@ -10,7 +10,6 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{ErrorKind, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::safe_open::open_regular;
@@ -28,8 +27,10 @@ impl RelayMark {
     /// Mark the session in `dir` as relayed by this process.
     pub fn take(dir: &Path) -> std::io::Result<RelayMark> {
         let staged = dir.join(format!(".{RELAY_FILE}-{}", std::process::id()));
-        let mut file =
-            open_regular(&staged, OpenOptions::new().read(true).write(true).create_new(true).mode(0o600))?;
+        let mut file = open_regular(
+            &staged,
+            crate::os::private_file(OpenOptions::new().read(true).write(true).create_new(true)),
+        )?;
         file.try_lock().map_err(|e| match e {
             TryLockError::WouldBlock => {
                 std::io::Error::new(ErrorKind::WouldBlock, "the relay mark is locked")
@@ -57,7 +58,7 @@ pub fn relay_gone(dir: &Path) -> bool {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

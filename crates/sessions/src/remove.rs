@@ -25,7 +25,6 @@
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -121,7 +120,7 @@ impl DeletionGuard {
         let bad = |e: std::io::Error| RemoveError::BadRoot(format!("cannot lock {}: {e}", path.display()));
         let file = crate::safe_open::open_regular(
             &path,
-            OpenOptions::new().read(true).write(true).create(true).mode(0o600),
+            crate::os::private_file(OpenOptions::new().read(true).write(true).create(true)),
         )
         .map_err(bad)?;
         file.lock().map_err(bad)?;
@@ -211,28 +210,18 @@ pub(crate) fn resolve_root(sessions_root: &Path) -> Result<Option<PathBuf>, Remo
     Ok(Some(root))
 }
 
-/// A provision holds an exclusive `flock` on the directory it builds (see `provision.rs`).
+/// A provision holds an exclusive lock on the directory it builds (see `provision.rs`).
 pub(crate) fn lock_building_dir(dir: &Path) -> std::io::Result<File> {
-    let file = OpenOptions::new().read(true).custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW).open(dir)?;
-    file.try_lock().map_err(|e| match e {
-        std::fs::TryLockError::WouldBlock => std::io::Error::new(ErrorKind::WouldBlock, "held"),
-        std::fs::TryLockError::Error(e) => e,
-    })?;
-    Ok(file)
+    crate::os::lock_dir(dir)
 }
 
 fn building_dir_is_held(dir: &Path) -> bool {
-    match lock_building_dir(dir) {
-        Ok(file) => {
-            let _ = file.unlock();
-            false
-        }
-        Err(_) => true,
-    }
+    crate::os::dir_lock_is_held(dir)
 }
 
 /// Deletes the tree at `path`, never following a symlink out of it.
 fn delete_tree(path: &Path) -> std::io::Result<()> {
+    crate::os::refuse_links_out_of(path)?;
     #[allow(clippy::disallowed_methods, reason = "the one guarded call site")]
     std::fs::remove_dir_all(path)
 }
@@ -278,7 +267,7 @@ pub fn remove_all_sessions(sessions_root: &Path) -> RemoveAllReport {
     report
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::paths::STAMP_FILE;

@@ -5,36 +5,25 @@
 //! A plain `open` of a FIFO blocks until a writer appears, forever if none does. So every such
 //! open goes through here: `O_NOFOLLOW` (a symlink is refused, never followed),
 //! `O_NONBLOCK` (opening a FIFO returns at once) and then `fstat` on the open descriptor: only
-//! a regular file is accepted, and anything else is an error that names what was found.
+//! a regular file is accepted, and anything else is an error that names what was found. On
+//! Windows the open is `FILE_FLAG_OPEN_REPARSE_POINT` (a symlink or junction is opened as
+//! itself, then refused by the same check); see [`crate::os`].
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, ErrorKind, Read};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-/// Flags every open in a session or config directory uses.
-pub const SAFE_FLAGS: i32 = libc::O_NOFOLLOW | libc::O_NONBLOCK;
-
-/// Opens `path` with `options` plus [`SAFE_FLAGS`] and checks that it is a regular file.
-/// A symlink, FIFO, socket, device or directory is an [`ErrorKind::InvalidInput`] error whose
-/// text says what it is.
+/// Opens `path` with `options`, never following a symlink (or junction) and never waiting on
+/// a FIFO, and checks that it is a regular file. Anything else is an
+/// [`ErrorKind::InvalidInput`] error whose text says what it is.
 pub fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
-    let file = options.custom_flags(SAFE_FLAGS).open(path).map_err(|e| explain(path, e))?;
+    let file =
+        crate::os::open_no_follow(path, options).map_err(|e| crate::os::explain_open_error(path, e))?;
     let kind = file.metadata()?.file_type();
     if kind.is_file() {
         return Ok(file);
     }
-    let what = if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else {
-        "not a regular file"
-    };
+    let what = crate::os::kind_in_words(&kind);
     Err(io::Error::new(ErrorKind::InvalidInput, format!("{} is {what}, not a regular file", path.display())))
 }
 
@@ -62,29 +51,10 @@ pub fn read_regular(path: &Path, max_bytes: u64) -> io::Result<Option<Vec<u8>>> 
 pub fn is_not_regular(error: &io::Error) -> bool {
     error.kind() == ErrorKind::InvalidInput
         || error.kind() == ErrorKind::IsADirectory
-        || matches!(error.raw_os_error(), Some(libc::ELOOP | libc::ENXIO))
+        || crate::os::open_error_is_not_regular(error)
 }
 
-fn explain(path: &Path, e: io::Error) -> io::Error {
-    match e.raw_os_error() {
-        Some(libc::ELOOP) => io::Error::new(
-            ErrorKind::InvalidInput,
-            format!("{} is a symbolic link, which mcec does not follow here", path.display()),
-        ),
-        // Opening a socket, or a FIFO for writing with no reader.
-        Some(libc::ENXIO) => io::Error::new(
-            ErrorKind::InvalidInput,
-            format!("{} is a socket or FIFO, not a regular file", path.display()),
-        ),
-        Some(libc::EISDIR) => io::Error::new(
-            ErrorKind::InvalidInput,
-            format!("{} is a directory, not a regular file", path.display()),
-        ),
-        _ => e,
-    }
-}
-
-#[cfg(test)]
+#[cfg(all(test, unix))]
 pub(crate) mod tests {
     use super::*;
     use std::process::Command;

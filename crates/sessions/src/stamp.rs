@@ -4,7 +4,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -13,7 +12,8 @@ use crate::paths::STAMP_FILE;
 /// Creates the stamp (mode 0600; fails if one exists) holding `created`.
 pub fn write_stamp(dir: &Path, created: SystemTime) -> std::io::Result<()> {
     let secs = created.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let mut file = OpenOptions::new().write(true).create_new(true).mode(0o600).open(dir.join(STAMP_FILE))?;
+    let mut file = crate::os::private_file(OpenOptions::new().write(true).create_new(true))
+        .open(dir.join(STAMP_FILE))?;
     writeln!(file, "{secs}")?;
     file.sync_all()
 }
@@ -33,7 +33,7 @@ fn parse_stamp(file: &mut File) -> Option<SystemTime> {
     UNIX_EPOCH.checked_add(Duration::from_secs(secs))
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -194,7 +194,7 @@ pub fn read_session_token(dir: &Path) -> Result<String, String> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -1,14 +1,28 @@
-//! The user's home directory as the user database (`getpwuid_r`) has it, never `$HOME`.
+//! The user's home directory as the user database (`getpwuid_r`) has it, never `$HOME`
+//! (on Windows: the profile folder the shell's known-folder API names, never `%USERPROFILE%`).
 //!
 //! Whatever must not move when a program relaunches mcec with a different environment (the
 //! durable stop record; the `~/.local/bin` of the installed-copy check) is found under this home: `HOME` and the `XDG_*` variables are the
 //! caller's to set, the user database is not.
 
+#[cfg(unix)]
 use std::ffi::{CStr, OsStr};
+#[cfg(unix)]
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+/// The current user's profile folder (`SHGetKnownFolderPath(FOLDERID_Profile)`), or why it
+/// cannot be known.
+#[cfg(windows)]
+pub fn home_from_user_database() -> Result<PathBuf, String> {
+    directories::BaseDirs::new()
+        .map(|b| b.home_dir().to_path_buf())
+        .filter(|h| h.is_absolute())
+        .ok_or_else(|| "the shell names no profile folder for this user".into())
+}
+
 /// The home directory of the real user id, or why it cannot be known.
+#[cfg(unix)]
 pub fn home_from_user_database() -> Result<PathBuf, String> {
     let mut buf = vec![0u8; 4096];
     loop {
@@ -24,6 +38,7 @@ pub fn home_from_user_database() -> Result<PathBuf, String> {
     }
 }
 
+#[cfg(unix)]
 /// One `getpwuid_r` call; `Err(0)` means "no entry", other errors are errno values.
 #[allow(unsafe_code, reason = "getpwuid_r is the user database's C API")]
 fn lookup(buf: &mut [u8]) -> Result<PathBuf, i32> {
@@ -46,7 +61,7 @@ fn lookup(buf: &mut [u8]) -> Result<PathBuf, i32> {
     Ok(PathBuf::from(OsStr::from_bytes(dir.to_bytes())))
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

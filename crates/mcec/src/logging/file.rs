@@ -7,11 +7,12 @@
 //! Several processes of one copy may share the file; each checks the size of the path before
 //! it writes, and a process whose file was rotated by another simply reopens the path.
 
-use std::fs::{File, OpenOptions, Permissions};
+use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
+
+use mcec_sessions::os::{file_identity, narrow_to_owner, open_no_follow, private_file};
 
 /// Size at which `mcec.log` is rotated (so the log takes at most twice this on disk).
 pub const MAX_LOG_BYTES: u64 = 8 * 1024 * 1024;
@@ -42,9 +43,7 @@ impl LogFile {
         let mine = file.metadata()?;
         match std::fs::symlink_metadata(&self.path) {
             // Another process rotated it: follow it to the new file.
-            Ok(now) if now.ino() != mine.ino() || now.dev() != mine.dev() => {
-                *file = open_private(&self.path)?
-            }
+            Ok(now) if file_identity(&now) != file_identity(&mine) => *file = open_private(&self.path)?,
             Err(_) => *file = open_private(&self.path)?,
             Ok(now) if now.len() + line.len() as u64 > self.cap && now.len() > 0 => {
                 *file = self.rotate()?;
@@ -72,25 +71,19 @@ impl LogFile {
 /// Open for appending, mode 0600, refusing symlinks and anything but a regular file, and
 /// narrowing an existing file's mode to 0600.
 fn open_private(path: &Path) -> io::Result<File> {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
+    let file = open_no_follow(path, private_file(OpenOptions::new().create(true).append(true)))?;
+    if !file.metadata()?.is_file() {
         return Err(io::Error::other("not a regular file"));
     }
-    if meta.mode() & 0o777 != 0o600 {
-        file.set_permissions(Permissions::from_mode(0o600))?;
-    }
+    narrow_to_owner(&file)?;
     Ok(file)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::fs::Permissions;
+    use std::os::unix::fs::PermissionsExt;
 
     fn mode(path: &Path) -> u32 {
         std::fs::metadata(path).expect("meta").permissions().mode() & 0o777

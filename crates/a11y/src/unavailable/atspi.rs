@@ -1,0 +1,53 @@
+//! The accessibility backend where none is built yet (Windows: UI Automation is not wired
+//! in). Every call answers `unavailable`, so `query`, `find`, `invoke`, `wait-for` and
+//! `get-text`'s element reads refuse honestly instead of pretending an empty tree.
+
+use mcec_desktop::WindowInfo;
+use mcec_rules::{ErrorCode, ToolError};
+
+use crate::model::{Operation, RawElement};
+use crate::seam::{AccessibilityBackend, NodeRef, Want};
+
+fn unavailable() -> ToolError {
+    ToolError::new(
+        ErrorCode::Unavailable,
+        "This build reads no accessibility tree: UI Automation is not wired in on Windows yet. \
+         Use capture and the window tools instead.",
+    )
+}
+
+/// Stands where the AT-SPI2 backend stands on Unix.
+#[derive(Default)]
+pub struct Atspi;
+
+impl Atspi {
+    pub fn new() -> Atspi {
+        Atspi
+    }
+}
+
+impl AccessibilityBackend for Atspi {
+    fn window_root(&self, _window: &WindowInfo) -> Result<NodeRef, ToolError> {
+        Err(unavailable())
+    }
+
+    fn children(&self, _node: &NodeRef) -> Result<Vec<NodeRef>, ToolError> {
+        Err(unavailable())
+    }
+
+    fn describe(&self, _node: &NodeRef, _want: Want) -> Result<RawElement, ToolError> {
+        Err(unavailable())
+    }
+
+    fn text(&self, _node: &NodeRef, _max_chars: usize) -> Result<Option<String>, ToolError> {
+        Err(unavailable())
+    }
+
+    fn attached(&self, _node: &NodeRef) -> Result<bool, ToolError> {
+        Err(unavailable())
+    }
+
+    fn perform(&self, _node: &NodeRef, _op: &Operation) -> Result<(), ToolError> {
+        Err(unavailable())
+    }
+}

@@ -1,0 +1,53 @@
+//! Which desktop this build drives: the one place the binary names a platform backend.
+//!
+//! Everything above it (the tool layer, the gates, the stop worker) sees only
+//! [`DesktopTools`] and a [`MonitorHandle`]. On Unix that is X11 (`$DISPLAY`); on Windows it
+//! is the Win32 backend of `mcec-desktop-windows` (GDI, `EnumWindows`, `SendInput`, and the
+//! low-level hooks as the provenance monitor). A backend that cannot connect answers
+//! `no-desktop`; a monitor that cannot start leaves actuation at `emergency-stop-unavailable`.
+
+use mcec_desktop::monitor::{MonitorError, MonitorHandle, MonitorSink};
+use mcec_desktop::{DesktopConfig, DesktopTools};
+use mcec_rules::ToolError;
+
+/// Connects to this platform's desktop; `no-desktop` (naming what was tried) when there is none.
+#[cfg(unix)]
+pub fn connect_desktop(config: DesktopConfig) -> Result<DesktopTools, ToolError> {
+    DesktopTools::connect_x11(None, config)
+}
+
+/// Starts this platform's provenance monitor feeding `sink`; `Ok` means the stop is armed.
+#[cfg(unix)]
+pub fn start_provenance_monitor(sink: MonitorSink) -> Result<MonitorHandle, MonitorError> {
+    use mcec_desktop::monitor::ProvenanceMonitor as _;
+    mcec_desktop::monitor::x11::X11Monitor::new(None).and_then(|monitor| monitor.start(sink))
+}
+
+/// The Wayland session whose X server this is (where the X11 stop cannot see the operator's
+/// keyboard), or `None` on a plain X server.
+#[cfg(unix)]
+pub fn wayland_session() -> Result<Option<String>, MonitorError> {
+    let monitor = mcec_desktop::monitor::x11::X11Monitor::new(None)?;
+    Ok(monitor.wayland_session()?.map(|session| session.to_string()))
+}
+
+/// Never a Wayland session on Windows.
+#[cfg(windows)]
+pub fn wayland_session() -> Result<Option<String>, MonitorError> {
+    Ok(None)
+}
+
+/// Connects to this platform's desktop (the interactive Win32 desktop of this session).
+#[cfg(windows)]
+pub fn connect_desktop(config: DesktopConfig) -> Result<DesktopTools, ToolError> {
+    let backend = mcec_desktop_windows::WindowsDesktop::connect()?;
+    Ok(DesktopTools::new(std::sync::Arc::new(backend), config))
+}
+
+/// Starts this platform's provenance monitor (the low-level keyboard and mouse hooks' thread)
+/// feeding `sink`; `Ok` means the stop is armed.
+#[cfg(windows)]
+pub fn start_provenance_monitor(sink: MonitorSink) -> Result<MonitorHandle, MonitorError> {
+    use mcec_desktop::monitor::ProvenanceMonitor as _;
+    mcec_desktop_windows::WindowsMonitor::new().and_then(|monitor| monitor.start(sink))
+}

@@ -1,0 +1,74 @@
+//! The operator windows on X11: the CPU-painted windows of `soft/` without a host window,
+//! one eframe (glow) app otherwise (see the crate doc). Unix only; the crate builds on
+//! Windows without it, where [`crate::run_operator_ui`] answers that no window is built yet.
+
+use std::sync::mpsc::Sender;
+
+use crate::{OperatorEvent, OperatorState, Surfaces, UiError, app, host, soft, xlib_guard};
+
+impl From<eframe::Error> for UiError {
+    fn from(err: eframe::Error) -> Self {
+        match err {
+            eframe::Error::WinitEventLoop(e) => Self::EventLoop(e.to_string()),
+            other => Self::Graphics(other.to_string()),
+        }
+    }
+}
+
+/// [`crate::run_operator_ui`] on X11.
+pub(crate) fn run(
+    state: OperatorState,
+    events: Sender<OperatorEvent>,
+    surfaces: Surfaces,
+) -> Result<(), UiError> {
+    if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
+        return Err(UiError::NoDisplay);
+    }
+    if !surfaces.host_window {
+        return soft::run(state, events, surfaces);
+    }
+    let root = if surfaces.host_window {
+        host::builder()
+    } else {
+        // A stand-in root: eframe always has one; this one hides after its first frame.
+        eframe::egui::ViewportBuilder::default()
+            .with_title("mcec operator")
+            .with_decorations(false)
+            .with_taskbar(false)
+            .with_position([0.0, 0.0])
+            .with_inner_size([1.0, 1.0])
+    };
+    let options = eframe::NativeOptions {
+        viewport: root,
+        renderer: eframe::Renderer::Glow,
+        centered: false,
+        persist_window: false,
+        event_loop_builder: Some(Box::new(|builder| {
+            use winit::platform::x11::EventLoopBuilderExtX11 as _;
+            builder.with_any_thread(true);
+        })),
+        ..Default::default()
+    };
+    xlib_guard::survive_display_loss();
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        eframe::run_native(
+            "mcec",
+            options,
+            Box::new(move |cc| Ok(Box::new(app::OperatorApp::new(&cc.egui_ctx, state, events, surfaces)))),
+        )
+    }));
+    match run {
+        Ok(result) => result.map_err(UiError::from),
+        Err(payload) => Err(UiError::Panicked(panic_message(payload.as_ref()))),
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}
