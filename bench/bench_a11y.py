@@ -9,7 +9,9 @@ launcher on the D-Bus session the script runs in) and the project's GTK 3 test a
 (tests/e2e/a11y_app.py). Each call is timed from the SDK's `call_tool` to its answer:
 
   * query list window   - `query` of the window with the 1,000-row list (maxElements 5000, depth 64)
-  * find in list window - `find` of its one button ("List action")
+  * find in list window - `find` of its one button ("List action") by name: every element's name
+                          is compared (the app filters nothing), all 1,008 of them
+  * find list + role    - the same with `role: push-button`, which the app filters itself
   * find in main window - `find` of "Press me" in the smaller main window
   * invoke              - `invoke` (press) of "Press me" by element id
   * get-text a11y       - `get-text` of the label, from the accessibility tree
@@ -71,6 +73,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.environ.get("MCEC_BIN"))
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--cases", default="", help="comma-separated name prefixes to run (default: all)")
     args = parser.parse_args()
     if args.bin:
         mcec_e2e.BIN = Path(args.bin)
@@ -86,22 +89,35 @@ async def main() -> None:
             extra = {k: v for k, v in bus_env(display).items() if k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}
             async with sdk_stdio(copy, env_extra=extra) as (s, _init):
                 print(f"mcec {mcec_e2e.BIN}, {args.runs} runs each, 1280x800 Xvfb {display}")
-                samples, last = await timed(s, "query", {"window": "mcec a11y list", "maxElements": 5000,
-                                                         "depth": 64}, args.runs)
-                report("query list window", samples)
-                print(f"{'':<24} ({last['result']['count']} elements, cut: {last['result'].get('cut')})")
-                report("find in list window", (await timed(s, "find", {"window": "mcec a11y list",
-                                                                       "value": "List action"}, args.runs))[0])
+                wanted = [c for c in args.cases.split(",") if c]
+
+                def on(name: str) -> bool:
+                    return not wanted or any(name.startswith(c) for c in wanted)
+
+                if on("query"):
+                    samples, last = await timed(s, "query", {"window": "mcec a11y list", "maxElements": 5000,
+                                                             "depth": 64}, args.runs)
+                    report("query list window", samples)
+                    print(f"{'':<24} ({last['result']['count']} elements, cut: {last['result'].get('cut')})")
+                if on("find"):
+                    report("find in list window", (await timed(s, "find", {"window": "mcec a11y list",
+                                                                           "value": "List action"}, args.runs))[0])
+                    report("find list + role", (await timed(s, "find", {"window": "mcec a11y list", "value": "List action",
+                                                                        "role": "push-button"}, args.runs))[0])
                 samples, last = await timed(s, "find", {"window": "mcec a11y main", "value": "Press me"}, args.runs)
-                report("find in main window", samples)
+                if on("find"):
+                    report("find in main window", samples)
                 element = last["result"]["element"]["elementId"]
-                report("invoke", (await timed(s, "invoke", {"elementId": element}, args.runs))[0])
-                report("get-text a11y", (await timed(s, "get-text", {"window": "mcec a11y main",
-                                                                     "value": "Hello accessible world"}, args.runs))[0])
-                samples, last = await timed(s, "get-text", {"region": {"x": 0, "y": 0, "width": 1280, "height": 800},
-                                                            "source": "ocr"}, args.runs)
-                report("get-text OCR screen", samples)
-                print(f"{'':<24} ({len(last['result']['words'])} words read)")
+                if on("invoke"):
+                    report("invoke", (await timed(s, "invoke", {"elementId": element}, args.runs))[0])
+                if on("get-text"):
+                    report("get-text a11y", (await timed(s, "get-text", {"window": "mcec a11y main",
+                                                                         "value": "Hello accessible world"},
+                                                         args.runs))[0])
+                    samples, last = await timed(s, "get-text", {"region": {"x": 0, "y": 0, "width": 1280,
+                                                                           "height": 800}, "source": "ocr"}, args.runs)
+                    report("get-text OCR screen", samples)
+                    print(f"{'':<24} ({len(last['result']['words'])} words read)")
     finally:
         app.close()
         bus.close()

@@ -44,6 +44,7 @@ from mcec_e2e import manual_copy, sdk_stdio, start_process, stop_process  # noqa
 from xdesk import Desk, wait_until  # noqa: E402
 
 PROMPT_TITLE = "mcec: emergency stop"
+OVERLAY_TITLE = "^mcec overlay$"
 REARM_OFFSET = (41, 130)  # as in tests/e2e/test_emergency_stop.py
 ENGAGED = "AGENT-AUDIT: emergency-stop; engaged"
 REARMED = "AGENT-AUDIT: emergency-stop; re-armed by the operator"
@@ -181,7 +182,10 @@ def rearm(desk: Desk, screen: Screen, copy, background, out: dict[str, list[floa
         if not wait_until(lambda: rearms() > before, 3):
             continue  # the click missed; click again
         out["rearm clicks"].append(attempt)
-        if wait_until(lambda: near(screen.pixel(*BANNER_PIXEL), background), 10):
+        # The window must be gone, not just show the background for a moment (a resize
+        # clears it to black before the green "Re-armed" frame is drawn).
+        gone = lambda: not desk.visible_window(OVERLAY_TITLE) and near(screen.pixel(*BANNER_PIXEL), background)  # noqa: E731
+        if wait_until(gone, 10):
             return
         raise RuntimeError(f"the banner did not go after a re-arm: pixel {screen.pixel(*BANNER_PIXEL)}, was {background}")
     raise RuntimeError("re-arm did not clear the banner after 5 physical clicks")

@@ -23,6 +23,10 @@ busy: a colourful plasma background (ImageMagick) or a solid colour, two xterms,
 xeyes/xclock/xlogo when x11-apps is installed. Operations are interleaved round-robin across
 the servers so load from other work on the machine spreads evenly over all of them.
 
+At the end, mcec on its own with p50/p90/p99: `mouse move` and the default-size capture of
+the 3840x2160 desk, each through the SDK and over a raw JSON-RPC pipe (`RawStdio`, no SDK:
+the difference is the Python SDK's own cost per call).
+
 Measured (p50/p90, ms): the cheapest call, full-screen capture at both sizes, click, type
 "hello", key ctrl+a; cold start (spawn -> initialize result); peak RSS of each server's
 process tree (VmHWM summed over the process and its descendants, from /proc). Each capture
@@ -53,7 +57,7 @@ sys.path.insert(0, str(REPO / "tests" / "e2e"))
 
 from stats import pct  # noqa: E402
 import mcec_e2e  # noqa: E402
-from mcec_e2e import manual_copy, unwrap_groups  # noqa: E402
+from mcec_e2e import RawStdio, manual_copy, unwrap_groups  # noqa: E402
 from xdesk import start_server  # noqa: E402
 
 SMALL = (1280, 800)
@@ -139,9 +143,13 @@ def cum_failed(result: Any) -> bool:
 MCEC_COMMANDS = ("displays", "capture", "click", "type", "key", "scroll", "mouse")
 
 
-def make_mcec(binary: Path, root: Path, display: str) -> Server:
+def mcec_copy(binary: Path, dest: Path) -> mcec_e2e.Copy:
     mcec_e2e.BIN = binary
-    copy = manual_copy(root / "mcec", settings="AgentCommandsEnabled = true\n", commands=MCEC_COMMANDS)
+    return manual_copy(dest, settings="AgentCommandsEnabled = true\n", commands=MCEC_COMMANDS)
+
+
+def make_mcec(binary: Path, root: Path, display: str) -> Server:
+    copy = mcec_copy(binary, root / "mcec")
     env = copy.env(DISPLAY=display)
     x, y = CLICK_AT
     return Server(
@@ -436,6 +444,29 @@ async def measure_ops(
     return checks
 
 
+def raw_pipe_samples(binary: Path, root: Path, display: str, op: tuple[str, dict], n: int, warmup: int) -> list[float]:
+    """`op` (tool, arguments) timed over a raw JSON-RPC pipe to `mcec mcp`, no SDK."""
+    server = RawStdio(mcec_copy(binary, root / "mcec-raw"), env_extra={"DISPLAY": display})
+    try:
+        server.initialize()
+        samples = []
+        for i in range(warmup + n):
+            t0 = time.perf_counter()
+            resp = server.call(op[0], op[1], id=i)
+            dt = time.perf_counter() - t0
+            if resp["result"].get("isError"):
+                raise AssertionError(f"raw {op[0]} failed: {resp}")
+            if i >= warmup:
+                samples.append(dt)
+        return samples
+    finally:
+        server.kill()
+
+
+def p50_90_99(samples: list[float]) -> str:
+    return " / ".join(f"{pct(samples, p):.3f}" for p in (50, 90, 99)) + f" ms (n={len(samples)})"
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -606,6 +637,13 @@ async def main_async(args: argparse.Namespace) -> int:
             lives, checks_small, rss_small = await run_phase(
                 servers, desk, OPS, iters, args.warmup, work, "small"
             )
+            mcec_server = next((s for s in servers if s.key == "mcec"), None)
+            raw_move: list[float] = []
+            if mcec_server is not None and args.raw_move_iters:
+                print(f"mcec mouse move over a raw pipe x{args.raw_move_iters}")
+                raw_move = raw_pipe_samples(
+                    Path(args.mcec), work, desk.display, mcec_server.ops["move"], args.raw_move_iters, 20
+                )
         finally:
             desk.close()
 
@@ -632,6 +670,12 @@ async def main_async(args: argparse.Namespace) -> int:
             print(f"phase {HUGE[0]}x{HUGE[1]} on {desk.display}: capture-default (mcec only)")
             huge_servers = [with_display(s, desk.display) for s in servers if s.key == "mcec"]
             lives_huge, _, _ = await run_phase(huge_servers, desk, ("capture-default",), iters, args.warmup, work, "huge")
+            raw_huge: list[float] = []
+            if huge_servers and args.raw_move_iters:
+                print(f"mcec default capture over a raw pipe x{args.capture_iters}")
+                raw_huge = raw_pipe_samples(
+                    Path(args.mcec), work, desk.display, huge_servers[0].ops["capture-default"], args.capture_iters, 3
+                )
         finally:
             desk.close()
 
@@ -649,6 +693,19 @@ async def main_async(args: argparse.Namespace) -> int:
 
         report(servers, stats, rss)
         print()
+        if "mcec" in lives:
+            print("mcec on its own, p50 / p90 / p99:")
+            sdk_move = lives["mcec"].samples.get("move", [])
+            if sdk_move:
+                print(f"  mouse move, SDK         {p50_90_99(sdk_move)}")
+            if raw_move:
+                print(f"  mouse move, raw pipe    {p50_90_99(raw_move)}")
+            huge = lives_huge.get("mcec")
+            if huge and huge.samples.get("capture-default"):
+                print(f"  default capture {HUGE[0]}x{HUGE[1]}, SDK       {p50_90_99(huge.samples['capture-default'])}")
+            if raw_huge:
+                print(f"  default capture {HUGE[0]}x{HUGE[1]}, raw pipe  {p50_90_99(raw_huge)}")
+            print()
         print("capture check (first capture of each run; colours = distinct colours, 1 = blank;")
         print("RMSE = normalised difference to an ImageMagick grab of the root window, 0 = identical):")
         for s in servers:
@@ -694,6 +751,9 @@ def main() -> int:
     p.add_argument("--warmup", type=int, default=3, help="untimed calls per op and server first")
     p.add_argument("--keep-images", default=None, metavar="DIR", help="copy the checked captures here")
     p.add_argument("--cold-runs", type=int, default=10, help="spawn -> initialize runs per server")
+    p.add_argument(
+        "--raw-move-iters", type=int, default=300, help="mcec mouse moves over a raw pipe (0: no raw-pipe rows)"
+    )
     return asyncio.run(main_async(p.parse_args()))
 
 

@@ -8,12 +8,17 @@ Windows (their titles are what tests select by):
   "Close other"; check box "Remember me"; an entry named "Name field"; the label
   "Hello accessible world"; an image of the words in IMAGE_WORDS with no accessible text.
 - "mcec a11y list": a button "List action" and a list of 1,000 rows "Row 0" .. "Row 999".
+  Also "Drag source" and "Drop target" (panels): a drag that starts on the source prints
+  where the button was released.
 - "mcec a11y other": a button "Other button"; closed by "Close other".
 - "mcec a11y dialog" (after "Open dialog", 0.8 s later): an "OK" button that becomes enabled
   1.2 s after the dialog shows.
 
+With `--scaled` (run it with GDK_SCALE=2): only "mcec a11y scaled" with the button "Scaled
+button", for bounds under a toolkit scale factor.
+
 Lines printed: `ready`, `pressed <name>`, `toggled <name> <0|1>`, `entry <text>`,
-`closed other`, `dialog shown`, `dialog ok enabled`, `dialog ok`.
+`dragged <from> to <target or nothing>`, `closed other`, `dialog shown`, `dialog ok enabled`, `dialog ok`.
 """
 import sys
 
@@ -55,6 +60,28 @@ def button(label: str) -> Gtk.Button:
     return b
 
 
+def panel(name: str) -> Gtk.EventBox:
+    """A named, framed area with no action of its own (what a drag starts on or ends over)."""
+    box = Gtk.EventBox()
+    frame = Gtk.Frame()
+    frame.add(Gtk.Label(label=f"[{name}]"))
+    box.add(frame)
+    box.set_size_request(140, 40)
+    box.get_accessible().set_name(name)
+    return box
+
+
+def contains(widget: Gtk.Widget, x_root: float, y_root: float) -> bool:
+    window = widget.get_window()
+    if window is None:
+        return False
+    ox, oy = window.get_origin()[1:]
+    a = widget.get_allocation()
+    if not widget.get_has_window():
+        ox, oy = ox + a.x, oy + a.y
+    return ox <= x_root < ox + a.width and oy <= y_root < oy + a.height
+
+
 class App:
     def __init__(self) -> None:
         self.other: Gtk.Window | None = None
@@ -84,6 +111,19 @@ class App:
         closer = Gtk.Button(label="Close other")
         closer.connect("clicked", self.close_other)
         box.pack_start(closer, False, False, 0)
+        drags = Gtk.Box(spacing=12)
+        source, target = panel("Drag source"), panel("Drop target")
+        source.add_events(Gdk.EventMask.BUTTON_PRESS_MASK | Gdk.EventMask.BUTTON_RELEASE_MASK)
+        source.connect("button-press-event", lambda *_: True)
+        source.connect(
+            "button-release-event",
+            lambda _w, ev: say(
+                f"dragged Drag source to {'Drop target' if contains(target, ev.x_root, ev.y_root) else 'nothing'}"
+            ),
+        )
+        drags.pack_start(source, False, False, 0)
+        drags.pack_start(target, False, False, 0)
+        box.pack_start(drags, False, False, 0)
         box.pack_start(text_image(IMAGE_WORDS), False, False, 0)
         self.main.connect("destroy", Gtk.main_quit)
         self.main.show_all()
@@ -138,7 +178,19 @@ class App:
         return False
 
 
+def scaled() -> None:
+    window = Gtk.Window(title="mcec a11y scaled")
+    window.move(100, 250)
+    window.add(button("Scaled button"))
+    window.connect("destroy", Gtk.main_quit)
+    window.show_all()
+    GLib.idle_add(lambda: say("ready") and False)
+
+
 if __name__ == "__main__":
-    App()
+    if "--scaled" in sys.argv:
+        scaled()
+    else:
+        App()
     Gtk.main()
     sys.exit(0)

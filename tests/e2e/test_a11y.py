@@ -4,8 +4,12 @@ Xephyr desk, an AT-SPI2 accessibility bus of the test's own, the project's GTK 3
 driven through the official MCP Python SDK.
 
 Covers `query`, `find`, `invoke`, `wait-for`, `get-text` and `clipboard`: a button found by name and pressed, bounds in
-desktop pixels (a `click` at their centre presses the button), an entry set with `invoke` and
-typed into after `focus`, the check box toggled, the delayed dialog's OK waited for,
+desktop pixels (a `click` at their centre presses the button, also under `GDK_SCALE=2`),
+element endpoints (`click` by selector and by id, a `drag` between two elements, `focus` on an
+entry then `type`; ambiguous, missing and stale endpoints refused with nothing pressed), every
+match enumerated whether the app filters (role, states) or the tree is walked (`by: text`), an
+entry set with `invoke` and typed into after `focus`, the check box toggled, the delayed dialog's
+OK waited for, a long `wait-for` reporting progress,
 `ambiguous-selector` listing both twins, `stale-element` after a window closed, a disabled
 button refused, the walk cut by its bounds, mcec's own windows unreachable, bad input refused
 with nothing acted on, no bus → a clear `unavailable`, the label's text from the tree and the
@@ -19,6 +23,7 @@ Build first: `cargo build -p mcec`."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -29,13 +34,13 @@ from typing import Any
 import anyio
 import pytest
 
-from a11y_desk import AccessibilityBus, App, bus_env
+from a11y_desk import APP, SYSTEM_PYTHON, AccessibilityBus, App, bus_env
 from mcec_e2e import Copy, manual_copy, sdk_envelope, sdk_stdio
 from xdesk import Desk, forget_stop_record, wait_until
 
 pytestmark = pytest.mark.anyio
 
-COMMANDS = ("windows", "click", "focus", "type", "query", "find", "invoke", "wait-for", "get-text", "clipboard",
+COMMANDS = ("windows", "click", "drag", "focus", "type", "query", "find", "invoke", "wait-for", "get-text", "clipboard",
             "clipboard.read")
 MAIN = {"window": "mcec a11y main"}
 LIST = {"window": "mcec a11y list"}
@@ -135,6 +140,123 @@ async def test_click_at_the_centre_of_an_element_presses_it(copy: Copy, desk: De
         app.wait_line(lambda line: line == "pressed Press me", mark)
 
 
+async def test_click_an_element_endpoint(copy: Copy, desk: Desk, app: App) -> None:
+    """`click` takes `{by, value}` (under the window) or `{elementId}` where it takes a point
+    and clicks the centre of the element's bounds, in desktop pixels."""
+    async with agent(copy, desk) as s:
+        button = (await ok(s, "find", {**MAIN, "value": "Press me"}))["element"]
+        b = button["bounds"]
+        mark = app.mark()
+        done = await ok(s, "click", {**MAIN, "at": {"by": "name", "value": "Press me", "role": "button"}})
+        assert done["at"] == {"x": b["x"] + b["width"] // 2, "y": b["y"] + b["height"] // 2}, (done, b)
+        app.wait_line(lambda line: line == "pressed Press me", mark)
+        mark = app.mark()
+        await ok(s, "click", {"at": {"elementId": button["elementId"]}})
+        app.wait_line(lambda line: line == "pressed Press me", mark)
+
+
+async def test_drag_between_two_elements(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        mark = app.mark()
+        await ok(s, "drag", {**MAIN, "from": {"value": "Drag source"}, "to": {"value": "Drop target"}})
+        app.wait_line(lambda line: line.startswith("dragged"), mark)
+        assert app.since(mark)[-1] == "dragged Drag source to Drop target", app.since(mark)
+        # The app can tell a drag that ends elsewhere: from the element to a point of the window.
+        mark = app.mark()
+        target = (await ok(s, "find", {**MAIN, "value": "Drop target"}))["element"]["elementId"]
+        await ok(s, "drag", {**MAIN, "from": {"value": "Drag source"}, "to": {"x": 3, "y": 3}})
+        app.wait_line(lambda line: line.startswith("dragged"), mark)
+        assert app.since(mark)[-1] == "dragged Drag source to nothing", app.since(mark)
+        mark = app.mark()
+        await ok(s, "drag", {"from": {"x": 1, "y": 1}, "to": {"elementId": target}})
+        await ok(s, "drag", {**MAIN, "from": {"value": "Drag source"}, "to": {"elementId": target}})
+        app.wait_line(lambda line: line.startswith("dragged"), mark)
+        assert [line for line in app.since(mark) if line.startswith("dragged")] == [
+            "dragged Drag source to Drop target"], app.since(mark)
+
+
+async def test_focus_an_entry_by_endpoint_then_type(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        await ok(s, "invoke", {**MAIN, "value": "Name field", "action": "setText", "text": ""})
+        await ok(s, "focus", MAIN)
+        await ok(s, "invoke", {**MAIN, "value": "Press me", "action": "focus"})
+        # The positive control: with the button focused, typing does not reach the entry.
+        mark = app.mark()
+        await ok(s, "type", {"text": "a"})
+        await anyio.sleep(0.3)
+        assert not [line for line in app.since(mark) if line.startswith("entry")], app.since(mark)
+        done = await ok(s, "focus", {**MAIN, "clickAt": {"value": "Name field", "role": "text"}})
+        assert done["clicked"] is not None
+        assert "focused" in (await ok(s, "find", {**MAIN, "value": "Name field"}))["element"]["states"]
+        mark = app.mark()
+        await ok(s, "type", {"text": "typed"})
+        app.wait_line(lambda line: line == "entry typed", mark)
+
+
+async def test_ambiguous_and_missing_endpoints_press_nothing(copy: Copy, desk: Desk, app: App) -> None:
+    async with agent(copy, desk) as s:
+        mark = app.mark()
+        cases = [
+            ("click", {**MAIN, "at": {"value": "Twin"}}, "ambiguous-selector"),
+            ("click", {**MAIN, "at": {"value": "No such thing"}}, "element-not-found"),
+            ("click", {"at": {"elementId": "e987654321"}}, "element-not-found"),
+            ("click", {**MAIN, "at": {"value": ""}}, "bad-arguments"),
+            ("click", {**MAIN, "at": {"x": 5, "value": "Twin"}}, "bad-arguments"),
+            ("click", {"at": {"value": "Twin"}}, "window-not-found"),
+            ("drag", {**MAIN, "from": {"value": "Twin"}, "to": {"value": "Drop target"}}, "ambiguous-selector"),
+            ("drag", {**MAIN, "from": {"value": "Drag source"}, "to": {"value": "Twin"}}, "ambiguous-selector"),
+            ("focus", {**MAIN, "clickAt": {"value": "Twin"}}, "ambiguous-selector"),
+            ("click", {**MAIN, "at": {"value": "Never enabled", "states": ["shiny"]}}, "bad-arguments"),
+        ]
+        for tool, args, code in cases:
+            env = await call(s, tool, args)
+            assert env["ok"] is False and env["error"]["code"] == code, (tool, args, env)
+            if code == "ambiguous-selector":
+                assert env["error"]["detail"].count('push-button "Twin"') == 2, env
+        # The positive control: a click by endpoint after them is seen, and only it.
+        await ok(s, "click", {**MAIN, "at": {"value": "Press me"}})
+        app.wait_line(lambda line: line == "pressed Press me", mark)
+        acted = [line for line in app.since(mark) if line.startswith(("pressed", "dragged"))]
+        assert acted == ["pressed Press me"], acted
+
+
+async def test_bounds_are_desktop_pixels_under_gdk_scale_2(copy: Copy, desk: Desk, bus: AccessibilityBus) -> None:
+    """GTK 3 under GDK_SCALE=2 reports its extents in its own (logical) pixels; mcec answers
+    desktop pixels, so the bounds lie inside the X window and a click at their centre lands."""
+    scaled = App([SYSTEM_PYTHON, str(APP), "--scaled"], bus_env(desk.inner, GDK_SCALE="2"))
+    try:
+        async with agent(copy, desk) as s:
+            window = await window_bounds(s, "mcec a11y scaled")
+            found = (await ok(s, "find", {"window": "mcec a11y scaled", "value": "Scaled button"}))["element"]
+            b = found["bounds"]
+            assert inside(b, window), (b, window)
+            # The button fills the window: at scale 2 its desktop size is most of the window's.
+            assert b["width"] * 2 > window["width"] and b["height"] * 2 > window["height"], (b, window)
+            mark = scaled.mark()
+            await ok(s, "click", {"window": "mcec a11y scaled", "at": {"value": "Scaled button"}})
+            scaled.wait_line(lambda line: line == "pressed Scaled button", mark)
+    finally:
+        scaled.close()
+
+
+async def test_find_enumerates_every_match_filtered_or_walked(copy: Copy, desk: Desk, app: App) -> None:
+    """`find` asks GTK's Collection for role and states and compares names itself; `by: text`
+    walks. Both see the deepest rows of the 1,000-row list, and neither stops at the first."""
+    async with agent(copy, desk) as s:
+        row = (await ok(s, "find", {**LIST, "value": "Row 999"}))["element"]
+        assert row["role"] == "table-cell" and row["name"] == "Row 999", row
+        detail = await refused(s, "find", {**LIST, "by": "text", "value": "Row 99"}, "ambiguous-selector")
+        assert detail.startswith("11 elements match"), detail
+        many = await ok(s, "find", {**LIST, "by": "role", "value": "table-cell", "all": True})
+        assert len(many["elements"]) == 50, len(many["elements"])
+        assert (await ok(s, "find", {**MAIN, "by": "role", "value": "check-box"}))["element"]["name"] == "Remember me"
+        # States are filtered by the application: the insensitive button is there, but not enabled.
+        assert (await ok(s, "find", {**MAIN, "value": "Never enabled"}))["element"]["role"] == "push-button"
+        await refused(s, "find", {**MAIN, "value": "Never enabled", "states": ["enabled"]}, "element-not-found")
+        ok_states = await ok(s, "find", {**MAIN, "value": "Press me", "states": ["enabled", "showing"]})
+        assert ok_states["element"]["name"] == "Press me"
+
+
 async def test_entry_text_by_invoke_and_by_typing_after_focus(copy: Copy, desk: Desk, app: App) -> None:
     async with agent(copy, desk) as s:
         mark = app.mark()
@@ -181,6 +303,25 @@ async def test_wait_for_the_delayed_dialogs_ok(copy: Copy, desk: Desk, app: App)
         app.wait_line(lambda line: line == "dialog ok", mark)
 
 
+async def test_a_long_wait_for_reports_progress(copy: Copy, desk: Desk, app: App) -> None:
+    """`wait-for` may wait up to 60 s, past the 50 s other calls keep to: a client that sends a
+    `progressToken` hears how far it got every 2 s."""
+    seen: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(message)
+
+    async with agent(copy, desk) as s:
+        args = {**MAIN, "value": "Never there", "timeoutMs": 4500}
+        env = sdk_envelope(await s.call_tool("wait-for", args, progress_callback=on_progress))
+        assert env["ok"] is False and env["error"]["code"] == "timeout", env
+        assert len(seen) >= 2, seen
+        assert all(m and re.fullmatch(r"wait-for: \d+ of 4500 ms waited after [\d.]+ s", m) for m in seen), seen
+        # 60 s is accepted (not waited here: the element is there at once); 60.001 s is not.
+        assert (await ok(s, "wait-for", {**MAIN, "value": "Press me", "timeoutMs": 60000}))["element"]
+        await refused(s, "wait-for", {**MAIN, "value": "Press me", "timeoutMs": 60001}, "bad-arguments")
+
+
 async def test_two_buttons_with_one_name_are_ambiguous(copy: Copy, desk: Desk, app: App) -> None:
     async with agent(copy, desk) as s:
         mark = app.mark()
@@ -203,6 +344,7 @@ async def test_an_element_of_a_closed_window_is_stale(copy: Copy, desk: Desk, ap
         await ok(s, "invoke", {**MAIN, "value": "Close other"})
         app.wait_line(lambda line: line == "closed other", mark)
         await refused(s, "invoke", {"elementId": other["elementId"]}, "stale-element")
+        await refused(s, "click", {"at": {"elementId": other["elementId"]}}, "stale-element")
 
 
 async def test_query_is_bounded_and_says_when_it_was_cut(copy: Copy, desk: Desk, app: App) -> None:
@@ -288,7 +430,7 @@ async def test_bad_input_is_refused_and_nothing_acts(copy: Copy, desk: Desk, app
             ("invoke", {"elementId": "e987654321"}, "element-not-found"),
             ("invoke", {"elementId": "/org/a11y/atspi/accessible/1"}, "element-not-found"),
             ("invoke", {}, "bad-arguments"),
-            ("wait-for", {**MAIN, "value": "Press me", "timeoutMs": 50001}, "bad-arguments"),
+            ("wait-for", {**MAIN, "value": "Press me", "timeoutMs": 60001}, "bad-arguments"),
         ]
         for tool, args, code in cases:
             env = await call(s, tool, args)

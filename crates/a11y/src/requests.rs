@@ -1,12 +1,60 @@
 //! Typed arguments of the accessibility tools, exactly as an agent sends them. Windows are
 //! chosen with the same selector fields as `click` (`window`, `process`, `className`, `pid`,
-//! `handle`, `foreground`); elements with `{by, value}` plus optional `role` and `states`.
+//! `handle`, `foreground`); elements with `elementId`, or `{by, value}` plus optional `role`
+//! and `states`: the fields of [`ElementTarget`], spelled into each request by
+//! [`with_element!`] (for the reason `with_selector!` spells the window fields).
 
+use mcec_desktop::requests::ElementTarget;
 use mcec_desktop::with_selector;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::selector::By;
+/// Declares a request with the element target's fields (`elementId`, `by`, `value`, `role`,
+/// `states`) and the window selector's appended, and `target()` collecting the former.
+macro_rules! with_element {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty, )*
+        }
+    ) => {
+        with_selector! {
+            $(#[$meta])*
+            pub struct $name {
+                $( $(#[$fmeta])* pub $field: $ty, )*
+                /// The element, from an earlier `query`, `find` or `wait-for`.
+                #[serde(default)]
+                pub element_id: Option<String>,
+                /// With a window: what `value` is compared with, `name` (default), `role`,
+                /// `automationid` or `text`.
+                #[serde(default)]
+                pub by: Option<mcec_desktop::requests::By>,
+                /// With a window: the element's name, role, accessible id or text.
+                #[serde(default)]
+                pub value: Option<String>,
+                /// Only elements of this role (e.g. `push-button`, `check-box`, `text`, `label`).
+                #[serde(default)]
+                pub role: Option<String>,
+                /// Only elements with all these states (e.g. `enabled`, `focused`, `checked`, `showing`).
+                #[serde(default)]
+                pub states: Vec<String>,
+            }
+        }
+
+        impl $name {
+            /// The element this request names.
+            pub fn target(&self) -> ElementTarget {
+                ElementTarget {
+                    element_id: self.element_id.clone(),
+                    by: self.by,
+                    value: self.value.clone(),
+                    role: self.role.clone(),
+                    states: self.states.clone(),
+                }
+            }
+        }
+    };
+}
 
 with_selector! {
     /// `query`: the accessibility tree under one window (or under one element), bounded.
@@ -23,21 +71,11 @@ with_selector! {
     }
 }
 
-with_selector! {
-    /// `find`: every element under a window that matches; exactly one is the answer, more
-    /// than one is `ambiguous-selector` listing them, none is `element-not-found`.
+with_element! {
+    /// `find`: every element under a window that matches `value` (with `by`, `role`,
+    /// `states`); exactly one is the answer, more than one is `ambiguous-selector` listing
+    /// them, none is `element-not-found`. `elementId` is not taken: it is already found.
     pub struct FindRequest {
-        /// What `value` is compared with: `name` (default), `role`, `automationid` or `text`.
-        #[serde(default)]
-        pub by: Option<By>,
-        /// The name, role, accessible id or text to look for.
-        pub value: String,
-        /// Only elements of this role (e.g. `push-button`, `check-box`, `text`, `label`).
-        #[serde(default)]
-        pub role: Option<String>,
-        /// Only elements with all these states (e.g. `enabled`, `focused`, `checked`, `showing`).
-        #[serde(default)]
-        pub states: Vec<String>,
         /// `true`: answer every match instead of refusing more than one (at most 50).
         #[serde(default)]
         pub all: Option<bool>,
@@ -70,25 +108,10 @@ pub enum InvokeAction {
     Named,
 }
 
-with_selector! {
+with_element! {
     /// `invoke`: act on one element without the mouse. Give `elementId`, or a selector
     /// (`by`, `value`, `role`, `states`) with a window.
     pub struct InvokeRequest {
-        /// The element, from an earlier `query`, `find` or `wait-for`.
-        #[serde(default)]
-        pub element_id: Option<String>,
-        /// With a window: what `value` is compared with (`name` by default).
-        #[serde(default)]
-        pub by: Option<By>,
-        /// With a window: the element's name, role, accessible id or text.
-        #[serde(default)]
-        pub value: Option<String>,
-        /// Only elements of this role.
-        #[serde(default)]
-        pub role: Option<String>,
-        /// Only elements with all these states.
-        #[serde(default)]
-        pub states: Vec<String>,
         /// What to do (default `press`).
         #[serde(default)]
         pub action: Option<InvokeAction>,
@@ -121,25 +144,16 @@ pub enum WaitForCondition {
     Showing,
 }
 
-with_selector! {
-    /// `wait-for`: until an element under a window appears, disappears, becomes enabled,
-    /// focused or showing; ends early on the emergency stop and the client's cancel.
+with_element! {
+    /// `wait-for`: until an element under a window that matches `value` (with `by`, `role`,
+    /// `states`) appears, disappears, becomes enabled, focused or showing; ends early on the
+    /// emergency stop and the client's cancel. Takes a selector, not an `elementId`.
     pub struct WaitForRequest {
-        /// What `value` is compared with: `name` (default), `role`, `automationid` or `text`.
-        #[serde(default)]
-        pub by: Option<By>,
-        /// The name, role, accessible id or text to look for.
-        pub value: String,
-        /// Only elements of this role.
-        #[serde(default)]
-        pub role: Option<String>,
-        /// Only elements with all these states.
-        #[serde(default)]
-        pub states: Vec<String>,
         /// `appears` (default), `disappears`, `enabled`, `focused` or `showing`.
         #[serde(default)]
         pub condition: Option<WaitForCondition>,
-        /// How long to wait, 0 to 50000 ms (default 5000).
+        /// How long to wait, 0 to 60000 ms (default 5000). Past 50000 ms, send a
+        /// `progressToken` (progress comes every 2 s) or allow the call more than 60 s.
         #[serde(default)]
         pub timeout_ms: Option<u64>,
     }
@@ -158,25 +172,10 @@ pub enum TextSource {
     Ocr,
 }
 
-with_selector! {
+with_element! {
     /// `get-text`: the text of an element (`elementId`, or `value` with a window), of a whole
     /// window (window selector alone), or of a desktop `region` (OCR).
     pub struct GetTextRequest {
-        /// The element, from an earlier answer.
-        #[serde(default)]
-        pub element_id: Option<String>,
-        /// With a window: what `value` is compared with (`name` by default).
-        #[serde(default)]
-        pub by: Option<By>,
-        /// With a window: the element's name, role, accessible id or text.
-        #[serde(default)]
-        pub value: Option<String>,
-        /// Only elements of this role.
-        #[serde(default)]
-        pub role: Option<String>,
-        /// Only elements with all these states.
-        #[serde(default)]
-        pub states: Vec<String>,
         /// A desktop rectangle to read by OCR.
         #[serde(default)]
         pub region: Option<mcec_desktop::requests::Region>,

@@ -37,6 +37,26 @@ impl Want {
     pub const DETAILS: Want = Want { text: false, ..Want::FULL };
 }
 
+/// Which property of each candidate [`AccessibilityBackend::matching`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    /// Nothing: the role and states filter decide alone.
+    Nothing,
+    /// The accessible name.
+    Name,
+    /// The toolkit's accessible id.
+    AutomationId,
+}
+
+/// What an application can filter by itself before answering: every element with this role
+/// (when given) and all these states, and the one property of each the caller compares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filter {
+    pub role: Option<&'static str>,
+    pub states: Vec<&'static str>,
+    pub key: Key,
+}
+
 /// A platform's accessibility tree. Every call is bounded in time by the backend (an
 /// application that never answers costs at most its call timeout).
 pub trait AccessibilityBackend: Send + Sync {
@@ -57,6 +77,21 @@ pub trait AccessibilityBackend: Send + Sync {
     /// Whether `node` is still part of its application's tree (its parents lead up to the
     /// application). A toolkit may keep an object answering after its window closed.
     fn attached(&self, node: &NodeRef) -> Result<bool, ToolError>;
+
+    /// The descendants of `root` (not `root` itself) that pass `filter`, in tree order, at
+    /// most `limit`, each with its `filter.key` property (empty for [`Key::Nothing`]), the
+    /// filtering done by the application in one request where the platform offers that
+    /// (AT-SPI2's `Collection`). `None` when this application cannot be asked so: the caller
+    /// walks the tree instead. Elements that vanish meanwhile are left out.
+    /// The default: a platform without such a request.
+    fn matching(
+        &self,
+        _root: &NodeRef,
+        _filter: &Filter,
+        _limit: usize,
+    ) -> Result<Option<Vec<(NodeRef, String)>>, ToolError> {
+        Ok(None)
+    }
 
     /// Do `op` on `node`. The caller has checked the element is there, enabled and offers
     /// the operation; the backend answers `bad-arguments` if the platform refuses it.

@@ -6,26 +6,13 @@
 //! ids); `role` matches a role name or alias; `text` matches a case-insensitive substring of
 //! the element's text (its Text interface, or its name when it has none).
 
+use mcec_desktop::requests::ElementTarget;
 use mcec_rules::ToolError;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 use crate::model::{RawElement, canonical_role, canonical_state};
+use crate::seam::{Filter, Key};
 
-/// What `value` is compared with.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum By {
-    /// The accessible name (a button's label, a window's title), whole, case-insensitive.
-    #[default]
-    Name,
-    /// The role (`push-button`, `check-box`, `text`, `label`; `button`, `checkbox` also work).
-    Role,
-    /// The toolkit's accessible id (GTK's buildable id, Qt's objectName, HTML `id`), exact.
-    Automationid,
-    /// A substring of the element's text, case-insensitive.
-    Text,
-}
+pub use mcec_desktop::requests::By;
 
 /// A checked selector.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +70,21 @@ impl Selector {
         Ok(Selector { by, value, role, states })
     }
 
+    /// The selector of `target`, whose `value` is required (an `elementId` is refused: the
+    /// caller takes only a selector).
+    pub fn of(target: &ElementTarget) -> Result<Selector, ToolError> {
+        if target.element_id.is_some() {
+            return Err(ToolError::bad_argument(
+                "elementId",
+                "is not taken here; give `value` with a window",
+            ));
+        }
+        let Some(value) = &target.value else {
+            return Err(ToolError::bad_argument("value", "is required"));
+        };
+        Selector::new(target.by, value, target.role.as_deref(), &target.states)
+    }
+
     /// Whether matching needs the element's text.
     pub fn needs_text(&self) -> bool {
         self.by == By::Text
@@ -96,6 +98,37 @@ impl Selector {
     /// Whether matching needs the element's states.
     pub fn needs_states(&self) -> bool {
         !self.states.is_empty()
+    }
+
+    /// What an application can filter for this selector by itself (role, states) and the one
+    /// property left to compare; `None` when matching needs more (text), or when the role
+    /// asked for twice differs (then nothing can match, which the walk answers).
+    pub fn filter(&self) -> Option<Filter> {
+        let (role, key) = match self.by {
+            By::Name => (self.role, Key::Name),
+            By::Automationid => (self.role, Key::AutomationId),
+            By::Role if self.role.is_none_or(|r| r == self.value) => {
+                (canonical_role(&self.value), Key::Nothing)
+            }
+            By::Role | By::Text => return None,
+        };
+        Some(Filter { role, states: self.states.clone(), key })
+    }
+
+    /// An element as far as [`Selector::filter`] describes it: what the application
+    /// matched (role, states) and the key property it answered.
+    pub fn filtered(&self, filter: &Filter, key: String) -> RawElement {
+        let mut e = RawElement {
+            role: filter.role.unwrap_or("unknown"),
+            states: filter.states.clone(),
+            ..RawElement::default()
+        };
+        match filter.key {
+            Key::Name => e.name = key,
+            Key::AutomationId => e.automation_id = key,
+            Key::Nothing => {}
+        }
+        e
     }
 
     pub fn matches(&self, e: &RawElement) -> bool {
@@ -166,6 +199,22 @@ mod tests {
         assert!(t.matches(&label));
         let r = Selector::new(Some(By::Role), "checkbox", None, &[]).unwrap();
         assert!(r.matches(&RawElement { role: "check-box", ..RawElement::default() }));
+    }
+
+    #[test]
+    fn the_application_filters_role_and_states_and_text_is_walked() {
+        let s = Selector::new(None, "Save", Some("button"), &["enabled".into()]).unwrap();
+        let f = s.filter().unwrap();
+        assert_eq!(f, Filter { role: Some("push-button"), states: vec!["enabled"], key: Key::Name });
+        assert!(s.matches(&s.filtered(&f, "save".into())));
+        assert!(!s.matches(&s.filtered(&f, "Save as".into())));
+        let r = Selector::new(Some(By::Role), "checkbox", None, &[]).unwrap();
+        assert_eq!(r.filter().unwrap().key, Key::Nothing);
+        assert!(r.matches(&r.filtered(&r.filter().unwrap(), String::new())));
+        let id = Selector::new(Some(By::Automationid), "save-btn", None, &[]).unwrap();
+        assert!(id.matches(&id.filtered(&id.filter().unwrap(), "save-btn".into())));
+        assert!(Selector::new(Some(By::Text), "x", None, &[]).unwrap().filter().is_none());
+        assert!(Selector::new(Some(By::Role), "label", Some("button"), &[]).unwrap().filter().is_none());
     }
 
     #[test]

@@ -17,15 +17,12 @@
 
 use std::cell::RefCell;
 use std::fmt;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, SyncSender};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
 
 use mcec_desktop::monitor::{ClassifiedEvent, Dispatcher, Input, MonitorSink, MonitorStats, StatsSnapshot};
 use mcec_rules::chord::Key;
-use mcec_rules::latch::Latch;
 use windows_sys::Win32::Foundation::{GetLastError, LPARAM, LRESULT, WPARAM};
 use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
 use windows_sys::Win32::System::Threading::GetCurrentThreadId;
@@ -270,13 +267,12 @@ fn with_state(f: impl FnOnce(&mut HookState)) {
 /// Lives in the hook thread's thread-local; owns the dispatcher (and so the chord detector).
 struct HookState {
     dispatcher: Dispatcher,
-    latch: Latch,
     events: Option<SyncSender<HookEvent>>,
 }
 
 impl HookState {
     fn new(cfg: HookConfig) -> Self {
-        HookState { latch: cfg.sink.latch.clone(), dispatcher: Dispatcher::new(cfg.sink), events: cfg.events }
+        HookState { dispatcher: Dispatcher::new(cfg.sink), events: cfg.events }
     }
 
     fn key(&mut self, info: &KBDLLHOOKSTRUCT, down: bool, started: Instant) {
@@ -301,12 +297,10 @@ impl HookState {
         flags: u32,
         started: Instant,
     ) {
-        let was_stopped = self.latch.is_stopped();
         // A low-level hook cannot tell keyboards apart: every event is device 0.
         let ev =
             ClassifiedEvent { input, down, physical: origin.is_physical(), source_device: 0, at: started };
-        self.dispatcher.input(ev);
-        let tripped = !was_stopped && self.latch.is_stopped();
+        let tripped = self.dispatcher.input(ev);
         if let Some(tx) = &self.events {
             let work_nanos = nanos_since(started);
             let _ = tx.try_send(HookEvent { input: seen, down, origin, flags, work_nanos, tripped });
@@ -329,6 +323,7 @@ mod tests {
     use mcec_desktop::monitor::LastPhysicalInput;
     use mcec_rules::StopFlag;
     use mcec_rules::hotkey::Hotkey;
+    use mcec_rules::latch::Latch;
     use std::time::Duration;
 
     fn next(rx: &mpsc::Receiver<HookEvent>) -> HookEvent {

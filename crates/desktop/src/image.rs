@@ -1,7 +1,7 @@
 //! Turning captured pixels into what an agent receives: downscaled (never upscaled) with
 //! `fast_image_resize`, encoded as PNG with the fastest compression preset, or as JPEG.
 
-use fast_image_resize::images::Image;
+use fast_image_resize::images::{Image, ImageRef};
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
 use mcec_rules::{ErrorCode, ToolError};
 
@@ -24,6 +24,25 @@ pub fn downscale(img: RgbImage, width: u32, height: u32) -> Result<RgbImage, Too
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
     Resizer::new().resize(&src, &mut dst, &options).map_err(|e| internal("scale the image", e))?;
     Ok(RgbImage { width, height, pixels: dst.into_vec() })
+}
+
+/// Scale a frame of 4-byte pixels (`src`, `src_w`x`src_h`, rows unpadded: the X server's
+/// BGRX as it lies in shared memory) to `width`x`height`, as 4-byte pixels in the same
+/// order. The fourth byte is not alpha (X leaves it 0): it is scaled like a colour.
+pub fn downscale_x4(
+    src: &[u8],
+    src_w: u32,
+    src_h: u32,
+    width: u32,
+    height: u32,
+) -> Result<Vec<u8>, ToolError> {
+    let src = ImageRef::new(src_w, src_h, src, PixelType::U8x4)
+        .map_err(|e| internal("prepare the image for scaling", e))?;
+    let mut dst = Image::new(width, height, PixelType::U8x4);
+    let options =
+        ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear)).use_alpha(false);
+    Resizer::new().resize(&src, &mut dst, &options).map_err(|e| internal("scale the image", e))?;
+    Ok(dst.into_vec())
 }
 
 /// Draw `cursor` over `img`, which shows the desktop from `origin` on (alpha-blended, clipped).
@@ -135,6 +154,17 @@ mod tests {
         let h = u16::from_be_bytes([bytes[sof + 5], bytes[sof + 6]]);
         let w = u16::from_be_bytes([bytes[sof + 7], bytes[sof + 8]]);
         assert_eq!((w, h), (40, 24));
+    }
+
+    #[test]
+    fn scaling_four_byte_pixels_matches_scaling_rgb() {
+        let rgb = checker(64, 32);
+        let x4: Vec<u8> = rgb.pixels.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 0]).collect();
+        let small = downscale_x4(&x4, 64, 32, 24, 12).unwrap();
+        let want = downscale(rgb, 24, 12).unwrap();
+        let got: Vec<u8> = small.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+        assert_eq!(small.len(), 24 * 12 * 4);
+        assert_eq!(got, want.pixels, "the fourth byte stays out of the colours");
     }
 
     #[test]

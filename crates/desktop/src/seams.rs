@@ -22,6 +22,13 @@ pub trait Screens: Send + Sync {
     /// fills their place from what lies beneath, or blanks it, and says where.
     fn capture(&self, area: Rect) -> Result<Captured, ToolError>;
 
+    /// [`Screens::capture`] scaled down to `width`x`height` (never up). A backend that can
+    /// scale the frame before converting it overrides this.
+    fn capture_scaled(&self, area: Rect, width: u32, height: u32) -> Result<Captured, ToolError> {
+        let shot = self.capture(area)?;
+        Ok(Captured { image: crate::image::downscale(shot.image, width, height)?, left_out: shot.left_out })
+    }
+
     /// The pointer's current image and place, when the platform can tell.
     fn cursor(&self) -> Result<Option<CursorImage>, ToolError> {
         Ok(None)

@@ -38,22 +38,24 @@ pub const HOME_PREFIXES: &[&str] = &[".local/bin", ".cargo/bin"];
 #[cfg(windows)]
 pub const HOME_PREFIXES: &[&str] = &[r"AppData\Local\Programs", r".cargo\bin"];
 
-/// Where the system says programs are installed, beyond the fixed prefixes (Windows: the
-/// `Program Files` variables and the known `%LOCALAPPDATA%\Programs`). They can only add.
+/// Where the system says programs are installed, beyond the fixed prefixes: the
+/// `Program Files` variables and the known `%LOCALAPPDATA%\Programs`. They can only add.
+#[cfg(windows)]
 fn system_install_dirs() -> Vec<PathBuf> {
-    #[cfg(windows)]
-    {
-        let mut dirs: Vec<PathBuf> = ["ProgramFiles", "ProgramFiles(x86)", "ProgramW6432"]
-            .iter()
-            .filter_map(std::env::var_os)
-            .map(PathBuf::from)
-            .collect();
-        if let Some(base) = directories::BaseDirs::new() {
-            dirs.push(base.data_local_dir().join("Programs"));
-        }
-        dirs.into_iter().filter(|p| p.is_absolute()).collect()
+    let mut dirs: Vec<PathBuf> = ["ProgramFiles", "ProgramFiles(x86)", "ProgramW6432"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(PathBuf::from)
+        .collect();
+    if let Some(base) = directories::BaseDirs::new() {
+        dirs.push(base.data_local_dir().join("Programs"));
     }
-    #[cfg(unix)]
+    dirs.into_iter().filter(|p| p.is_absolute()).collect()
+}
+
+/// Nothing beyond the fixed prefixes on Unix.
+#[cfg(unix)]
+fn system_install_dirs() -> Vec<PathBuf> {
     Vec::new()
 }
 

@@ -221,6 +221,7 @@ fn building_dir_is_held(dir: &Path) -> bool {
 
 /// Deletes the tree at `path`, never following a symlink out of it.
 fn delete_tree(path: &Path) -> std::io::Result<()> {
+    crate::os::refuse_links_out_of(path)?;
     #[allow(clippy::disallowed_methods, reason = "the one guarded call site")]
     std::fs::remove_dir_all(path)
 }

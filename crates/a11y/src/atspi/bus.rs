@@ -7,6 +7,10 @@ use zbus::blocking::connection::Builder;
 
 use super::CALL_TIMEOUT;
 
+/// Messages zbus keeps for readers that have not taken them yet: room for every reply of the
+/// calls [`super::calls::strings`] has in flight, and the signals around them.
+const MAX_QUEUED: usize = 1_024;
+
 /// What the operator does to get an accessibility tree; every "no tree" error ends with it.
 pub const HOW_TO_ENABLE: &str = "Accessibility needs a D-Bus session with the AT-SPI2 bus (Debian `at-spi2-core`, \
 started by the desktop session or `/usr/libexec/at-spi-bus-launcher`) and applications that publish their tree: \
@@ -24,7 +28,7 @@ pub fn connect() -> Result<Connection, ToolError> {
         _ => address_from_session()?,
     };
     Builder::address(address.as_str())
-        .and_then(|b| b.method_timeout(CALL_TIMEOUT).build())
+        .and_then(|b| b.method_timeout(CALL_TIMEOUT).max_queued(MAX_QUEUED).build())
         .map_err(|e| no_bus(format!("cannot connect to {address}: {e}")))
 }
 

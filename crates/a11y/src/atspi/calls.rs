@@ -2,6 +2,12 @@
 //! D-Bus failure means to an agent.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::num::NonZeroU32;
+use std::pin::Pin;
+use std::task::Poll;
+
+use zbus::export::futures_core::Stream;
 
 use mcec_desktop::types::Rect;
 use mcec_rules::{ErrorCode, ToolError};
@@ -22,6 +28,7 @@ const EDITABLE_TEXT: &str = "org.a11y.atspi.EditableText";
 const VALUE: &str = "org.a11y.atspi.Value";
 const SELECTION: &str = "org.a11y.atspi.Selection";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
+const COLLECTION: &str = "org.a11y.atspi.Collection";
 /// AT-SPI2's `ATSPI_COORD_TYPE_SCREEN`: extents in root-window (desktop) pixels.
 const COORD_SCREEN: u32 = 0;
 
@@ -205,6 +212,111 @@ fn read_text(c: &Connection, node: &NodeRef, max_chars: usize) -> Call<String> {
     let count = i32::try_from(property(c, node, TEXT, "CharacterCount")?).unwrap_or(0).max(0);
     let end = count.min(i32::try_from(max_chars.saturating_add(1)).unwrap_or(i32::MAX));
     call(c, node, TEXT, "GetText", &(0i32, end))
+}
+
+/// AT-SPI2's `ATSPI_Collection_MATCH_ALL` and `MATCH_ANY`. Roles use ANY: at-spi2-atk's ALL
+/// compares its own role numbers with AT-SPI2's.
+const MATCH_ALL: i32 = 1;
+const MATCH_ANY: i32 = 2;
+/// `ATSPI_Collection_SORT_ORDER_CANONICAL`: tree order.
+const SORT_CANONICAL: u32 = 1;
+
+/// A set of AT-SPI2 numbers (roles or states) as the bit array a match rule carries.
+fn bits(numbers: &[usize]) -> Vec<i32> {
+    let mut words = vec![0u32; numbers.iter().max().map_or(0, |n| n / 32 + 1)];
+    for n in numbers {
+        words[n / 32] |= 1 << (n % 32);
+    }
+    words.into_iter().map(|w| w.cast_signed()).collect()
+}
+
+/// `Collection.GetMatches` on `root`: its descendants with one of `roles` (any role when
+/// empty) and all of `states`, in tree order, at most `count`, filtered by the application.
+pub fn get_matches(
+    c: &Connection,
+    root: &NodeRef,
+    roles: &[usize],
+    states: &[usize],
+    count: usize,
+) -> Call<Vec<NodeRef>> {
+    let rule = (
+        bits(states),
+        MATCH_ALL,
+        HashMap::<String, String>::new(),
+        MATCH_ALL,
+        bits(roles),
+        MATCH_ANY,
+        Vec::<String>::new(),
+        MATCH_ALL,
+        false,
+    );
+    let count = i32::try_from(count).unwrap_or(i32::MAX);
+    Ok(refs(call(c, root, COLLECTION, "GetMatches", &(rule, SORT_CANONICAL, count, true))?))
+}
+
+/// Calls sent before their replies are read in [`strings`]: well inside the connection's
+/// queue of unread messages (`bus.rs`), so no reply is dropped while the next are sent.
+const IN_FLIGHT: usize = 256;
+
+/// The string property `name` of `Accessible` on every node. The calls are sent without
+/// waiting, [`IN_FLIGHT`] at a time, and their replies read from one stream by serial: the
+/// application still answers one after another, but the bus's and the scheduler's share of
+/// every round trip overlaps. Each batch's replies share one [`super::CALL_TIMEOUT`].
+pub fn strings(c: &Connection, nodes: &[NodeRef], name: &str) -> Vec<Call<String>> {
+    let conn = c.inner();
+    zbus::block_on(async {
+        let mut out: Vec<Call<String>> = Vec::with_capacity(nodes.len());
+        for chunk in nodes.chunks(IN_FLIGHT) {
+            let first = out.len();
+            out.extend(chunk.iter().map(|_| Err(CallError(zbus::Error::InputOutput(timed_out().into())))));
+            let mut stream = zbus::MessageStream::from(conn);
+            let mut waiting: HashMap<NonZeroU32, usize> = HashMap::new();
+            for (i, n) in chunk.iter().enumerate() {
+                let sent = async {
+                    let msg = zbus::Message::method_call(n.id.as_str(), "Get")?
+                        .destination(n.owner.as_str())?
+                        .interface(PROPERTIES)?
+                        .build(&(ACCESSIBLE, name))?;
+                    let serial = msg.primary_header().serial_num();
+                    conn.send(&msg).await?;
+                    Ok::<NonZeroU32, zbus::Error>(serial)
+                };
+                match sent.await {
+                    Ok(serial) => {
+                        waiting.insert(serial, first + i);
+                    }
+                    Err(e) => out[first + i] = Err(e.into()),
+                }
+            }
+            let mut deadline = async_io::Timer::after(super::CALL_TIMEOUT);
+            while !waiting.is_empty() {
+                let next = std::future::poll_fn(|cx| {
+                    if let Poll::Ready(m) = Pin::new(&mut stream).poll_next(cx) {
+                        return Poll::Ready(m);
+                    }
+                    Pin::new(&mut deadline).poll(cx).map(|_| None)
+                })
+                .await;
+                let Some(Ok(msg)) = next else { break };
+                let Some(i) = msg.header().reply_serial().and_then(|s| waiting.remove(&s)) else { continue };
+                out[i] = reply_string(&msg);
+            }
+        }
+        out
+    })
+}
+
+fn timed_out() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::TimedOut, "no reply in time")
+}
+
+/// A `Properties.Get` reply (or error reply) as a string.
+fn reply_string(msg: &zbus::Message) -> Call<String> {
+    if msg.message_type() == zbus::message::Type::Error {
+        return Err(zbus::Error::from(msg.clone()).into());
+    }
+    let value: OwnedValue = msg.body().deserialize()?;
+    Ok(String::try_from(value).map_err(zbus::Error::from)?)
 }
 
 /// The most parents followed looking for the application.

@@ -11,11 +11,14 @@
 //! - `calls.rs`: one function per AT-SPI2 method the tools use, and the mapping of D-Bus
 //!   errors to tool errors (`stale-element` for an object or application that is gone).
 //! - `window.rs`: which application frame is a given X11 window.
+//! - `scale.rs`: a toolkit's scale factor, so extents answer desktop pixels.
 
 mod bus;
 mod calls;
+mod scale;
 mod window;
 
+use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -24,7 +27,8 @@ use mcec_rules::ToolError;
 use zbus::blocking::Connection;
 
 use crate::model::{Operation, RawElement};
-use crate::seam::{AccessibilityBackend, NodeRef, Want};
+use crate::model::{ROLES, STATES};
+use crate::seam::{AccessibilityBackend, Filter, Key, NodeRef, Want};
 
 /// How long one AT-SPI2 call may take before the application counts as not answering.
 pub const CALL_TIMEOUT: Duration = Duration::from_millis(1_500);
@@ -33,6 +37,9 @@ pub const CALL_TIMEOUT: Duration = Duration::from_millis(1_500);
 #[derive(Default)]
 pub struct Atspi {
     conn: Mutex<Option<Connection>>,
+    /// Each application's scale factor (by bus name), learnt when one of its windows was
+    /// found; an application not in here reports desktop pixels.
+    scales: Mutex<HashMap<String, f64>>,
 }
 
 impl Atspi {
@@ -66,7 +73,15 @@ impl Atspi {
 impl AccessibilityBackend for Atspi {
     fn window_root(&self, window: &WindowInfo) -> Result<NodeRef, ToolError> {
         let c = self.conn()?;
-        window::frame_of(&c, window)
+        let (frame, extents) = window::frame_of(&c, window)?;
+        let factor = extents.map_or(1.0, |e| scale::factor(window.bounds, e));
+        let mut scales = self.scales.lock().unwrap_or_else(PoisonError::into_inner);
+        if factor == 1.0 {
+            scales.remove(&frame.owner);
+        } else {
+            scales.insert(frame.owner.clone(), factor);
+        }
+        Ok(frame)
     }
 
     fn children(&self, node: &NodeRef) -> Result<Vec<NodeRef>, ToolError> {
@@ -74,7 +89,12 @@ impl AccessibilityBackend for Atspi {
     }
 
     fn describe(&self, node: &NodeRef, want: Want) -> Result<RawElement, ToolError> {
-        self.with(|c| calls::describe(c, node, want))
+        let mut e = self.with(|c| calls::describe(c, node, want))?;
+        let factor = self.scales.lock().unwrap_or_else(PoisonError::into_inner).get(&node.owner).copied();
+        if let (Some(f), Some(b)) = (factor, e.bounds) {
+            e.bounds = Some(scale::to_desktop(b, f));
+        }
+        Ok(e)
     }
 
     fn text(&self, node: &NodeRef, max_chars: usize) -> Result<Option<String>, ToolError> {
@@ -83,6 +103,46 @@ impl AccessibilityBackend for Atspi {
 
     fn attached(&self, node: &NodeRef) -> Result<bool, ToolError> {
         self.with(|c| calls::attached(c, node))
+    }
+
+    /// `Collection.GetMatches` with the role and states as its match rule, then the key
+    /// property of every match with calls in flight together. An application without
+    /// `Collection`, or whose `GetMatches` fails, is walked instead (`None`).
+    fn matching(
+        &self,
+        root: &NodeRef,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Option<Vec<(NodeRef, String)>>, ToolError> {
+        let number = |table: &[&str], name: &str| table.iter().position(|n| *n == name);
+        let roles: Vec<usize> = filter.role.and_then(|r| number(ROLES, r)).into_iter().collect();
+        let states: Vec<usize> = filter.states.iter().filter_map(|s| number(STATES, s)).collect();
+        if roles.len() != usize::from(filter.role.is_some()) || states.len() != filter.states.len() {
+            return Ok(None);
+        }
+        let c = self.conn()?;
+        let nodes = match calls::get_matches(&c, root, &roles, &states, limit) {
+            Ok(nodes) => nodes,
+            Err(e) => {
+                tracing::debug!("Collection.GetMatches failed, walking instead: {e:?}");
+                return Ok(None);
+            }
+        };
+        let property = match filter.key {
+            Key::Nothing => return Ok(Some(nodes.into_iter().map(|n| (n, String::new())).collect())),
+            Key::Name => "Name",
+            Key::AutomationId => "AccessibleId",
+        };
+        let values = calls::strings(&c, &nodes, property);
+        let mut out = Vec::with_capacity(nodes.len());
+        for (node, value) in nodes.into_iter().zip(values) {
+            match value {
+                Ok(v) => out.push((node, v)),
+                Err(e) if e.gone() => {}
+                Err(e) => return Err(e.into_tool_error()),
+            }
+        }
+        Ok(Some(out))
     }
 
     fn perform(&self, node: &NodeRef, op: &Operation) -> Result<(), ToolError> {

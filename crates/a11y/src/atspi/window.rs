@@ -3,6 +3,7 @@
 //! how close their extents are to the window's. mcec's own process is never considered.
 
 use mcec_desktop::WindowInfo;
+use mcec_desktop::types::Rect;
 use mcec_rules::{ErrorCode, ToolError};
 use zbus::blocking::Connection;
 
@@ -21,11 +22,13 @@ fn pid_of(c: &Connection, bus_name: &str) -> Call<u32> {
 
 struct Candidate {
     node: NodeRef,
+    bounds: Option<Rect>,
     title_matches: bool,
     distance: i64,
 }
 
-pub fn frame_of(c: &Connection, window: &WindowInfo) -> Result<NodeRef, ToolError> {
+/// The frame of `window` and its extents as the application reports them.
+pub fn frame_of(c: &Connection, window: &WindowInfo) -> Result<(NodeRef, Option<Rect>), ToolError> {
     let apps = calls::children(c, &registry_root()).map_err(|e| e.into_tool_error())?;
     let own = std::process::id();
     let mut candidates = Vec::new();
@@ -39,13 +42,21 @@ pub fn frame_of(c: &Connection, window: &WindowInfo) -> Result<NodeRef, ToolErro
         for frame in frames {
             let Ok(e) = calls::describe(c, &frame, crate::seam::Want::default()) else { continue };
             let bounds = calls::extents(c, &frame).ok().flatten();
+            // Compared at the application's own scale, so a scaled toolkit's frame still wins.
             let distance = bounds.map_or(i64::MAX, |b| {
-                (i64::from(b.x) - i64::from(window.bounds.x)).abs()
-                    + (i64::from(b.y) - i64::from(window.bounds.y)).abs()
-                    + (i64::from(b.width) - i64::from(window.bounds.width)).abs()
-                    + (i64::from(b.height) - i64::from(window.bounds.height)).abs()
+                let s = super::scale::factor(window.bounds, b);
+                let at = super::scale::to_desktop(b, s);
+                (i64::from(at.x) - i64::from(window.bounds.x)).abs()
+                    + (i64::from(at.y) - i64::from(window.bounds.y)).abs()
+                    + (i64::from(at.width) - i64::from(window.bounds.width)).abs()
+                    + (i64::from(at.height) - i64::from(window.bounds.height)).abs()
             });
-            candidates.push(Candidate { node: frame, title_matches: e.name == window.title, distance });
+            candidates.push(Candidate {
+                node: frame,
+                bounds,
+                title_matches: e.name == window.title,
+                distance,
+            });
         }
     }
     let titled = candidates.iter().any(|c| c.title_matches);
@@ -54,7 +65,7 @@ pub fn frame_of(c: &Connection, window: &WindowInfo) -> Result<NodeRef, ToolErro
         .filter(|c| c.title_matches || !titled)
         .filter(|c| c.title_matches || c.distance < i64::MAX)
         .min_by_key(|c| c.distance)
-        .map(|c| c.node)
+        .map(|c| (c.node, c.bounds))
         .ok_or_else(|| {
             ToolError::new(
                 ErrorCode::Unavailable,

@@ -10,8 +10,7 @@ use serde::Serialize;
 use super::A11yTools;
 use crate::model::{Element, Operation, RawElement};
 use crate::requests::{InvokeAction, InvokeRequest};
-use crate::seam::{NodeRef, Want};
-use crate::selector::Selector;
+use crate::seam::Want;
 
 /// The longest text `setText` and `appendText` accept, as `type` does.
 pub const MAX_TEXT_CHARS: usize = 10_000;
@@ -172,30 +171,9 @@ fn done_name(op: &Operation) -> String {
 }
 
 impl A11yTools {
-    /// The node `req` names: an issued element id, or the one match of a selector.
-    fn target(&self, req: &InvokeRequest, stop: &StopFlag) -> Result<NodeRef, ToolError> {
-        let sel = req.selector();
-        match (&req.element_id, &req.value) {
-            (Some(_), Some(_)) => {
-                Err(ToolError::bad_argument("elementId", "give an element id or a selector, not both"))
-            }
-            (Some(_), None) if !sel.is_empty() => {
-                Err(ToolError::bad_argument("elementId", "an element id needs no window selector"))
-            }
-            (Some(id), None) => self.ids.node(id),
-            (None, Some(value)) => {
-                let selector = Selector::new(req.by, value, req.role.as_deref(), &req.states)?;
-                Ok(self.find_one(&sel, &selector, stop)?.1)
-            }
-            (None, None) => {
-                Err(ToolError::bad_argument("elementId", "give an element id, or `value` with a window"))
-            }
-        }
-    }
-
     pub fn invoke(&self, req: &InvokeRequest, stop: &StopFlag) -> Result<InvokeResult, ToolError> {
         let wanted = wanted(req)?;
-        let node = self.target(req, stop)?;
+        let node = self.resolve(&req.selector(), &req.target(), stop)?;
         let done = self.desktop.actuate(stop, |_| {
             let e = self.backend.describe(&node, Want::DETAILS)?;
             if e.has("defunct") || !self.backend.attached(&node)? {

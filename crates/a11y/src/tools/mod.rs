@@ -16,13 +16,14 @@ mod wait;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcec_desktop::requests::WindowSelector;
+use mcec_desktop::requests::{ElementTarget, WindowSelector};
+use mcec_desktop::types::Point;
 use mcec_desktop::{DesktopTools, WindowInfo};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde::Serialize;
 
 use crate::ids::Ids;
-use crate::model::Element;
+use crate::model::{Element, RawElement};
 use crate::seam::{AccessibilityBackend, NodeRef, Want};
 use crate::selector::Selector;
 use crate::walk::{self, Bounds, Cut, Visited};
@@ -43,6 +44,10 @@ pub const FIND_BOUNDS: Bounds = Bounds {
 
 /// The elements a selector matched, with their nodes.
 type Matches = Vec<(NodeRef, Element)>;
+
+/// The candidates a selector matched before they are described in full, and why the search
+/// did not see the whole tree, if it did not.
+type Candidates = (Vec<(NodeRef, RawElement)>, Option<Cut>);
 
 /// Candidates listed in an `ambiguous-selector` error.
 const MAX_LISTED: usize = 20;
@@ -102,13 +107,57 @@ impl A11yTools {
         Element::new(self.ids.id_of(node), raw)
     }
 
-    /// Every element under `root` that `selector` matches, described with geometry.
+    /// Every element under `root` that `selector` matches, described with geometry: asked of
+    /// the application in one filtered request where it can answer one, walked otherwise.
+    /// Either way every match is enumerated (within [`FIND_BOUNDS`]), never only the first.
     fn matches(
         &self,
         root: &NodeRef,
         selector: &Selector,
         stop: &StopFlag,
     ) -> Result<(Matches, Option<Cut>), ToolError> {
+        let (candidates, cut) = match self.filtered(root, selector)? {
+            Some(found) => found,
+            None => self.walked(root, selector, stop)?,
+        };
+        let mut out = Vec::new();
+        for (node, element) in candidates {
+            if stop.is_set() {
+                return Err(ToolError::emergency_stopped());
+            }
+            let full = match self.backend.describe(&node, Want::FULL) {
+                Ok(e) => e,
+                Err(e) if e.code == ErrorCode::StaleElement => continue,
+                Err(_) => element,
+            };
+            out.push((node.clone(), self.element(&node, full)));
+        }
+        Ok((out, cut))
+    }
+
+    /// The matches the application filtered itself, and the root checked here (the
+    /// application answers only descendants); `None` when it cannot filter.
+    fn filtered(&self, root: &NodeRef, selector: &Selector) -> Result<Option<Candidates>, ToolError> {
+        let Some(filter) = selector.filter() else { return Ok(None) };
+        let Some(found) = self.backend.matching(root, &filter, FIND_BOUNDS.nodes)? else {
+            return Ok(None);
+        };
+        let cut = (found.len() >= FIND_BOUNDS.nodes).then_some(Cut::MaxElements);
+        let want = Want { role: filter.role.is_some(), states: !filter.states.is_empty(), ..Want::default() };
+        let top = self.backend.describe(root, want)?;
+        let mut out: Vec<(NodeRef, RawElement)> =
+            selector.matches(&top).then(|| (root.clone(), top)).into_iter().collect();
+        out.extend(
+            found
+                .into_iter()
+                .map(|(node, key)| (node, selector.filtered(&filter, key)))
+                .filter(|(_, e)| selector.matches(e)),
+        );
+        Ok(Some((out, cut)))
+    }
+
+    /// The matches a bounded walk finds.
+    fn walked(&self, root: &NodeRef, selector: &Selector, stop: &StopFlag) -> Result<Candidates, ToolError> {
         let want = Want {
             text: selector.needs_text(),
             role: selector.needs_role(),
@@ -117,18 +166,78 @@ impl A11yTools {
         };
         let bounds = Bounds { want, ..FIND_BOUNDS };
         let found = walk::walk(self.backend.as_ref(), root, bounds, stop)?;
-        let mut out = Vec::new();
-        for Visited { node, element, .. } in
-            found.visited.into_iter().filter(|v| selector.matches(&v.element))
-        {
-            let full = match self.backend.describe(&node, Want::FULL) {
-                Ok(e) => e,
-                Err(e) if e.code == ErrorCode::StaleElement => continue,
-                Err(_) => element,
-            };
-            out.push((node.clone(), self.element(&node, full)));
+        let hits = found
+            .visited
+            .into_iter()
+            .filter(|v| selector.matches(&v.element))
+            .map(|Visited { node, element, .. }| (node, element))
+            .collect();
+        Ok((hits, found.cut))
+    }
+
+    /// The one node `target` names: an issued element id (which takes no window selector), or
+    /// the one match of its selector under `window`. Every tool that acts on or reads one
+    /// element resolves it here.
+    pub(crate) fn resolve(
+        &self,
+        window: &WindowSelector,
+        target: &ElementTarget,
+        stop: &StopFlag,
+    ) -> Result<NodeRef, ToolError> {
+        match (&target.element_id, &target.value) {
+            (Some(_), Some(_)) => {
+                Err(ToolError::bad_argument("elementId", "give an element id or a selector, not both"))
+            }
+            (Some(_), None) if !window.is_empty() => {
+                Err(ToolError::bad_argument("elementId", "an element id needs no window selector"))
+            }
+            (Some(_), None) if target.by.is_some() || target.role.is_some() || !target.states.is_empty() => {
+                Err(ToolError::bad_argument(
+                    "elementId",
+                    "`by`, `role` and `states` go with `value`, not with an id",
+                ))
+            }
+            (Some(id), None) => self.ids.node(id),
+            (None, Some(value)) => {
+                let selector = Selector::new(target.by, value, target.role.as_deref(), &target.states)?;
+                Ok(self.find_one(window, &selector, stop)?.1)
+            }
+            (None, None) => {
+                Err(ToolError::bad_argument("elementId", "give an element id, or `value` with a window"))
+            }
         }
-        Ok((out, found.cut))
+    }
+
+    /// The centre of the element `target` names, in desktop pixels: where `click`, `drag`
+    /// and `focus` act for an element endpoint. `window` is the request's window selector
+    /// (it scopes a selector; an element id stands alone). The element must be there and
+    /// showing, with bounds.
+    pub fn element_centre(
+        &self,
+        window: &WindowSelector,
+        target: &ElementTarget,
+        stop: &StopFlag,
+    ) -> Result<Point, ToolError> {
+        let scope = if target.element_id.is_some() { WindowSelector::default() } else { window.clone() };
+        let node = self.resolve(&scope, target, stop)?;
+        let e = self.backend.describe(&node, Want::DETAILS)?;
+        if e.has("defunct") || (target.element_id.is_some() && !self.backend.attached(&node)?) {
+            return Err(ToolError::new(
+                ErrorCode::StaleElement,
+                "The element is gone (defunct); find it again.",
+            ));
+        }
+        let Some(b) = e.bounds.filter(|_| e.has("showing")) else {
+            return Err(ToolError::new(
+                ErrorCode::NoTarget,
+                format!(
+                    "The {} {:?} is not showing on screen, so it has no point to act at; nothing was done.",
+                    e.role, e.name
+                ),
+            ));
+        };
+        let half = |n: u32| i32::try_from(n / 2).unwrap_or(i32::MAX);
+        Ok(Point::new(b.x.saturating_add(half(b.width)), b.y.saturating_add(half(b.height))))
     }
 
     /// The one element `selector` matches under the window; never the first of several.

@@ -99,7 +99,7 @@ impl A11yTools {
     }
 
     pub fn find(&self, req: &FindRequest, stop: &StopFlag) -> Result<FindResult, ToolError> {
-        let selector = Selector::new(req.by, &req.value, req.role.as_deref(), &req.states)?;
+        let selector = Selector::of(&req.target())?;
         if req.all == Some(true) {
             let (window, root) = self.window_root(&req.selector())?;
             let (found, cut) = self.matches(&root, &selector, stop)?;

@@ -11,7 +11,6 @@ use crate::model::Element;
 use crate::ocr::{self, Word};
 use crate::requests::{GetTextRequest, TextSource};
 use crate::seam::{NodeRef, Want};
-use crate::selector::Selector;
 use crate::walk::{self, Bounds, Cut};
 
 /// The most text one answer carries, in characters.
@@ -93,7 +92,7 @@ impl A11yTools {
             return self.ocr(Rect::new(x, y, w, h), stop);
         }
         if element_given {
-            let node = self.text_target(req, stop)?;
+            let node = self.resolve(&sel, &req.target(), stop)?;
             return self.element_text(&node, source, stop);
         }
         let (window, root) = self.window_root(&sel)?;
@@ -112,27 +111,6 @@ impl A11yTools {
         let mut out = out.unwrap_or_else(|| GetTextResult::accessibility(String::new()));
         out.window = Some(WindowRef::from(&window));
         Ok(out)
-    }
-
-    fn text_target(&self, req: &GetTextRequest, stop: &StopFlag) -> Result<NodeRef, ToolError> {
-        let sel = req.selector();
-        match (&req.element_id, &req.value) {
-            (Some(_), Some(_)) => {
-                Err(ToolError::bad_argument("elementId", "give an element id or a selector, not both"))
-            }
-            (Some(_), None) if !sel.is_empty() => {
-                Err(ToolError::bad_argument("elementId", "an element id needs no window selector"))
-            }
-            (Some(id), None) => self.ids.node(id),
-            (None, Some(value)) => {
-                let selector = Selector::new(req.by, value, req.role.as_deref(), &req.states)?;
-                Ok(self.find_one(&sel, &selector, stop)?.1)
-            }
-            (None, None) => Err(ToolError::bad_argument(
-                "elementId",
-                "give an element id, `value` with a window, a window or a region",
-            )),
-        }
     }
 
     fn element_text(

@@ -15,8 +15,10 @@ use crate::selector::Selector;
 use crate::walk::Cut;
 
 const DEFAULT_TIMEOUT_MS: u64 = 5_000;
-/// The project's bound on any one call (it answers inside a client's 60 s request timeout).
-const MAX_TIMEOUT_MS: u64 = mcec_desktop::api::MAX_CALL_MS;
+/// The bound, past the project's 50 s per call (`MAX_CALL_MS`): like the consent
+/// prompt, a long wait tells a client that sent a `progressToken` how far it got every 2 s,
+/// which is what keeps such a client's request timeout from cutting it.
+pub const MAX_TIMEOUT_MS: u64 = 60_000;
 /// Time between two looks at the tree.
 const POLL: Duration = Duration::from_millis(100);
 /// How often a pause between looks asks the stop flag.
@@ -89,7 +91,7 @@ impl A11yTools {
     }
 
     pub fn wait_for(&self, req: &WaitForRequest, stop: &StopFlag) -> Result<WaitForResult, ToolError> {
-        let selector = Selector::new(req.by, &req.value, req.role.as_deref(), &req.states)?;
+        let selector = Selector::of(&req.target())?;
         let timeout = req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
         if timeout > MAX_TIMEOUT_MS {
             return Err(ToolError::bad_argument("timeoutMs", format!("must be 0 to {MAX_TIMEOUT_MS}")));

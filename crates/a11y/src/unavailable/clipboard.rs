@@ -6,7 +6,10 @@ use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use crate::requests::SelectionName;
 
 fn unavailable() -> ToolError {
-    ToolError::new(ErrorCode::Unavailable, "This build has no clipboard backend on Windows yet; nothing was read or set.")
+    ToolError::new(
+        ErrorCode::Unavailable,
+        "This build has no clipboard backend on Windows yet; nothing was read or set.",
+    )
 }
 
 /// Only that `set` has its text; the rest of the checks belong to a backend that can set it.

@@ -3,7 +3,9 @@
 //! (crates/desktop-windows/tests) act on it through the desktop tools and read these lines.
 //! Not part of mcec.
 //!
-//!   mcec-wintest TITLE RRGGBB X Y WIDTH HEIGHT
+//!   mcec-wintest TITLE RRGGBB X Y WIDTH HEIGHT [CLASS]
+//!
+//! CLASS (default `McecWinTest`) lets a test play one of mcec's own windows (`mcec-overlay`).
 //!
 //! Lines (stdout, flushed): `READY hwnd=0x.. pid=N client=X,Y,W,H` (client area in desktop
 //! pixels), `DOWN button=B x=X y=Y` / `UP button=B ...` (client pixels), `KEY vk=0x.. down=0|1`,
@@ -125,7 +127,7 @@ mod wintest {
             (arg(&args, 2, "x"), arg(&args, 3, "y"), arg(&args, 4, "width"), arg(&args, 5, "height"));
         // COLORREF is 0x00BBGGRR.
         let colorref = ((rgb & 0xFF) << 16) | (rgb & 0xFF00) | ((rgb >> 16) & 0xFF);
-        let class = wide("McecWinTest");
+        let class = wide(args.get(6).map_or("McecWinTest", String::as_str));
         let title_w = wide(&title);
         // SAFETY: the buffers outlive the calls; wndproc has the WNDPROC signature.
         let hwnd = unsafe {

@@ -3,9 +3,10 @@
 //!
 //! A window is listed when it is visible, unowned and not a tool window (what the task bar
 //! shows). The process name is the executable's file stem, lower-cased (`notepad` for
-//! `C:\Windows\NOTEPAD.EXE`; Windows names are case-insensitive), as `/proc/<pid>/comm` gives it on Linux, so mcec's own-window rule reads the same on both; the
-//! instance is that stem too, as Windows has no `WM_CLASS` instance. mcec's own windows are
-//! left out of the list and refused as targets.
+//! `C:\Windows\NOTEPAD.EXE`; Windows names are case-insensitive), as `/proc/<pid>/comm`
+//! gives it on Linux, so mcec's own-window rule reads the same on both; the instance is that
+//! stem too, as Windows has no `WM_CLASS` instance. mcec's own windows are left out of the
+//! list and refused as targets.
 
 use mcec_desktop::seams::{WindowManager, WindowOp};
 use mcec_desktop::types::WindowInfo;

@@ -16,7 +16,7 @@ use super::{DesktopTools, stopped_after};
 use crate::geometry::{MAX_DRAG_POINTS, densify};
 use crate::keys::{Chord, Key, Modifier, parse_keys};
 use crate::requests::{
-    ClickRequest, DragRequest, FocusRequest, KeyRequest, TypeRequest, WindowAction, WindowRequest,
+    ClickRequest, DragRequest, Endpoint, FocusRequest, KeyRequest, TypeRequest, WindowAction, WindowRequest,
     WindowSelector,
 };
 use crate::seams::{Backend, WindowOp};
@@ -100,6 +100,19 @@ impl Space {
             Space::Desktop => Ok(p),
             Space::Window(w) => inside_window(w, p, field),
             Space::Capture(map) => map.desktop_point(p, field),
+        }
+    }
+
+    /// An endpoint in desktop pixels: a point translated from this space, or an element's
+    /// centre the accessibility layer already resolved (in desktop pixels whatever the space).
+    pub(crate) fn endpoint(&self, e: &Endpoint, field: &str) -> Result<Point, ToolError> {
+        match e {
+            Endpoint::Point(p) => self.to_desktop(*p, field),
+            Endpoint::Resolved(p) => Ok(*p),
+            Endpoint::Element(_) => Err(ToolError::bad_argument(
+                field,
+                "an element endpoint needs the accessibility tools, which this caller does not have",
+            )),
         }
     }
 }
@@ -333,7 +346,8 @@ impl DesktopTools {
         }
         let button = req.button.unwrap_or_default();
         let space = self.space(&req.selector(), req.capture_id.as_deref())?;
-        let at = self.target_point(&space, req.at, "at")?;
+        let at = space.endpoint(&req.at, "at")?;
+        self.on_screen(at, "at")?;
         let modifiers = req.modifiers.as_deref().unwrap_or(&[]);
         self.actuate(stop, |b| holding(b, modifiers, || click_at(b, at, button, count)))?;
         Ok(ClickResult { at, button, count })
@@ -346,7 +360,7 @@ impl DesktopTools {
         let duration = checked_duration(req.duration_ms)?;
         let path = req.path.as_deref().unwrap_or(&[]);
         let space = self.space(&req.selector(), req.capture_id.as_deref())?;
-        let (from, path, to) = self.relative_to(&space, req.from, path, req.to)?;
+        let (from, path, to) = self.relative_to(&space, &req.from, path, &req.to)?;
         let points = self.drag_points(from, &path, to, ["from", "path", "to"])?;
         let button = req.button.unwrap_or_default();
         let modifiers = req.modifiers.as_deref().unwrap_or(&[]);
@@ -376,16 +390,16 @@ impl DesktopTools {
     pub(crate) fn relative_to(
         &self,
         space: &Space,
-        from: Point,
+        from: &Endpoint,
         path: &[Point],
-        to: Point,
+        to: &Endpoint,
     ) -> Result<(Point, Vec<Point>, Point), ToolError> {
         let path = path
             .iter()
             .enumerate()
             .map(|(i, p)| space.to_desktop(*p, &format!("path[{i}]")))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok((space.to_desktop(from, "from")?, path, space.to_desktop(to, "to")?))
+        Ok((space.endpoint(from, "from")?, path, space.endpoint(to, "to")?))
     }
 
     /// A point given in `space`, in desktop pixels, checked to lie on a screen.
@@ -491,8 +505,11 @@ impl DesktopTools {
     /// `focus`: foreground the window, optionally click in it, and verify it has the focus.
     pub fn focus(&self, req: &FocusRequest, stop: &StopFlag) -> Result<FocusResult, ToolError> {
         let w = self.resolve(&req.selector())?;
-        let click = match req.click_at {
-            Some(at) => Some(inside_window(&w, at, "clickAt")?),
+        let click = match &req.click_at {
+            Some(Endpoint::Resolved(p)) => {
+                Some(inside_window(&w, Point::new(p.x - w.bounds.x, p.y - w.bounds.y), "clickAt")?)
+            }
+            Some(e) => Some(Space::Window(w.clone()).endpoint(e, "clickAt")?),
             None => None,
         };
         self.actuate(stop, |b| b.window_op(w.id, WindowOp::Foreground))?;

@@ -11,7 +11,7 @@ use crate::geometry::{CLIENT_LONG_SIDE, CLIENT_PIXELS, check_capture_size, clien
 use crate::requests::{
     CaptureRequest, DisplaysRequest, ImageFormat, Region, WaitCondition, WindowSelector, WindowsRequest,
 };
-use crate::types::{DisplaysResult, LeftOut, Rect, WindowInfo};
+use crate::types::{Captured, DisplaysResult, LeftOut, Rect, WindowInfo};
 use crate::{image, select};
 
 /// Default and longest wait of `windows` with a `condition`.
@@ -212,11 +212,16 @@ impl DesktopTools {
             None => None,
         };
         let (area, window) = self.target_area(req.region.as_ref(), &selector)?;
-        let shot = self.backend.capture(area)?;
-        let mut img = shot.image;
-        if req.cursor == Some(true) {
+        let (tw, th) = match (full, req.max_width, req.scale) {
+            (true, _, _) => (area.width, area.height),
+            (false, None, None) => client_size(area.width, area.height, CLIENT_LONG_SIDE, CLIENT_PIXELS),
+            (false, max_width, scale) => target_size(area.width, area.height, max_width, scale),
+        };
+        let shot = if req.cursor == Some(true) {
+            // The pointer is drawn at full size, then the picture is scaled.
+            let mut shot = self.backend.capture(area)?;
             match self.backend.cursor()? {
-                Some(cursor) => image::draw_cursor(&mut img, (area.x, area.y), &cursor),
+                Some(cursor) => image::draw_cursor(&mut shot.image, (area.x, area.y), &cursor),
                 None => {
                     return Err(ToolError::new(
                         ErrorCode::Unavailable,
@@ -224,17 +229,16 @@ impl DesktopTools {
                     ));
                 }
             }
-        }
+            Captured { image: image::downscale(shot.image, tw, th)?, left_out: shot.left_out }
+        } else {
+            // Scaled while the frame is read: no full-size RGB copy of a 4K screen.
+            self.backend.capture_scaled(area, tw, th)?
+        };
         if let Some(w) = &window {
             // The window must still exist after the pixels were read, or they show something else.
             self.backend.window_info(w.id)?;
         }
-        let (tw, th) = match (full, req.max_width, req.scale) {
-            (true, _, _) => (img.width, img.height),
-            (false, None, None) => client_size(img.width, img.height, CLIENT_LONG_SIDE, CLIENT_PIXELS),
-            (false, max_width, scale) => target_size(img.width, img.height, max_width, scale),
-        };
-        let img = image::downscale(img, tw, th)?;
+        let img = shot.image;
         let (data, mime_type) = match format {
             ImageFormat::Png => (image::encode_png(&img)?, "image/png"),
             ImageFormat::Jpeg => (image::encode_jpeg(&img, quality)?, "image/jpeg"),

@@ -114,7 +114,7 @@ impl DesktopTools {
                     return Ok(MouseResult::new(MouseAction::Move, at));
                 }
                 let from = self.backend.pointer_position()?;
-                let (_, path, to) = self.relative_to(&space, to, path, to)?;
+                let (_, path, to) = self.relative_to(&space, &to.into(), path, &to.into())?;
                 let points = self.drag_points(from, &path, to, ["at", "path", "at"])?;
                 self.actuate(stop, |b| {
                     b.pointer_move(points[0])?;

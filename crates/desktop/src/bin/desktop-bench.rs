@@ -1,10 +1,11 @@
 //! Latency of the desktop tools against `$DISPLAY`, as percentiles. Not part of mcec.
 //!
 //! Run against a scratch server, since it clicks and types:
-//! `Xvfb :45 -screen 0 1280x800x24 & DISPLAY=:45 cargo run -p mcec-desktop --release --bin desktop-bench [iterations] [--busy]`
+//! `Xvfb :45 -screen 0 1280x800x24 & DISPLAY=:45 cargo run -p mcec-desktop --release --bin desktop-bench [iterations] [--busy] [--png-settings]`
 //!
 //! `--busy` first covers the screen with a window full of small coloured blocks, gradients
-//! and noise, so PNG encoding works about as hard as on a real desktop.
+//! and noise, so PNG encoding works about as hard as on a real desktop. `--png-settings` adds
+//! the encode time and size of the client-sized picture under other PNG settings.
 //!
 //! A failed call is counted and reported on its own line (`FAILED k of n`), never timed into the
 //! percentiles; any failure makes the run exit non-zero.
@@ -17,7 +18,7 @@ use mcec_desktop::requests::{
     CaptureRequest, ClickRequest, DisplaysRequest, KeyRequest, TypeRequest, WindowsRequest,
 };
 use mcec_desktop::seams::Screens;
-use mcec_desktop::{DesktopConfig, DesktopTools, Point, Rect, X11Desktop, image};
+use mcec_desktop::{DesktopConfig, DesktopTools, Point, Rect, RgbImage, X11Desktop, image};
 use mcec_rules::StopFlag;
 
 /// The timings of the calls that succeeded, and what the others said. A failed call is never
@@ -162,11 +163,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let raw = backend.capture(Rect::new(0, 0, screen.width, screen.height))?.image;
     let (tw, th) = client_size(raw.width, raw.height, CLIENT_LONG_SIDE, CLIENT_PIXELS);
     failed += report("copy + downscale to client size", time(n, || image::downscale(raw.clone(), tw, th)));
+    let whole = Rect::new(0, 0, screen.width, screen.height);
+    failed += report("pixels scaled from the SHM frame", time(n, || backend.capture_scaled(whole, tw, th)));
     let small = image::downscale(raw, tw, th)?;
     failed += report("PNG encode at client size", time(n, || image::encode_png(&small)));
     failed += report("JPEG encode at client size", time(n, || image::encode_jpeg(&small, 80)));
     let png = tools.capture(&CaptureRequest::full_screen())?;
-    println!("full-screen PNG: {}x{}, {} bytes", png.width, png.height, png.byte_size);
+    println!("default-size PNG: {}x{}, {} bytes", png.width, png.height, png.byte_size);
+    if args.iter().any(|a| a == "--png-settings") {
+        compare_png_settings(&small, n);
+    }
     if let Some(path) = args.iter().find_map(|a| a.strip_prefix("--save=")) {
         std::fs::write(path, &png.data)?;
     }
@@ -183,4 +189,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("{failed} call(s) failed; see FAILED above").into());
     }
     Ok(())
+}
+
+/// Encode time and size of the client-sized picture under other PNG settings than mcec's.
+fn compare_png_settings(img: &RgbImage, n: usize) {
+    use png::{Compression, Filter};
+    let settings = [
+        ("Fastest (mcec)", Compression::Fastest, None),
+        ("Fast, Up", Compression::Fast, Some(Filter::Up)),
+        ("Fast, Sub", Compression::Fast, Some(Filter::Sub)),
+        ("Fast, adaptive", Compression::Fast, None),
+        ("Balanced, adaptive", Compression::Balanced, None),
+    ];
+    for (name, compression, filter) in settings {
+        let mut size = 0;
+        let timed = time(n, || {
+            let mut out = Vec::new();
+            let mut enc = png::Encoder::new(&mut out, img.width, img.height);
+            enc.set_color(png::ColorType::Rgb);
+            enc.set_compression(compression);
+            if let Some(f) = filter {
+                enc.set_filter(f);
+            }
+            enc.write_header()?.write_image_data(&img.pixels)?;
+            size = out.len();
+            Ok::<_, png::EncodingError>(())
+        });
+        report(&format!("PNG {name}, {} KB", size / 1024), timed);
+    }
 }

@@ -119,8 +119,8 @@ impl Dispatcher {
         &self.sink
     }
 
-    /// Handles one classified event.
-    pub fn input(&mut self, ev: ClassifiedEvent) {
+    /// Handles one classified event; true when it fired the chord (and so tripped the latch).
+    pub fn input(&mut self, ev: ClassifiedEvent) -> bool {
         if ev.down {
             match ev.input {
                 Input::Key { .. } => self.sink.ledger.record_press(ev.physical, false, ev.at),
@@ -128,6 +128,7 @@ impl Dispatcher {
                 Input::Button(_) => {}
             }
         }
+        let mut fired = false;
         if let Input::Key { key, .. } = ev.input {
             let rearms = self.sink.latch.rearm_count();
             if rearms != self.rearms_seen {
@@ -139,11 +140,13 @@ impl Dispatcher {
             match self.detector.feed(&kev) {
                 ChordStep::Fired => {
                     self.sink.latch.trip(StopReason::Chord(self.chord_text.clone()));
+                    fired = true;
                 }
                 ChordStep::Quiet => {}
             }
         }
         self.sink.offer(MonitorEvent::Input(ev));
+        fired
     }
 
     /// A source device went away: forget what it held.

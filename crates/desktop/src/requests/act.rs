@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::Endpoint;
 use super::{unselected, with_selector};
 use crate::keys::Modifier;
 use crate::types::{MouseButton, Point};
@@ -10,9 +11,10 @@ use crate::types::{MouseButton, Point};
 with_selector! {
     /// `click`: press and release a mouse button at a point.
     pub struct ClickRequest {
-        /// Where to click: desktop pixels, or relative to the window's top-left corner when a
-        /// window selector is given.
-        pub at: Point,
+        /// Where to click: a point in desktop pixels (relative to the window's top-left corner
+        /// when a window selector is given), or an element whose centre is clicked:
+        /// `{elementId}`, or `{by, value, role, states}` under the selected window.
+        pub at: Endpoint,
         /// `left` (default), `right` or `middle`.
         #[serde(default)]
         #[schemars(extend("default" = "left"))]
@@ -35,18 +37,25 @@ with_selector! {
 impl ClickRequest {
     /// A single left click at a desktop point, with no window selector.
     pub fn at(at: Point) -> ClickRequest {
-        unselected!(ClickRequest { at, button: None, count: None, modifiers: None, capture_id: None })
+        unselected!(ClickRequest {
+            at: Endpoint::Point(at),
+            button: None,
+            count: None,
+            modifiers: None,
+            capture_id: None
+        })
     }
 }
 
 with_selector! {
     /// `drag`: press a button at `from`, move through `path` to `to`, release.
     pub struct DragRequest {
-        /// Start point: desktop pixels, or relative to the window's top-left corner when a
-        /// window selector is given (as are `path` and `to`).
-        pub from: Point,
-        /// End point.
-        pub to: Point,
+        /// Start: a point in desktop pixels (relative to the window's top-left corner when a
+        /// window selector is given, as are `path` and `to`), or an element whose centre it
+        /// is: `{elementId}`, or `{by, value, role, states}` under the selected window.
+        pub from: Endpoint,
+        /// End: a point or an element, as `from`.
+        pub to: Endpoint,
         /// Waypoints between `from` and `to`. The whole path is walked in steps of at most
         /// 12 px and at most 400 points.
         #[serde(default)]
@@ -74,8 +83,8 @@ impl DragRequest {
     /// A plain left-button drag between two desktop points.
     pub fn between(from: Point, to: Point) -> DragRequest {
         unselected!(DragRequest {
-            from,
-            to,
+            from: Endpoint::Point(from),
+            to: Endpoint::Point(to),
             path: None,
             duration_ms: None,
             button: None,
@@ -154,9 +163,10 @@ with_selector! {
     /// `focus`: bring a window to the foreground, optionally click in it, and verify it has
     /// the keyboard focus.
     pub struct FocusRequest {
-        /// Also left-click here, relative to the window's top-left corner.
+        /// Also left-click here: a point relative to the window's top-left corner, or an
+        /// element of the window whose centre is clicked (`{elementId}` or `{by, value}`).
         #[serde(default)]
-        pub click_at: Option<Point>,
+        pub click_at: Option<Endpoint>,
     }
 }
 

@@ -6,6 +6,7 @@
 //! tool layer in [`crate::api`], which names the field in its `bad-arguments` error.
 
 mod act;
+mod element;
 mod observe;
 mod pointer;
 mod raw;
@@ -14,6 +15,7 @@ pub use act::{
     ClickRequest, DragRequest, FocusRequest, KeyRequest, LaunchRequest, TypeRequest, WindowAction,
     WindowRequest,
 };
+pub use element::{By, ElementTarget, Endpoint};
 pub use observe::{
     CaptureRequest, DisplaysRequest, ImageFormat, RecordAction, RecordRequest, Region, WaitCondition,
     WindowsRequest,

@@ -16,11 +16,16 @@ use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat, ImageOrder, Scree
 use x11rb::rust_connection::RustConnection;
 
 use super::{X11Desktop, conn_err, lock, reply_err};
+use crate::image;
 use crate::seams::Screens;
 use crate::types::{Captured, CursorImage, DisplayInfo, Rect, RgbImage};
 
 /// Largest reply asked for in one core `GetImage` strip.
 const STRIP_BYTES: usize = 8 << 20;
+/// How long a monitor list is trusted without asking RandR again. Changes to outputs and
+/// CRTCs are reported at once; this bounds how long a monitor RandR does not report (one
+/// made with `xrandr --setmonitor`) can go unseen.
+pub(crate) const MONITORS_KEPT: std::time::Duration = std::time::Duration::from_secs(1);
 /// Segments larger than this are dropped after use instead of kept for the next capture.
 const KEEP_SEGMENT_MAX: usize = 64 << 20;
 
@@ -62,6 +67,12 @@ impl PixelFormat {
         })
     }
 
+    /// Whether pixels are 32-bit little-endian BGRX (what nearly every X server uses), the
+    /// layout a frame can be scaled in before conversion.
+    fn is_bgrx(&self) -> bool {
+        self.bits_per_pixel == 32 && self.lsb_first && self.masks == [0xff_0000, 0xff00, 0xff]
+    }
+
     /// Bytes per row of a `width`-pixel image.
     fn stride(&self, width: u32) -> usize {
         let bits = width as usize * usize::from(self.bits_per_pixel);
@@ -73,8 +84,7 @@ impl PixelFormat {
     pub(crate) fn convert_rows(&self, data: &[u8], width: u32, rows: u32, out: &mut Vec<u8>) {
         let stride = self.stride(width);
         let w = width as usize;
-        let fast = self.bits_per_pixel == 32 && self.lsb_first && self.masks == [0xff_0000, 0xff00, 0xff];
-        if fast {
+        if self.is_bgrx() {
             // BGRX to RGB into preallocated rows: this loop vectorises (a 4K frame is 8 Mpx).
             let start = out.len();
             out.resize(start + w * rows as usize * 3, 0);
@@ -151,7 +161,13 @@ impl ShmState {
     }
 
     /// Read `area` of `root` (`need` bytes) through the segment.
-    fn read(&mut self, conn: &RustConnection, root: u32, area: Rect, need: usize) -> Result<&[u8], String> {
+    fn read(
+        &mut self,
+        conn: &RustConnection,
+        root: u32,
+        area: Rect,
+        need: usize,
+    ) -> Result<&mut [u8], String> {
         if self.seg.as_ref().is_none_or(|s| s.size < need) {
             self.detach(conn);
             let size = need.next_multiple_of(1 << 20);
@@ -185,7 +201,7 @@ impl ShmState {
         if seg.size > KEEP_SEGMENT_MAX {
             self.detach(conn);
         }
-        Ok(&self.buf)
+        Ok(&mut self.buf)
     }
 
     /// Drop a buffer too large to keep around after its pixels were converted.
@@ -263,11 +279,37 @@ impl X11Desktop {
     }
 }
 
+/// Ask RandR to report screen, CRTC and output changes to this connection, so the monitor
+/// list can be kept until one of them arrives. `false` when RandR will not.
+pub(crate) fn watch_monitors(conn: &RustConnection, root: u32) -> bool {
+    use x11rb::protocol::randr::NotifyMask;
+    // RandR answers CRTC and output events only to clients that said they speak 1.2 or later.
+    let speaks = conn.randr_query_version(1, 5).ok().and_then(|c| c.reply().ok());
+    if speaks.is_none_or(|v| (v.major_version, v.minor_version) < (1, 5)) {
+        return false;
+    }
+    let mask = NotifyMask::SCREEN_CHANGE | NotifyMask::CRTC_CHANGE | NotifyMask::OUTPUT_CHANGE;
+    conn.randr_select_input(root, mask).ok().and_then(|c| c.check().ok()).is_some()
+}
+
 impl Screens for X11Desktop {
     fn displays(&self) -> Result<Vec<DisplayInfo>, ToolError> {
+        if self.randr_events {
+            // Every pointer action checks its point against the monitors: answer from the
+            // list RandR gave last unless it has said since that something changed.
+            self.pump_events()?;
+            if let Some((at, known)) = lock(&self.monitors).as_ref()
+                && at.elapsed() < MONITORS_KEPT
+            {
+                return Ok(known.clone());
+            }
+        }
         if self.has_randr
             && let Some(monitors) = self.randr_monitors()
         {
+            if self.randr_events {
+                *lock(&self.monitors) = Some((std::time::Instant::now(), monitors.clone()));
+            }
             return Ok(monitors);
         }
         Ok(vec![DisplayInfo { index: 0, name: "screen".into(), primary: true, bounds: self.root_rect()? }])
@@ -297,11 +339,54 @@ impl Screens for X11Desktop {
         let left_out = self.leave_out_own(area, &mut image)?;
         Ok(Captured { image, left_out })
     }
+
+    fn capture_scaled(&self, area: Rect, width: u32, height: u32) -> Result<Captured, ToolError> {
+        let smaller = width < area.width || height < area.height;
+        if smaller && self.pixels.is_bgrx() {
+            self.check_area(area)?;
+            let need = self.pixels.stride(area.width) * area.height as usize;
+            let mut shm = lock(&self.shm);
+            if shm.enabled() {
+                match shm.read(&self.conn, self.root, area, need) {
+                    Ok(frame) => {
+                        let left_out = self.leave_out_own_with(area, &mut |part, rgb| {
+                            paste_into_bgrx(frame, area, part, rgb)
+                        })?;
+                        let (w, h) = (width.clamp(1, area.width), height.clamp(1, area.height));
+                        let small = image::downscale_x4(frame, area.width, area.height, w, h)?;
+                        let mut pixels = Vec::with_capacity(w as usize * h as usize * 3);
+                        self.pixels.convert_rows(&small, w, h, &mut pixels);
+                        shm.trim();
+                        return Ok(Captured { image: RgbImage { width: w, height: h, pixels }, left_out });
+                    }
+                    Err(e) => {
+                        tracing::warn!("MIT-SHM capture failed, using GetImage from now on: {e}");
+                        shm.set_enabled(false, &self.conn);
+                    }
+                }
+            }
+        }
+        let shot = self.capture(area)?;
+        Ok(Captured { image: image::downscale(shot.image, width, height)?, left_out: shot.left_out })
+    }
+}
+
+/// Put RGB `rgb` of desktop rectangle `part` into `frame`, the BGRX pixels of `area`.
+fn paste_into_bgrx(frame: &mut [u8], area: Rect, part: Rect, rgb: &[u8]) {
+    let (dx, dy) = ((part.x - area.x) as usize, (part.y - area.y) as usize);
+    let (w, stride) = (part.width as usize, area.width as usize * 4);
+    for (y, src) in rgb.chunks_exact(w * 3).take(part.height as usize).enumerate() {
+        let at = (dy + y) * stride + dx * 4;
+        let Some(dst) = frame.get_mut(at..at + w * 4) else { continue };
+        for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(3)) {
+            d[..3].copy_from_slice(&[s[2], s[1], s[0]]);
+        }
+    }
 }
 
 impl X11Desktop {
-    /// The screen's pixels in `area`, as the operator sees them.
-    fn screen_pixels(&self, area: Rect) -> Result<RgbImage, ToolError> {
+    /// `no-target` unless `area` is a non-empty part of the screen.
+    fn check_area(&self, area: Rect) -> Result<(), ToolError> {
         let root = self.root_rect()?;
         if area.x < 0 || area.y < 0 || area.right() > root.right() || area.bottom() > root.bottom() {
             return Err(ToolError::new(
@@ -312,6 +397,12 @@ impl X11Desktop {
         if area.is_empty() {
             return Err(ToolError::new(ErrorCode::NoTarget, "The capture area is empty."));
         }
+        Ok(())
+    }
+
+    /// The screen's pixels in `area`, as the operator sees them.
+    fn screen_pixels(&self, area: Rect) -> Result<RgbImage, ToolError> {
+        self.check_area(area)?;
         let need = self.pixels.stride(area.width) * area.height as usize;
         {
             let mut shm = lock(&self.shm);
@@ -337,6 +428,14 @@ impl X11Desktop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rgb_pasted_into_a_bgrx_frame_lands_at_the_offset_in_bgr_order() {
+        let mut frame = vec![0u8; 3 * 2 * 4];
+        paste_into_bgrx(&mut frame, Rect::new(10, 10, 3, 2), Rect::new(11, 11, 2, 1), &[1, 2, 3, 4, 5, 6]);
+        assert_eq!(&frame[16..24], &[3, 2, 1, 0, 6, 5, 4, 0]);
+        assert!(frame[..16].iter().all(|b| *b == 0));
+    }
 
     #[test]
     fn channel_scaling() {

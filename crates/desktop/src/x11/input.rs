@@ -5,13 +5,14 @@
 //! always attribute them. The backend remembers what it pressed so [`Injector::release_all`]
 //! can undo it, and also releases buttons 1-3 and modifiers the server still reports down.
 
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
 use mcec_rules::{ErrorCode, StopFlag, ToolError, progress};
-use x11rb::connection::Connection;
-use x11rb::protocol::Event;
 use x11rb::protocol::xkb::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{
     BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT,
-    KeyButMask, MOTION_NOTIFY_EVENT, Mapping,
+    KeyButMask, MOTION_NOTIFY_EVENT,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 
@@ -28,6 +29,16 @@ pub(crate) struct InputState {
     buttons: Vec<u8>,
     /// For a key pressed with an added Shift: the key and the Shift keycode.
     shifted: Vec<(u8, u8)>,
+    /// When mcec last sent a key event (the keymap stays unchanged for a while after it).
+    last_key_event: Option<Instant>,
+}
+
+/// Where a key's keysym is on the keyboard right now.
+enum Place {
+    /// On a keycode, at level 0 (plain) or 1 (shifted).
+    Key(u8, u8),
+    /// Nowhere in the active group: it needs a spare keycode.
+    Spare(u32),
 }
 
 fn button_number(b: MouseButton) -> u8 {
@@ -62,6 +73,7 @@ impl X11Desktop {
         let ty = if down { KEY_PRESS_EVENT } else { KEY_RELEASE_EVENT };
         self.fake(ty, keycode, 0, 0)?;
         let mut st = lock(&self.input);
+        st.last_key_event = Some(Instant::now());
         if down {
             st.keys.push(keycode);
         } else {
@@ -70,17 +82,15 @@ impl X11Desktop {
         Ok(())
     }
 
-    /// Handle queued events; a keymap change by anyone means re-reading the keymap.
+    fn last_key_event(&self) -> Option<Instant> {
+        lock(&self.input).last_key_event
+    }
+
+    /// Handle queued events; a keymap change by anyone (mcec's own spare keycodes, or the
+    /// operator switching layouts) means re-reading the keymap.
     fn drain_events(&self, keys: &mut KeyState) -> Result<(), ToolError> {
-        let mut stale = false;
-        while let Some(ev) = self.conn.poll_for_event().map_err(conn_err)? {
-            if let Event::MappingNotify(m) = ev
-                && m.request != Mapping::POINTER
-            {
-                stale = true;
-            }
-        }
-        if stale {
+        self.pump_events()?;
+        if self.keymap_stale.swap(false, Ordering::SeqCst) {
             keys.reload(&self.conn).map_err(reply_err)?;
         }
         keys.set_group(self.active_group()?);
@@ -101,27 +111,30 @@ impl X11Desktop {
         Ok(u8::from(state.group))
     }
 
-    /// Keycode and level (0 plain, 1 shifted) for `key`'s keysym in the active group,
-    /// mapping a spare keycode when the group lacks a character.
-    fn resolve(&self, keys: &mut KeyState, key: Key, field: &str) -> Result<(u8, u8), ToolError> {
+    /// Where `key`'s keysym is in the active group.
+    fn place(&self, keys: &KeyState, key: Key, field: &str) -> Result<Place, ToolError> {
         let keysym = keysym_of(key);
         if keysym == 0 {
             return Err(ToolError::bad_argument(field, "holds a character no keyboard can type"));
         }
-        if let Some(found) = keys.lookup(keysym) {
-            return Ok(found);
+        if keys.is_temporary(keysym) {
+            // Also once the keymap was re-read and shows it like any key: it stays ours.
+            return Ok(Place::Spare(keysym));
         }
-        if let Some(found) = alternative_keysym(keysym).and_then(|alt| keys.lookup(alt)) {
-            return Ok(found);
+        if let Some((kc, level)) = keys.lookup(keysym) {
+            return Ok(Place::Key(kc, level));
+        }
+        if let Some((kc, level)) = alternative_keysym(keysym).and_then(|alt| keys.lookup(alt)) {
+            return Ok(Place::Key(kc, level));
         }
         // Keys that are not characters are the same in every group.
         let character = matches!(key, Key::Char(c) if !matches!(c, '\n' | '\t'));
         if !character
-            && let Some(found) = keys
+            && let Some((kc, level)) = keys
                 .lookup_first_group(keysym)
                 .or_else(|| alternative_keysym(keysym).and_then(|alt| keys.lookup_first_group(alt)))
         {
-            return Ok(found);
+            return Ok(Place::Key(kc, level));
         }
         if xkeysym::Keysym::new(keysym).is_modifier_key() {
             // A modifier keysym on a spare keycode would not act as a modifier.
@@ -130,7 +143,38 @@ impl X11Desktop {
                 format!("`{field}`: the keyboard of this display has no such modifier key."),
             ));
         }
-        match keys.temporary(&self.conn, keysym) {
+        Ok(Place::Spare(keysym))
+    }
+
+    /// The keysyms of `text` that need spare keycodes, each once, in the order typed.
+    fn spare_keysyms(&self, keys: &KeyState, text: &str) -> Result<Vec<u32>, ToolError> {
+        let mut out = Vec::new();
+        for c in text.chars() {
+            if let Place::Spare(keysym) = self.place(keys, Key::Char(c), "text")?
+                && !out.contains(&keysym)
+            {
+                out.push(keysym);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Map `wanted` onto spare keycodes (see [`KeyState::map_ahead`]).
+    fn map_ahead(&self, keys: &mut KeyState, wanted: &[u32]) -> Result<(), ToolError> {
+        keys.map_ahead(&self.conn, wanted, self.last_key_event()).map_err(reply_err)
+    }
+
+    /// Keycode and level (0 plain, 1 shifted) for `key`'s keysym in the active group, or the
+    /// spare keycode that holds it (mapped here when no earlier step did).
+    fn resolve(&self, keys: &mut KeyState, key: Key, field: &str) -> Result<(u8, u8), ToolError> {
+        let keysym = match self.place(keys, key, field)? {
+            Place::Key(kc, level) => return Ok((kc, level)),
+            Place::Spare(keysym) => keysym,
+        };
+        if keys.temporary(keysym).is_none() {
+            self.map_ahead(keys, &[keysym])?;
+        }
+        match keys.temporary(keysym) {
             Some(kc) => Ok((kc, 0)),
             None => Err(ToolError::new(
                 ErrorCode::Unavailable,
@@ -164,14 +208,25 @@ impl X11Desktop {
     fn type_inner(&self, text: &str, stop: &StopFlag) -> Result<(), ToolError> {
         let mut keys = lock(&self.keys);
         self.drain_events(&mut keys)?;
+        // Every character that needs a spare keycode is mapped before the first key event.
+        let wanted = self.spare_keysyms(&keys, text)?;
+        self.map_ahead(&mut keys, &wanted)?;
         let total = text.chars().count();
-        for (done, c) in text.chars().enumerate() {
+        for (done, (at, c)) in text.char_indices().enumerate() {
             if stop.is_set() {
                 let base = ToolError::emergency_stopped();
                 return Err(ToolError::new(
                     base.code,
                     format!("{} Typed {done} of {total} characters before the stop.", base.detail),
                 ));
+            }
+            if let Place::Spare(keysym) = self.place(&keys, Key::Char(c), "text")?
+                && keys.temporary(keysym).is_none()
+            {
+                // More characters than spare keycodes: map the next ones, reusing keycodes
+                // whose characters are done.
+                let wanted = self.spare_keysyms(&keys, &text[at..])?;
+                self.map_ahead(&mut keys, &wanted)?;
             }
             self.tap_char(&mut keys, c)?;
             // Wait for the server to take this character before asking the flag again, so a

@@ -10,11 +10,23 @@
 //! keycode like any missing character. mcec never changes the operator's active group.
 //!
 //! A character with no key is typed by mapping its keysym onto a spare keycode (one whose
-//! every column is `NoSymbol`) with `ChangeKeyboardMapping`. Clients re-read the keymap
-//! when they handle the `MappingNotify` that precedes our key event, which may be well after
-//! we sent it; restoring the keycode at once would make a slow client read the restored
-//! (empty) mapping. So spare keycodes are restored by a short-lived thread once they have
-//! been idle for [`RESTORE_AFTER`], and immediately when the backend is dropped.
+//! every column is `NoSymbol`) with `ChangeKeyboardMapping`. Two rules keep applications
+//! reading those keycodes right:
+//!
+//! - **Map before the first key of a call, and never soon after a key.** Xlib loads its XKB
+//!   keymap lazily, on the first key event it looks up: it reads the map (`XkbGetMap`) and
+//!   only then selects `XkbMapNotify`. The X server tells an XKB-aware client of a keymap
+//!   change only if it selected that notify (no core `MappingNotify` either), so a change
+//!   landing between those two requests is never seen and the client keeps `NoSymbol` for
+//!   that keycode (xev did, about one run in five, when the spare keycode for `é` was mapped
+//!   right after the `h` of `hé`). So every character of a text that needs a spare keycode is
+//!   mapped before the text's first key event, and no keymap change follows one of mcec's
+//!   key events by less than [`QUIET_BEFORE_REMAP`]. The same pause keeps a client from
+//!   reading a key press against a newer meaning of its keycode (xdotool's known bug) when
+//!   a text needs more spare keycodes than the keymap has.
+//! - **Restore late.** A slow client may read its key events well after we sent them, so
+//!   spare keycodes go back to `NoSymbol` only once idle for [`RESTORE_AFTER`] (a
+//!   short-lived thread), and at once when the backend is dropped.
 
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -22,7 +34,8 @@ use std::time::{Duration, Instant};
 
 use mcec_rules::hotkey::NamedKey as HotkeyName;
 use x11rb::connection::Connection;
-use x11rb::errors::ReplyError;
+use x11rb::cookie::VoidCookie;
+use x11rb::errors::{ConnectionError, ReplyError};
 use x11rb::protocol::xproto::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 use xkeysym::Keysym;
@@ -30,10 +43,9 @@ use xkeysym::Keysym;
 use super::lock;
 use crate::keys::{Key, Modifier, NamedKey};
 
-/// Pause between mapping a spare keycode and its first press. Without it an Xlib client
-/// (xev, under `de` and `us,ru`) looked about one fresh key in ten up in the old mapping and
-/// got `NoSymbol`: the press arrived before the client had re-read the keymap.
-const FRESH_KEYCODE_PAUSE: Duration = Duration::from_millis(20);
+/// The least time between one of mcec's key events and a change to the keymap: long enough
+/// for a client to look that key up (and, for Xlib, to finish loading its keymap).
+pub(crate) const QUIET_BEFORE_REMAP: Duration = Duration::from_millis(100);
 
 /// How long a temporary keycode stays mapped after its last use.
 pub(crate) const RESTORE_AFTER: Duration = Duration::from_millis(1_000);
@@ -137,46 +149,67 @@ impl KeyState {
         (0..self.per).all(|c| self.column(keycode, c).is_none_or(|s| s == 0))
     }
 
-    /// A keycode that produces `keysym` in column 0, mapping a spare one if needed.
-    /// `None` when the keymap has no spare keycode left.
-    pub(crate) fn temporary(&mut self, conn: &RustConnection, keysym: u32) -> Option<u8> {
-        let now = Instant::now();
-        if let Some(t) = self.temps.iter_mut().find(|t| t.keysym == keysym) {
-            t.last_used = now;
-            return Some(t.keycode);
-        }
-        let spare = self.keycodes().filter(|kc| *kc > 8).find(|kc| self.is_spare(*kc));
-        let keycode = match spare {
-            Some(kc) => kc,
-            None => {
-                // Every spare keycode holds a temporary mapping: reuse the oldest, after
-                // giving clients a moment to read its previous meaning.
-                let oldest = self.temps.iter().min_by_key(|t| t.last_used)?.keycode;
-                self.temps.retain(|t| t.keycode != oldest);
-                thread::sleep(Duration::from_millis(30));
-                oldest
-            }
-        };
-        self.set(conn, keycode, keysym).ok()?;
-        thread::sleep(FRESH_KEYCODE_PAUSE);
-        self.temps.push(Temp { keycode, keysym, last_used: now });
-        Some(keycode)
+    /// Whether a spare keycode holds `keysym` now.
+    pub(crate) fn is_temporary(&self, keysym: u32) -> bool {
+        self.temps.iter().any(|t| t.keysym == keysym)
     }
 
-    fn set(&mut self, conn: &RustConnection, keycode: u8, keysym: u32) -> Result<(), ReplyError> {
+    /// The spare keycode that holds `keysym` now, if any (marked as just used).
+    pub(crate) fn temporary(&mut self, keysym: u32) -> Option<u8> {
+        let t = self.temps.iter_mut().find(|t| t.keysym == keysym)?;
+        t.last_used = Instant::now();
+        Some(t.keycode)
+    }
+
+    /// Map the keysyms of `wanted` (in the order they will be typed) onto spare keycodes, as
+    /// many as there are spare keycodes, keeping the ones already mapped. `last_key` is when
+    /// mcec last sent a key event: the change waits until [`QUIET_BEFORE_REMAP`] has passed.
+    pub(crate) fn map_ahead(
+        &mut self,
+        conn: &RustConnection,
+        wanted: &[u32],
+        last_key: Option<Instant>,
+    ) -> Result<(), ReplyError> {
+        let free: Vec<u8> = self.keycodes().filter(|kc| *kc > 8 && self.is_spare(*kc)).collect();
+        let changes = assign(&self.temps, &free, wanted);
+        if changes.is_empty() {
+            return Ok(());
+        }
+        thread::sleep(quiet_wait(last_key, Instant::now()));
+        let mut cookies = Vec::with_capacity(changes.len());
+        for &(keycode, keysym) in &changes {
+            cookies.push(self.set(conn, keycode, keysym)?);
+        }
+        for cookie in cookies {
+            cookie.check()?;
+        }
+        let now = Instant::now();
+        self.temps.retain(|t| changes.iter().all(|(kc, _)| *kc != t.keycode));
+        self.temps.extend(changes.iter().map(|&(keycode, keysym)| Temp { keycode, keysym, last_used: now }));
+        Ok(())
+    }
+
+    /// Send the change of `keycode` to `keysym` (every column) and note it in the cache.
+    fn set<'c>(
+        &mut self,
+        conn: &'c RustConnection,
+        keycode: u8,
+        keysym: u32,
+    ) -> Result<VoidCookie<'c, RustConnection>, ConnectionError> {
         let row = vec![keysym; usize::from(self.per)];
-        conn.change_keyboard_mapping(1, keycode, self.per, &row)?.check()?;
+        let cookie = conn.change_keyboard_mapping(1, keycode, self.per, &row)?;
         let start = usize::from(keycode - self.min_keycode) * usize::from(self.per);
         if let Some(slot) = self.syms.get_mut(start..start + usize::from(self.per)) {
             slot.copy_from_slice(&row);
         }
-        Ok(())
+        Ok(cookie)
     }
 
     /// Put every temporary keycode back to `NoSymbol`.
     fn restore_all(&mut self, conn: &RustConnection) {
         for t in std::mem::take(&mut self.temps) {
-            if let Err(e) = self.set(conn, t.keycode, 0) {
+            let restored = self.set(conn, t.keycode, 0).map_err(ReplyError::from).and_then(|c| c.check());
+            if let Err(e) = restored {
                 tracing::warn!("restoring keycode {}: {e}", t.keycode);
             }
         }
@@ -184,6 +217,30 @@ impl KeyState {
 
     pub(crate) fn has_temps(&self) -> bool {
         !self.temps.is_empty()
+    }
+}
+
+/// Ask the server to tell this connection when the keymap changes (XKB map and new-keyboard
+/// notifies). An XKB-aware client gets no core `MappingNotify` for changes it did not
+/// select, so without this an operator's layout switch (`setxkbmap de`) went unnoticed and
+/// mcec typed `y` for `z`.
+pub(crate) fn watch_changes(conn: &RustConnection) {
+    use x11rb::protocol::xkb::{self, ConnectionExt as _, EventType, MapPart, SelectEventsAux};
+    let events = EventType::NEW_KEYBOARD_NOTIFY | EventType::MAP_NOTIFY;
+    let parts = MapPart::KEY_TYPES | MapPart::KEY_SYMS | MapPart::MODIFIER_MAP;
+    let selected = conn
+        .xkb_select_events(
+            xkb::ID::USE_CORE_KBD.into(),
+            EventType::from(0u16),
+            events,
+            parts,
+            parts,
+            &SelectEventsAux::new(),
+        )
+        .map_err(ReplyError::from)
+        .and_then(|c| c.check());
+    if let Err(e) = selected {
+        tracing::warn!("watching the keymap for changes: {e}");
     }
 }
 
@@ -223,6 +280,37 @@ pub(crate) fn restore_now(conn: &RustConnection, keys: &Mutex<KeyState>) {
     let mut st = lock(keys);
     st.restore_all(conn);
     st.restorer_running = false;
+}
+
+/// The keymap changes that put `wanted` (keysyms in the order they will be typed) onto spare
+/// keycodes: the first as many distinct keysyms as there are spare keycodes (`free` ones
+/// plus those holding `temps`) are the target; a target keysym already mapped stays where it
+/// is, the others go onto free keycodes first, then onto temporaries holding no target
+/// keysym, least recently used first.
+fn assign(temps: &[Temp], free: &[u8], wanted: &[u32]) -> Vec<(u8, u32)> {
+    let capacity = free.len() + temps.len();
+    let mut target: Vec<u32> = Vec::new();
+    for &k in wanted {
+        if target.len() == capacity {
+            break;
+        }
+        if !target.contains(&k) {
+            target.push(k);
+        }
+    }
+    let mut evictable: Vec<&Temp> = temps.iter().filter(|t| !target.contains(&t.keysym)).collect();
+    evictable.sort_by_key(|t| t.last_used);
+    let mut slots = free.iter().copied().chain(evictable.iter().map(|t| t.keycode));
+    target
+        .into_iter()
+        .filter(|k| temps.iter().all(|t| t.keysym != *k))
+        .map_while(|k| slots.next().map(|kc| (kc, k)))
+        .collect()
+}
+
+/// How long to wait before changing the keymap when mcec sent a key event at `last_key`.
+fn quiet_wait(last_key: Option<Instant>, now: Instant) -> Duration {
+    last_key.map_or(Duration::ZERO, |t| QUIET_BEFORE_REMAP.saturating_sub(now.saturating_duration_since(t)))
 }
 
 /// The keysym that stands for a platform-neutral key.
@@ -310,6 +398,58 @@ mod tests {
         assert_eq!(st.lookup_first_group(0x68), Some((8, 0)));
         st.set_group(2);
         assert_eq!(st.lookup(0x68), None);
+    }
+
+    fn temp(keycode: u8, keysym: u32, age_ms: u64, now: Instant) -> Temp {
+        Temp { keycode, keysym, last_used: now - Duration::from_millis(age_ms) }
+    }
+
+    #[test]
+    fn assign_maps_every_wanted_keysym_up_front_and_keeps_what_is_mapped() {
+        let now = Instant::now();
+        let (e_acute, euro) = (0xe9, 0x20ac);
+        // Nothing mapped yet: each wanted keysym once, on free keycodes in order.
+        assert_eq!(assign(&[], &[93, 97, 103], &[e_acute, euro, e_acute]), vec![(93, e_acute), (97, euro)]);
+        // Already on a spare keycode: no change for it.
+        let temps = [temp(93, e_acute, 5, now)];
+        assert_eq!(assign(&temps, &[97], &[e_acute, euro]), vec![(97, euro)]);
+        assert_eq!(assign(&temps, &[97], &[e_acute]), vec![]);
+        assert_eq!(assign(&temps, &[97], &[]), vec![]);
+    }
+
+    #[test]
+    fn assign_reuses_the_least_recently_used_keycode_not_wanted_soon() {
+        let now = Instant::now();
+        let temps = [temp(93, 0x100, 50, now), temp(97, 0x101, 500, now), temp(103, 0x102, 5, now)];
+        // No free keycode: 0x200 takes the oldest keycode whose keysym is not wanted (97),
+        // 0x201 the next oldest (93); 0x102 is wanted and stays.
+        assert_eq!(assign(&temps, &[], &[0x102, 0x200, 0x201]), vec![(97, 0x200), (93, 0x201)]);
+        // A free keycode goes first.
+        assert_eq!(assign(&temps, &[120], &[0x200]), vec![(120, 0x200)]);
+    }
+
+    #[test]
+    fn assign_maps_the_characters_typed_first_when_keycodes_run_out() {
+        let now = Instant::now();
+        // Two keycodes, four wanted keysyms: the first two now, the rest later.
+        assert_eq!(assign(&[], &[93, 97], &[1, 2, 3, 4]), vec![(93, 1), (97, 2)]);
+        // Later (typing reached keysym 3): 1 and 2 are done, 3 and 4 take their keycodes; a
+        // keysym typed first is never left out for one typed later.
+        let temps = [temp(93, 1, 10, now), temp(97, 2, 5, now)];
+        assert_eq!(assign(&temps, &[], &[3, 4, 2]), vec![(93, 3), (97, 4)]);
+        assert_eq!(assign(&temps, &[], &[3, 2, 4]), vec![(93, 3)]);
+    }
+
+    #[test]
+    fn the_keymap_changes_only_after_a_quiet_time_since_the_last_key() {
+        let now = Instant::now();
+        assert_eq!(quiet_wait(None, now), Duration::ZERO);
+        assert_eq!(quiet_wait(Some(now), now), QUIET_BEFORE_REMAP);
+        assert_eq!(
+            quiet_wait(Some(now - Duration::from_millis(30)), now),
+            QUIET_BEFORE_REMAP - Duration::from_millis(30)
+        );
+        assert_eq!(quiet_wait(Some(now - QUIET_BEFORE_REMAP * 3), now), Duration::ZERO);
     }
 
     #[test]

@@ -14,12 +14,14 @@ mod own_windows;
 mod windows;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use mcec_rules::{ErrorCode, ToolError};
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::errors::{ConnectionError, ReplyError};
-use x11rb::protocol::xproto::ConnectionExt as _;
+use x11rb::protocol::Event;
+use x11rb::protocol::xproto::{ConnectionExt as _, Mapping};
 use x11rb::protocol::{shm, xtest};
 use x11rb::rust_connection::RustConnection;
 
@@ -40,6 +42,13 @@ pub struct X11Desktop {
     pixels: PixelFormat,
     has_xtest: bool,
     has_randr: bool,
+    /// The monitors as RandR last said and when, until RandR reports a change or
+    /// [`capture::MONITORS_KEPT`] passes (`None`: ask again). Without RandR change events
+    /// nothing is kept.
+    monitors: Mutex<Option<(std::time::Instant, Vec<crate::types::DisplayInfo>)>>,
+    randr_events: bool,
+    /// A keymap change was seen among the connection's events.
+    keymap_stale: AtomicBool,
     /// XKB is there to tell which layout (group) is active.
     has_xkb: bool,
     /// Composite redirects the top-levels, so mcec's windows can be left out of captures.
@@ -99,9 +108,13 @@ impl X11Desktop {
         let has_xtest = conn.extension_information(xtest::X11_EXTENSION_NAME).ok().flatten().is_some();
         let has_randr =
             conn.extension_information(x11rb::protocol::randr::X11_EXTENSION_NAME).ok().flatten().is_some();
+        let randr_events = has_randr && capture::watch_monitors(&conn, root);
         let shm_ok = shm_version_ok(&conn);
         let composite = own_windows::redirect_top_levels(&conn, root);
         let has_xkb = xkb_ok(&conn);
+        if has_xkb {
+            keymap::watch_changes(&conn);
+        }
         let keys = KeyState::load(&conn).map_err(|_| no_desktop("did not give its keymap"))?;
         Ok(X11Desktop {
             conn: Arc::new(conn),
@@ -111,6 +124,9 @@ impl X11Desktop {
             pixels,
             has_xtest,
             has_randr,
+            monitors: Mutex::new(None),
+            randr_events,
+            keymap_stale: AtomicBool::new(false),
             composite,
             has_xkb,
             shm: Mutex::new(ShmState::new(shm_ok)),
@@ -131,6 +147,24 @@ impl X11Desktop {
     pub fn set_shm_enabled(&self, on: bool) {
         let offered = shm_version_ok(&self.conn);
         lock(&self.shm).set_enabled(on && offered, &self.conn);
+    }
+
+    /// Read every event already queued on the connection (no round trip) and drop what they
+    /// make stale: the keymap cache, the monitor list.
+    pub(crate) fn pump_events(&self) -> Result<(), ToolError> {
+        while let Some(ev) = self.conn.poll_for_event().map_err(conn_err)? {
+            match ev {
+                Event::MappingNotify(m) if m.request != Mapping::POINTER => {
+                    self.keymap_stale.store(true, Ordering::SeqCst);
+                }
+                Event::XkbMapNotify(_) | Event::XkbNewKeyboardNotify(_) => {
+                    self.keymap_stale.store(true, Ordering::SeqCst);
+                }
+                Event::RandrScreenChangeNotify(_) | Event::RandrNotify(_) => *lock(&self.monitors) = None,
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// Whether the X server offers XTEST (input needs it).

@@ -135,6 +135,16 @@ impl X11Desktop {
 
     /// Take mcec's own windows out of `img`, which shows `area` of the screen.
     pub(crate) fn leave_out_own(&self, area: Rect, img: &mut RgbImage) -> Result<Option<LeftOut>, ToolError> {
+        self.leave_out_own_with(area, &mut |part, pixels| paste(img, area, part, pixels))
+    }
+
+    /// [`X11Desktop::leave_out_own`] for a frame in any layout: `paste` puts RGB `pixels` of
+    /// a desktop rectangle in its place.
+    pub(crate) fn leave_out_own_with(
+        &self,
+        area: Rect,
+        paste: &mut dyn FnMut(Rect, &[u8]),
+    ) -> Result<Option<LeftOut>, ToolError> {
         let tops = self.top_levels()?;
         let covered: Vec<Rect> =
             tops.iter().filter(|t| t.own).filter_map(|t| t.rect.intersect(&area)).collect();
@@ -153,7 +163,7 @@ impl X11Desktop {
                     vec![0; rect.width as usize * rect.height as usize * 3]
                 }
             };
-            paste(img, area, *rect, &pixels);
+            paste(*rect, &pixels);
         }
         Ok(Some(LeftOut { areas: covered, how }))
     }

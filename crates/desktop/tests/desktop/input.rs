@@ -214,12 +214,12 @@ fn focus_with_a_click_and_a_recording_ended_by_the_stop() {
     let tools = x.tools(dir.path());
     let stop = StopFlag::new();
     let win = TestWin::open(&x.display, &["--class", "Focus", "--x", "200", "--y", "50"]);
-    let req = FocusRequest { click_at: Some(Point::new(7, 9)), ..focus("focus") };
+    let req = FocusRequest { click_at: Some(Point::new(7, 9).into()), ..focus("focus") };
     let res = tools.focus(&req, &stop).unwrap();
     assert_eq!(res.clicked, Some(Point::new(207, 59)));
     assert!(res.window.foreground);
     assert_eq!(win.wait_for(|l| l.starts_with("press")).unwrap(), "press 1 7 9 0");
-    let outside = FocusRequest { click_at: Some(Point::new(-1, 9)), ..focus("focus") };
+    let outside = FocusRequest { click_at: Some(Point::new(-1, 9).into()), ..focus("focus") };
     assert!(tools.focus(&outside, &stop).unwrap_err().detail.starts_with("`clickAt`"));
 
     let rec = RecordRequest {

@@ -127,7 +127,7 @@ fn window(action: WindowAction) -> WindowRequest {
 
 fn focus(click: bool) -> FocusRequest {
     FocusRequest {
-        click_at: click.then(|| Point::new(5, 5)),
+        click_at: click.then(|| Point::new(5, 5).into()),
         window: None,
         process: None,
         class_name: None,

@@ -9,6 +9,7 @@ use mcec_a11y::requests::{
     ClipboardAction, ClipboardRequest, FindRequest, GetTextRequest, InvokeRequest, QueryRequest,
     WaitForRequest,
 };
+use mcec_desktop::requests::{Endpoint, WindowSelector};
 use mcec_rules::settings::CLIPBOARD_READ;
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde::Serialize;
@@ -26,6 +27,25 @@ fn a11y(agent: &Agent) -> Result<&'static A11yTools, ToolError> {
         ToolError::new(ErrorCode::NoDesktop, "No X display is connected to this mcec process.")
     })?;
     Ok(TOOLS.get_or_init(|| A11yTools::atspi(Arc::clone(desktop))))
+}
+
+/// Every element endpoint among `endpoints` replaced by its element's centre in desktop
+/// pixels, all of them before the desktop tool acts (so an ambiguous or missing element
+/// refuses the whole call with nothing pressed). `window` is the request's window selector.
+/// The accessibility tools are made only when an element endpoint is there.
+pub(super) fn resolve_endpoints<'a>(
+    agent: &Agent,
+    window: &WindowSelector,
+    endpoints: impl IntoIterator<Item = &'a mut Endpoint>,
+    stop: &StopFlag,
+) -> Result<(), ToolError> {
+    for e in endpoints {
+        if let Endpoint::Element(target) = e {
+            let centre = a11y(agent)?.element_centre(window, target, stop)?;
+            *e = Endpoint::Resolved(centre);
+        }
+    }
+    Ok(())
 }
 
 fn json(result: impl Serialize) -> Result<ToolOutput, ToolError> {

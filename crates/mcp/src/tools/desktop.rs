@@ -45,17 +45,42 @@ macro_rules! bind {
 
 bind!(DisplaysRequest, |d, r, _stop| d.displays(r));
 bind!(WindowsRequest, |d, r, stop| d.windows(r, stop));
-bind!(ClickRequest, |d, r, stop| d.click(r, stop));
-bind!(DragRequest, |d, r, stop| d.drag(r, stop));
 bind!(ScrollRequest, |d, r, stop| d.scroll(r, stop));
 bind!(MouseRequest, |d, r, stop| d.mouse(r, stop));
 bind!(WaitRequest, |d, r, stop| d.wait(r, stop));
 bind!(TypeRequest, |d, r, stop| d.type_text(r, stop));
 bind!(KeyRequest, |d, r, stop| d.key(r, stop));
 bind!(WindowRequest, |d, r, stop| d.window(r, stop));
-bind!(FocusRequest, |d, r, stop| d.focus(r, stop));
 bind!(LaunchRequest, |d, r, stop| d.launch(r, stop));
 bind!(RecordRequest, |d, r, stop| d.record(r, stop));
+
+/// `click`, `drag` and `focus` take element endpoints where they take points: resolved to
+/// desktop pixels by the accessibility tools first, then the desktop tool runs as for a point.
+impl Invocation for ClickRequest {
+    fn run(mut self: Box<Self>, agent: &Agent, stop: &StopFlag) -> Result<ToolOutput, ToolError> {
+        let d = desktop(agent)?;
+        super::a11y::resolve_endpoints(agent, &self.selector(), [&mut self.at], stop)?;
+        json(d.click(&self, stop)?)
+    }
+}
+
+impl Invocation for DragRequest {
+    fn run(mut self: Box<Self>, agent: &Agent, stop: &StopFlag) -> Result<ToolOutput, ToolError> {
+        let d = desktop(agent)?;
+        let window = self.selector();
+        super::a11y::resolve_endpoints(agent, &window, [&mut self.from, &mut self.to], stop)?;
+        json(d.drag(&self, stop)?)
+    }
+}
+
+impl Invocation for FocusRequest {
+    fn run(mut self: Box<Self>, agent: &Agent, stop: &StopFlag) -> Result<ToolOutput, ToolError> {
+        let d = desktop(agent)?;
+        let window = self.selector();
+        super::a11y::resolve_endpoints(agent, &window, self.click_at.as_mut(), stop)?;
+        json(d.focus(&self, stop)?)
+    }
+}
 
 impl Invocation for CaptureRequest {
     fn run(self: Box<Self>, agent: &Agent, _stop: &StopFlag) -> Result<ToolOutput, ToolError> {

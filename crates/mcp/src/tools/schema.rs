@@ -117,7 +117,11 @@ mod tests {
         let text = Value::Object(schema.clone()).to_string();
         assert!(!schema.contains_key("title") && !schema.contains_key("$defs"), "{text}");
         assert!(!text.contains("$ref") && !text.contains("\"Point\""), "{text}");
-        assert_eq!(schema["properties"]["from"]["type"], json!("object"), "{text}");
+        let from = &schema["properties"]["from"]["anyOf"];
+        assert_eq!(from[0]["required"], json!(["x", "y"]), "{text}");
+        assert!(from[1]["properties"]["elementId"].is_object(), "{text}");
+        assert_eq!(from.as_array().map(Vec::len), Some(2), "{text}");
+        assert!(!text.contains("Resolved") && !text.contains("ElementTarget"), "{text}");
         assert_eq!(schema["required"], json!(["from", "to"]), "{text}");
         assert_eq!(schema["properties"]["durationMs"]["maximum"], json!(10_000), "{text}");
         assert_eq!(schema["properties"]["durationMs"]["default"], json!(0), "{text}");

@@ -1,0 +1,146 @@
+//! Element targets: the `{elementId}` or `{by, value, role, states}` an agent gives to name
+//! one accessibility element, and [`Endpoint`], the "point or element" that `click`, `drag`
+//! and `focus` take wherever they take a point.
+//!
+//! Only the shapes live here: `mcec-desktop` knows nothing of accessibility trees. The MCP
+//! layer asks the accessibility tools for an element's centre and puts it back as
+//! [`Endpoint::Resolved`] before the desktop tool runs; a desktop tool handed an unresolved
+//! element refuses it.
+
+use schemars::JsonSchema;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::types::Point;
+
+/// What `value` is compared with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum By {
+    /// The accessible name (a button's label, a window's title), whole, case-insensitive.
+    #[default]
+    Name,
+    /// The role (`push-button`, `check-box`, `text`, `label`; `button`, `checkbox` also work).
+    Role,
+    /// The toolkit's accessible id (GTK's buildable id, Qt's objectName, HTML `id`), exact.
+    Automationid,
+    /// A substring of the element's text, case-insensitive.
+    Text,
+}
+
+/// One element: an `elementId` from an earlier answer, or a selector (`value` with `by`,
+/// `role`, `states`) under the request's window.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ElementTarget {
+    /// The element, from an earlier `query`, `find` or `wait-for`.
+    #[serde(default)]
+    pub element_id: Option<String>,
+    /// With a window: what `value` is compared with, `name` (default), `role`,
+    /// `automationid` or `text`.
+    #[serde(default)]
+    pub by: Option<By>,
+    /// With a window: the element's name, role, accessible id or text.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// Only elements of this role (e.g. `push-button`, `check-box`, `text`, `label`).
+    #[serde(default)]
+    pub role: Option<String>,
+    /// Only elements with all these states (e.g. `enabled`, `focused`, `checked`, `showing`).
+    #[serde(default)]
+    pub states: Vec<String>,
+}
+
+impl ElementTarget {
+    /// True when neither an id nor a selector value is given.
+    pub fn is_empty(&self) -> bool {
+        self.element_id.is_none() && self.value.is_none()
+    }
+}
+
+/// A point, or an accessibility element whose centre is the point.
+#[derive(Debug, Clone, PartialEq, Eq, JsonSchema)]
+#[schemars(untagged)]
+pub enum Endpoint {
+    /// `{x, y}`: pixels, in the space the request's other points are in.
+    Point(Point),
+    /// `{elementId}` or `{by, value, role, states}` (under the request's window): the centre
+    /// of the element's bounds. More than one match is `ambiguous-selector`, never the first.
+    Element(ElementTarget),
+    /// An element's centre in desktop pixels, filled in by the accessibility layer.
+    #[schemars(skip)]
+    Resolved(Point),
+}
+
+impl From<Point> for Endpoint {
+    fn from(p: Point) -> Self {
+        Endpoint::Point(p)
+    }
+}
+
+/// Every field either shape may carry, so one strict pass reads both and unknown fields are
+/// refused by name.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct EitherShape {
+    x: Option<i32>,
+    y: Option<i32>,
+    element_id: Option<String>,
+    by: Option<By>,
+    value: Option<String>,
+    role: Option<String>,
+    #[serde(default)]
+    states: Vec<String>,
+}
+
+/// `x` or `y` makes it a point (and then it must have both and nothing of an element);
+/// anything else is an element.
+impl<'de> Deserialize<'de> for Endpoint {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let e = EitherShape::deserialize(d)?;
+        let element = e.element_id.is_some()
+            || e.by.is_some()
+            || e.value.is_some()
+            || e.role.is_some()
+            || !e.states.is_empty();
+        match (e.x, e.y) {
+            (None, None) => Ok(Endpoint::Element(ElementTarget {
+                element_id: e.element_id,
+                by: e.by,
+                value: e.value,
+                role: e.role,
+                states: e.states,
+            })),
+            _ if element => Err(D::Error::custom("give a point {x, y} or an element, not both")),
+            (Some(x), Some(y)) => Ok(Endpoint::Point(Point::new(x, y))),
+            (None, _) => Err(D::Error::missing_field("x")),
+            (_, None) => Err(D::Error::missing_field("y")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn points_and_elements_are_told_apart_strictly() {
+        let p: Endpoint = serde_json::from_value(json!({"x": 1, "y": 2})).unwrap();
+        assert_eq!(p, Endpoint::Point(Point::new(1, 2)));
+        let e: Endpoint = serde_json::from_value(json!({"value": "OK", "role": "button"})).unwrap();
+        assert!(matches!(e, Endpoint::Element(ElementTarget { value: Some(ref v), .. }) if v == "OK"));
+        let id: Endpoint = serde_json::from_value(json!({"elementId": "e3"})).unwrap();
+        assert!(matches!(id, Endpoint::Element(ElementTarget { element_id: Some(_), .. })));
+        for bad in [json!({"x": 1, "value": "OK"}), json!({"bogus": 1}), json!(3), json!({"x": 1})] {
+            assert!(serde_json::from_value::<Endpoint>(bad.clone()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_schema_offers_both_shapes_and_hides_the_resolved_one() {
+        let text = serde_json::to_string(&schemars::schema_for!(Endpoint)).unwrap();
+        assert!(text.contains("anyOf") && text.contains("elementId") && text.contains("\"x\""), "{text}");
+        assert_eq!(text.matches("\"properties\"").count(), 2, "{text}");
+    }
+}
