@@ -9,6 +9,8 @@ use mcec_operator::PROMPT_TITLE;
 
 /// egui's dark-theme fill of an idle button.
 const BUTTON_FILL: [u8; 3] = [50, 50, 50];
+/// The colour the prompt draws the core's refusal in.
+const REFUSAL_RED: [u8; 3] = [0xE5, 0x73, 0x73];
 const REFUSAL: &str = "Re-arm refused: the click was not physical input";
 
 /// Find the `Re-arm` button (the first idle-looking button in the prompt's lower half; the
@@ -51,10 +53,12 @@ fn rearm_click_is_reported_and_dismissals_leave_stopped() {
         "the prompt waits for the core's verdict"
     );
 
+    // Nothing in the refusal's colour before the refusal: the wait below cannot pass early.
+    let red_text_in = |shot: &Shot| shot.count_near(rect, REFUSAL_RED, 30);
+    assert!(red_text_in(&shot) <= 50, "refusal-coloured pixels before any refusal");
     demo.send(&format!("refuse {REFUSAL}"));
-    std::thread::sleep(std::time::Duration::from_millis(1000));
-    let refused = Shot::take(&x.display, "rearm-prompt.png");
-    let red_text = refused.count_near(rect, [0xE5, 0x73, 0x73], 30);
+    let refused = common::wait_for_shot(&x.display, "rearm-prompt.png", |shot| red_text_in(shot) > 50);
+    let red_text = red_text_in(&refused);
     assert!(red_text > 50, "refusal text not drawn ({red_text} px)");
 
     // Esc leaves it stopped and hides the prompt (the prompt took the keyboard focus when it

@@ -27,8 +27,13 @@ pub struct Xvfb {
 
 impl Xvfb {
     /// Start Xvfb 1280x800x24 on a display number it picks itself, and wait until it answers.
+    ///
+    /// `-noreset`: without it the server resets whenever its last client disconnects, and a
+    /// client connecting during the reset (the demo, right after the readiness probe below
+    /// closed; any client between two xdotool runs) has its connection reset. The reset takes
+    /// longer the busier the machine, so the demo then failed to start only under load.
     pub fn start() -> Self {
-        let args = ["-screen", "0", "1280x800x24", "-nolisten", "tcp"];
+        let args = ["-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"];
         let (child, display) = xserver::spawn_server("Xvfb", &args, &[]).expect("Xvfb starts");
         let mut server = Self { child, display };
         let deadline = Instant::now() + PATIENCE;
@@ -89,6 +94,7 @@ impl Demo {
         let (tx, lines) = mpsc::channel();
         thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                eprintln!("demo: {line}");
                 if tx.send(line).is_err() {
                     break;
                 }
@@ -197,9 +203,30 @@ pub fn wait_for_window(display: &str, name: &str) -> u32 {
         if let Some(id) = visible_windows(display, name).first() {
             return *id;
         }
-        assert!(Instant::now() < deadline, "no visible window named {name}");
+        if Instant::now() >= deadline {
+            panic!("no visible window named {name}; the display's windows:\n{}", window_tree(display));
+        }
         thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// Every window on the display with its name and map state (`xwininfo -root -tree`), and
+/// what `xdotool search` says on stderr, for a failure message.
+pub fn window_tree(display: &str) -> String {
+    let run = |program: &str, args: &[&str]| match Command::new(program)
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+    {
+        Ok(out) => format!(
+            "$ {program} {}\n{}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => format!("{program} did not run: {e}\n"),
+    };
+    run("xwininfo", &["-root", "-tree"]) + &run("xdotool", &["search", "--onlyvisible", "--name", "."])
 }
 
 /// Wait until no visible window named `name` is left.
@@ -273,6 +300,20 @@ pub fn artifacts_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/artifacts");
     std::fs::create_dir_all(&dir).expect("artifacts dir");
     dir
+}
+
+/// Take screenshots (kept as `name`) until `shown` holds for one, or [`PATIENCE`] runs out;
+/// returns the last. For a repaint the UI makes on its own time: the test then asserts on
+/// the returned shot, instead of sleeping a fixed time that a loaded machine overruns.
+pub fn wait_for_shot(display: &str, name: &str, shown: impl Fn(&Shot) -> bool) -> Shot {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let shot = Shot::take(display, name);
+        if shown(&shot) || Instant::now() >= deadline {
+            return shot;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// An RGB screenshot of the whole screen.
