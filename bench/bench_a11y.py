@@ -24,7 +24,6 @@ Numbers are printed (p50/p90/p99), never asserted. The side-by-side run of `comp
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import tempfile
@@ -39,15 +38,10 @@ sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
 import mcec_e2e  # noqa: E402
 from a11y_desk import AccessibilityBus, App, bus_env  # noqa: E402
 from mcec_e2e import manual_copy, sdk_envelope, sdk_stdio  # noqa: E402
+from stats import pct  # noqa: E402
 from xdesk import start_server, stop_server  # noqa: E402
 
 COMMANDS = ("query", "find", "invoke", "get-text", "windows")
-
-
-def pct(samples: list[float], p: float) -> float:
-    ordered = sorted(samples)
-    k = max(0, min(len(ordered) - 1, math.ceil(p / 100 * len(ordered)) - 1))
-    return ordered[k] * 1000
 
 
 def report(name: str, samples: list[float]) -> None:

@@ -26,16 +26,11 @@ sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
 
 import mcec_e2e  # noqa: E402
 from mcec_e2e import RawStdio, installed_copy, run_cli, session_copy  # noqa: E402
-
-
-def pct(samples: list[float], p: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+from stats import pct  # noqa: E402
 
 
 def line(name: str, samples: list[float]) -> str:
-    ms = [s * 1000 for s in samples]
-    return f"  {name:<28} p50 {pct(ms, 50):7.3f} ms  p90 {pct(ms, 90):7.3f} ms  p99 {pct(ms, 99):7.3f} ms"
+    return f"  {name:<28} p50 {pct(samples, 50):7.3f} ms  p90 {pct(samples, 90):7.3f} ms  p99 {pct(samples, 99):7.3f} ms"
 
 
 def timed_call(server: RawStdio, n: int) -> float:
@@ -77,7 +72,7 @@ def main() -> None:
     print(f"mcec: {mcec_e2e.BIN}; {args.calls} session-status round trips each, alternating")
     print(line("session copy, direct", samples["direct"]))
     print(line("mcec mcp --session (relay)", samples["relayed"]))
-    diff = (pct(samples["relayed"], 50) - pct(samples["direct"], 50)) * 1000
+    diff = pct(samples["relayed"], 50) - pct(samples["direct"], 50)
     print(f"  relay overhead (difference of p50s): {diff:.3f} ms")
 
 

@@ -28,11 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "windows"))
 from wine_desk import Probe, WineDesk, fields, key_events  # noqa: E402
-
-
-def pct(xs: list[float], p: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
+from stats import percentile as pct  # noqa: E402
 
 
 def row(name: str, xs: list[float], unit: str) -> str:
