@@ -446,7 +446,8 @@ async def measure_ops(
 
 def raw_pipe_samples(binary: Path, root: Path, display: str, op: tuple[str, dict], n: int, warmup: int) -> list[float]:
     """`op` (tool, arguments) timed over a raw JSON-RPC pipe to `mcec mcp`, no SDK."""
-    server = RawStdio(mcec_copy(binary, root / "mcec-raw"), env_extra={"DISPLAY": display})
+    server = RawStdio(mcec_copy(binary, root / f"mcec-raw-{op[0]}-{time.monotonic_ns()}"),
+                      env_extra={"DISPLAY": display})
     try:
         server.initialize()
         samples = []
