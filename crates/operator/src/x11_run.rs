@@ -1,6 +1,6 @@
 //! The operator windows on X11: the CPU-painted windows of `soft/` without a host window,
-//! one eframe (glow) app otherwise (see the crate doc). Unix only; the crate builds on
-//! Windows without it, where [`crate::run_operator_ui`] answers that no window is built yet.
+//! one eframe (glow) app otherwise (see the crate doc). Unix only; on Windows
+//! [`crate::run_operator_ui`] runs the same CPU painter on its Win32 surface instead.
 
 use std::sync::mpsc::Sender;
 
