@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,7 @@ async def test_bad_capture_points_and_arguments_are_refused_and_press_nothing(
             ("click", {"at": {"x": 1, "y": 1}, "captureId": cid, "className": "McecTestWin"}, "not both"),
             ("drag", {"from": {"x": 1, "y": 1}, "to": {"x": 5000, "y": 1}, "captureId": cid}, "`to`:"),
             ("capture", {"full": True, "maxWidth": 100}, "`full`:"),
-            ("capture", {"quality": 50}, "`quality`: applies to `format: jpeg` only"),
+            ("capture", {"format": "png", "quality": 50}, "`quality`: applies to JPEG only"),
             ("capture", {"format": "jpeg", "quality": 0}, "`quality`: must be 1 to 100"),
             ("capture", {"format": "jpeg", "quality": 101}, "`quality`: must be 1 to 100"),
             ("capture", {"format": "gif"}, "format"),
@@ -158,3 +159,46 @@ async def test_the_pointer_is_drawn_when_asked(copy: Copy, screen: Screen, full_
         assert all(row == white for row in plain[2]), "without `cursor` the area is the window's white"
         changed = sum(a != b for ra, rb in zip(plain[2], drawn[2]) for a, b in zip(ra, rb))
         assert changed > 20, "the pointer was drawn near the middle of the region"
+
+
+def test_the_default_format_follows_the_picture_and_the_settings(tmp_path: Path) -> None:
+    """`auto`: a flat desk comes back as PNG, a photographic one (a fractal plasma filling the
+    root window) as a JPEG far smaller than its PNG; `format`, a `.jpg` file name and the
+    `CaptureFormat`/`CaptureMaxLongSide` settings override it."""
+    import anyio
+
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    proc, display = start_server(["Xvfb", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"], env)
+    xenv = {**env, "DISPLAY": display}
+    plasma = tmp_path / "plasma.png"
+    copy = manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=COMMANDS)
+    fixed = manual_copy(
+        tmp_path / "f",
+        settings='AgentCommandsEnabled = true\nCaptureFormat = "png"\nCaptureMaxLongSide = 400\n',
+        commands=COMMANDS,
+    )
+
+    async def run() -> None:
+        async with sdk_stdio(copy, env_extra={"DISPLAY": display}) as (s, _):
+            flat = (await call(s, "capture", {}))[0]["result"]
+            assert flat["mimeType"] == "image/png", "a flat desk stays lossless"
+            subprocess.run(["convert", "-seed", "3", "-size", "1280x800", "plasma:fractal", str(plasma)], check=True)
+            # `display` exits 1 after setting the root window's background; the capture below
+            # shows whether it did.
+            subprocess.run(["display", "-window", "root", str(plasma)], env=xenv, timeout=60)
+            photo = (await call(s, "capture", {}))[0]["result"]
+            png = (await call(s, "capture", {"format": "png"}))[0]["result"]
+            assert photo["mimeType"] == "image/jpeg" and png["mimeType"] == "image/png"
+            assert photo["byteSize"] * 3 < png["byteSize"], (photo["byteSize"], png["byteSize"])
+            named = (await call(s, "capture", {"file": "named.jpg"}))[0]["result"]
+            assert named["mimeType"] == "image/jpeg" and Path(named["file"]).read_bytes()[:3] == b"\xff\xd8\xff"
+            named = (await call(s, "capture", {"file": "named.png"}))[0]["result"]
+            assert named["mimeType"] == "image/png", "the file name asks for PNG"
+        async with sdk_stdio(fixed, env_extra={"DISPLAY": display}) as (s, _):
+            shot = (await call(s, "capture", {}))[0]["result"]
+            assert shot["mimeType"] == "image/png" and shot["width"] == 400, shot
+
+    try:
+        anyio.run(run)
+    finally:
+        stop_server(proc)

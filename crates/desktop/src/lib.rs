@@ -27,7 +27,7 @@ pub mod types;
 #[cfg(unix)]
 pub mod x11;
 
-pub use api::{DesktopConfig, DesktopTools};
+pub use api::{CaptureDefaults, DesktopConfig, DesktopTools};
 pub use types::{
     Captured, DisplayInfo, DisplaysResult, LeftOut, LeftOutHow, MouseButton, Point, Rect, RgbImage,
     ScrollDirection, WindowInfo,

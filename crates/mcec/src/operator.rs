@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use mcec_desktop::monitor::{LastPhysicalInput, MonitorHandle, MonitorSink, MonitorStatus};
-use mcec_desktop::{DesktopConfig, DesktopTools};
+use mcec_desktop::{CaptureDefaults, DesktopConfig, DesktopTools};
 use mcec_mcp::audit::audit;
 use mcec_mcp::{Agent, CallObserver, ConsentAsker};
 use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
@@ -65,6 +65,8 @@ pub struct Plan<'a> {
     pub surfaces: Surfaces,
     /// `UnsafeAllowActuationWithoutStopOnWayland`: act on a display where the stop cannot be armed.
     pub unsafe_without_stop_on_wayland: bool,
+    /// The `Capture*` settings.
+    pub capture: CaptureDefaults,
 }
 
 impl OperatorSide {
@@ -75,7 +77,10 @@ impl OperatorSide {
         let desktop =
             match crate::desktop_backend::connect_desktop(DesktopConfig { artifact_dir: plan.artifacts_dir })
             {
-                Ok(desktop) => Some(Arc::new(desktop)),
+                Ok(mut desktop) => {
+                    desktop.set_capture_defaults(plan.capture);
+                    Some(Arc::new(desktop))
+                }
                 Err(e) => {
                     tracing::info!(
                         "no desktop: {}; the protocol serves and desktop tools answer no-desktop",

@@ -136,6 +136,9 @@ fn restart_only_changes(a: &Settings, b: &Settings) -> Vec<&'static str> {
     check(a.emergency_stop_hotkey != b.emergency_stop_hotkey, "EmergencyStopHotkey");
     check(a.command_overlay_enabled != b.command_overlay_enabled, "CommandOverlayEnabled");
     check(a.act_as_server != b.act_as_server, "ActAsServer");
+    check(a.capture_max_long_side != b.capture_max_long_side, "CaptureMaxLongSide");
+    check(a.capture_max_pixels != b.capture_max_pixels, "CaptureMaxPixels");
+    check(a.capture_format != b.capture_format, "CaptureFormat");
     check(
         a.unsafe_allow_actuation_without_stop_on_wayland != b.unsafe_allow_actuation_without_stop_on_wayland,
         mcec_rules::settings::UNSAFE_WAYLAND_KEY,

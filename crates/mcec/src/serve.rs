@@ -9,12 +9,13 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result, bail};
-use mcec_desktop::DesktopTools;
+use mcec_desktop::requests::ImageFormat;
+use mcec_desktop::{CaptureDefaults, DesktopTools};
 use mcec_mcp::http::HttpConfig;
 use mcec_mcp::tools::{SessionServices, ToolServices};
 use mcec_mcp::{Agent, AgentConfig, audit::audit};
 use mcec_operator::Surfaces;
-use mcec_rules::settings::UNSAFE_WAYLAND_KEY;
+use mcec_rules::settings::{CaptureFormat, Settings, UNSAFE_WAYLAND_KEY};
 use mcec_sessions::lock::InstanceLock;
 use mcec_sessions::paths::McecPaths;
 use mcec_sessions::reaper::REAP_AGE;
@@ -147,6 +148,19 @@ fn load(mode: Mode) -> Result<(McecPaths, Loaded)> {
     Ok((paths, loaded))
 }
 
+/// The settings' `Capture*` keys as the desktop tools take them.
+fn capture_defaults(settings: &Settings) -> CaptureDefaults {
+    CaptureDefaults {
+        max_long_side: settings.capture_max_long_side,
+        max_pixels: u64::from(settings.capture_max_pixels),
+        format: match settings.capture_format {
+            CaptureFormat::Auto => ImageFormat::Auto,
+            CaptureFormat::Png => ImageFormat::Png,
+            CaptureFormat::Jpeg => ImageFormat::Jpeg,
+        },
+    }
+}
+
 /// What the operator side brings up for this mode and these settings.
 fn operator_plan<'a>(mode: Mode, paths: &McecPaths, loaded: &'a Loaded) -> Plan<'a> {
     let settings = &loaded.settings;
@@ -167,6 +181,7 @@ fn operator_plan<'a>(mode: Mode, paths: &McecPaths, loaded: &'a Loaded) -> Plan<
         // Like the provisioning opt-in, never honoured in a copy an agent drives.
         unsafe_without_stop_on_wayland: settings.unsafe_allow_actuation_without_stop_on_wayland
             && paths.session.is_none(),
+        capture: capture_defaults(settings),
     };
     if settings.unsafe_allow_actuation_without_stop_on_wayland && paths.session.is_some() {
         tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a session copy");

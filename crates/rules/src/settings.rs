@@ -34,7 +34,42 @@ pub struct Settings {
     pub unsafe_allow_actuation_without_stop_on_wayland: bool,
     /// Host names or addresses the HTTP `Host`/`Origin` check accepts besides loopback.
     pub mcp_allowed_hosts: Vec<String>,
+    /// A capture with no size argument: its longest side at most this many pixels.
+    pub capture_max_long_side: u32,
+    /// A capture with no size argument: at most this many pixels in all.
+    pub capture_max_pixels: u32,
+    /// A capture with no `format`: `auto`, `png` or `jpeg`.
+    pub capture_format: CaptureFormat,
 }
+
+/// The format of a capture that names none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CaptureFormat {
+    /// PNG, or JPEG when the picture is photographic (a PNG of it would run to megabytes).
+    #[default]
+    Auto,
+    Png,
+    Jpeg,
+}
+
+impl CaptureFormat {
+    fn parse(text: &str) -> Option<CaptureFormat> {
+        match text {
+            "auto" => Some(CaptureFormat::Auto),
+            "png" => Some(CaptureFormat::Png),
+            "jpeg" => Some(CaptureFormat::Jpeg),
+            _ => None,
+        }
+    }
+}
+
+/// The default capture size: what models take as they are (Anthropic's guidance: long side
+/// at most 1568 px, about 1.15 megapixels).
+pub const DEFAULT_CAPTURE_LONG_SIDE: u32 = 1568;
+pub const DEFAULT_CAPTURE_PIXELS: u32 = 1_150_000;
+/// Bounds of `CaptureMaxLongSide` and `CaptureMaxPixels`.
+const CAPTURE_LONG_SIDE_RANGE: std::ops::RangeInclusive<i64> = 64..=16_384;
+const CAPTURE_PIXELS_RANGE: std::ops::RangeInclusive<i64> = 4_096..=67_108_864;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -51,6 +86,9 @@ impl Default for Settings {
             act_as_server: false,
             unsafe_allow_actuation_without_stop_on_wayland: false,
             mcp_allowed_hosts: Vec::new(),
+            capture_max_long_side: DEFAULT_CAPTURE_LONG_SIDE,
+            capture_max_pixels: DEFAULT_CAPTURE_PIXELS,
+            capture_format: CaptureFormat::Auto,
         }
     }
 }
@@ -73,6 +111,9 @@ impl fmt::Debug for Settings {
                 &self.unsafe_allow_actuation_without_stop_on_wayland,
             )
             .field("mcp_allowed_hosts", &self.mcp_allowed_hosts)
+            .field("capture_max_long_side", &self.capture_max_long_side)
+            .field("capture_max_pixels", &self.capture_max_pixels)
+            .field("capture_format", &self.capture_format)
             .finish()
     }
 }
@@ -128,6 +169,8 @@ enum Field<'a> {
     Str(&'a mut String),
     Port(&'a mut u16),
     List(&'a mut Vec<String>),
+    Count(&'a mut u32, std::ops::RangeInclusive<i64>),
+    Format(&'a mut CaptureFormat),
 }
 
 /// Every key `mcec.settings` knows; an unknown key close to one of these is an error.
@@ -144,6 +187,9 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "AllowSessionProvisioning",
     "ActAsServer",
     UNSAFE_WAYLAND_KEY,
+    "CaptureMaxLongSide",
+    "CaptureMaxPixels",
+    "CaptureFormat",
 ];
 
 /// Parse the text of `mcec.settings`. `file` is only used in messages.
@@ -166,6 +212,9 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
             "ActAsServer" => Field::Bool(&mut s.act_as_server),
             UNSAFE_WAYLAND_KEY => Field::Bool(&mut s.unsafe_allow_actuation_without_stop_on_wayland),
             "McpAllowedHosts" => Field::List(&mut s.mcp_allowed_hosts),
+            "CaptureMaxLongSide" => Field::Count(&mut s.capture_max_long_side, CAPTURE_LONG_SIDE_RANGE),
+            "CaptureMaxPixels" => Field::Count(&mut s.capture_max_pixels, CAPTURE_PIXELS_RANGE),
+            "CaptureFormat" => Field::Format(&mut s.capture_format),
             _ => {
                 if let Some(known) = near::near_miss(key, SETTINGS_KEYS) {
                     return Err(SettingsError {
@@ -203,7 +252,22 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
                     .map(|item| item.as_str().map(str::to_string).ok_or_else(|| wrong("a list of strings")))
                     .collect::<Result<_, _>>()?;
             }
+            (Field::Count(slot, range), toml::Value::Integer(n)) => {
+                *slot =
+                    u32::try_from(*n).ok().filter(|_| range.contains(n)).ok_or_else(|| SettingsError {
+                        problem: format!("{n} is outside {}..={}", range.start(), range.end()),
+                        ..wrong("a number")
+                    })?;
+            }
+            (Field::Format(slot), toml::Value::String(v)) => {
+                *slot = CaptureFormat::parse(v).ok_or_else(|| SettingsError {
+                    problem: format!("`{v}` is not one of \"auto\", \"png\", \"jpeg\""),
+                    ..wrong("a format")
+                })?;
+            }
             (Field::List(_), _) => return Err(wrong("a list of strings")),
+            (Field::Count(..), _) => return Err(wrong("an integer")),
+            (Field::Format(_), _) => return Err(wrong("\"auto\", \"png\" or \"jpeg\"")),
             (Field::Bool(_), _) => return Err(wrong("true or false")),
             (Field::Str(_), _) => return Err(wrong("a string")),
             (Field::Port(_), _) => return Err(wrong("an integer port")),
@@ -414,6 +478,32 @@ UnsafeAllowActuationWithoutStopOnWayland = true
             assert_eq!(err.key.as_deref(), Some("McpHttpPort"), "{bad}");
         }
         assert!(parse_settings("McpHttpPort = \"80\"", "f").is_err());
+    }
+
+    #[test]
+    fn capture_keys_are_checked() {
+        let p = parse_settings(
+            "CaptureMaxLongSide = 1024\nCaptureMaxPixels = 500000\nCaptureFormat = \"png\"",
+            "f",
+        )
+        .unwrap();
+        assert_eq!(
+            (p.value.capture_max_long_side, p.value.capture_max_pixels, p.value.capture_format),
+            (1024, 500_000, CaptureFormat::Png)
+        );
+        let d = Settings::default();
+        assert_eq!((d.capture_max_long_side, d.capture_format), (1568, CaptureFormat::Auto));
+        for (bad, key, says) in [
+            ("CaptureMaxLongSide = 10", "CaptureMaxLongSide", "outside 64..=16384"),
+            ("CaptureMaxLongSide = \"big\"", "CaptureMaxLongSide", "expected an integer"),
+            ("CaptureMaxPixels = 100000000", "CaptureMaxPixels", "outside 4096..=67108864"),
+            ("CaptureFormat = \"gif\"", "CaptureFormat", "not one of"),
+            ("CaptureFormat = 1", "CaptureFormat", "expected \"auto\""),
+        ] {
+            let err = parse_settings(bad, "f").unwrap_err();
+            assert_eq!(err.key.as_deref(), Some(key), "{bad}");
+            assert!(err.to_string().contains(says), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 
-use crate::requests::WindowSelector;
+use crate::requests::{ImageFormat, WindowSelector};
 use crate::seams::Backend;
 use crate::select;
 use crate::types::{Point, Rect, WindowInfo};
@@ -65,6 +65,25 @@ pub struct DesktopTools {
     recorder: record::Recorder,
     /// The `send_command` queue: one per process, as there is one `DesktopTools`.
     raw_queue: raw::RawQueue,
+    capture_defaults: CaptureDefaults,
+}
+
+/// What a `capture` that names no size or format gets (`mcec.settings`' `Capture*` keys).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CaptureDefaults {
+    pub max_long_side: u32,
+    pub max_pixels: u64,
+    pub format: ImageFormat,
+}
+
+impl Default for CaptureDefaults {
+    fn default() -> Self {
+        CaptureDefaults {
+            max_long_side: crate::geometry::CLIENT_LONG_SIDE,
+            max_pixels: crate::geometry::CLIENT_PIXELS,
+            format: ImageFormat::Auto,
+        }
+    }
 }
 
 impl DesktopTools {
@@ -78,6 +97,7 @@ impl DesktopTools {
             hold_limit: MAX_HOLD,
             recorder: record::Recorder::default(),
             raw_queue: raw::RawQueue::default(),
+            capture_defaults: CaptureDefaults::default(),
         }
     }
 
@@ -92,6 +112,11 @@ impl DesktopTools {
     /// Change how long `mouse down` may hold a button before mcec lets go (tests shorten it).
     pub fn set_hold_limit(&mut self, limit: std::time::Duration) {
         self.hold_limit = limit;
+    }
+
+    /// Change the size and format of a capture that names none.
+    pub fn set_capture_defaults(&mut self, defaults: CaptureDefaults) {
+        self.capture_defaults = defaults;
     }
 
     /// The backend, for callers that need a seam directly.

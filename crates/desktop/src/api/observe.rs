@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::captures::CaptureMap;
 use super::{DesktopTools, artifacts, stopped_after};
-use crate::geometry::{CLIENT_LONG_SIDE, CLIENT_PIXELS, check_capture_size, client_size, target_size};
+use crate::geometry::{check_capture_size, client_size, target_size};
 use crate::requests::{
     CaptureRequest, DisplaysRequest, ImageFormat, Region, WaitCondition, WindowSelector, WindowsRequest,
 };
@@ -193,20 +193,22 @@ impl DesktopTools {
                 "asks for every pixel: leave out `maxWidth` and `scale`",
             ));
         }
-        let format = req.format.unwrap_or_default();
-        let quality = match (format, req.quality) {
-            (ImageFormat::Jpeg, q) => q.unwrap_or(DEFAULT_JPEG_QUALITY),
-            (ImageFormat::Png, None) => 0,
-            (ImageFormat::Png, Some(_)) => {
-                return Err(ToolError::bad_argument("quality", "applies to `format: jpeg` only"));
-            }
+        let asked = match (req.format, req.file.as_deref()) {
+            (Some(format), _) => format,
+            // A file name says what it holds.
+            (None, Some(f)) if self.capture_defaults.format == ImageFormat::Auto => file_format(f),
+            (None, _) => self.capture_defaults.format,
         };
-        if format == ImageFormat::Jpeg && !(1..=100).contains(&quality) {
+        if asked == ImageFormat::Png && req.quality.is_some() {
+            return Err(ToolError::bad_argument("quality", "applies to JPEG only (this capture is PNG)"));
+        }
+        let quality = req.quality.unwrap_or(DEFAULT_JPEG_QUALITY);
+        if !(1..=100).contains(&quality) {
             return Err(ToolError::bad_argument("quality", "must be 1 to 100"));
         }
-        let extension = if format == ImageFormat::Jpeg { "jpg" } else { "png" };
         let out_path = match req.file.as_deref() {
             Some(f) => {
+                let extension = if asked == ImageFormat::Jpeg { "jpg" } else { "png" };
                 Some(artifacts::output_path(&self.config.artifact_dir, Some(f), "capture", extension)?)
             }
             None => None,
@@ -214,7 +216,10 @@ impl DesktopTools {
         let (area, window) = self.target_area(req.region.as_ref(), &selector)?;
         let (tw, th) = match (full, req.max_width, req.scale) {
             (true, _, _) => (area.width, area.height),
-            (false, None, None) => client_size(area.width, area.height, CLIENT_LONG_SIDE, CLIENT_PIXELS),
+            (false, None, None) => {
+                let d = self.capture_defaults;
+                client_size(area.width, area.height, d.max_long_side, d.max_pixels)
+            }
             (false, max_width, scale) => target_size(area.width, area.height, max_width, scale),
         };
         let shot = if req.cursor == Some(true) {
@@ -239,9 +244,14 @@ impl DesktopTools {
             self.backend.window_info(w.id)?;
         }
         let img = shot.image;
-        let (data, mime_type) = match format {
-            ImageFormat::Png => (image::encode_png(&img)?, "image/png"),
-            ImageFormat::Jpeg => (image::encode_jpeg(&img, quality)?, "image/jpeg"),
+        let jpeg = match asked {
+            ImageFormat::Auto => image::looks_photographic(&img),
+            format => format == ImageFormat::Jpeg,
+        };
+        let (data, mime_type) = if jpeg {
+            (image::encode_jpeg(&img, quality)?, "image/jpeg")
+        } else {
+            (image::encode_png(&img)?, "image/png")
         };
         let file = match out_path {
             Some(p) => {
@@ -269,9 +279,27 @@ impl DesktopTools {
     }
 }
 
+/// The format a capture written to `file` takes when none was asked for.
+fn file_format(file: &str) -> ImageFormat {
+    let ext = std::path::Path::new(file).extension().and_then(|e| e.to_str()).unwrap_or("");
+    if ext.eq_ignore_ascii_case("jpg") || ext.eq_ignore_ascii_case("jpeg") {
+        ImageFormat::Jpeg
+    } else {
+        ImageFormat::Png
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_name_says_its_format() {
+        assert_eq!(file_format("shot.JPG"), ImageFormat::Jpeg);
+        assert_eq!(file_format("a/b.jpeg"), ImageFormat::Jpeg);
+        assert_eq!(file_format("shot.png"), ImageFormat::Png);
+        assert_eq!(file_format("shot"), ImageFormat::Png);
+    }
 
     #[test]
     fn regions_are_checked_before_allocation() {

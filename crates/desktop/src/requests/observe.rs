@@ -67,7 +67,9 @@ pub struct Region {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum ImageFormat {
+    /// PNG, or JPEG when the picture is photographic (a PNG of it would run to megabytes).
     #[default]
+    Auto,
     Png,
     Jpeg,
 }
@@ -95,10 +97,13 @@ with_selector! {
         /// a click would land.
         #[serde(default)]
         pub cursor: Option<bool>,
-        /// `png` (default, lossless) or `jpeg` (smaller).
+        /// `auto` (default unless the operator set another): PNG, lossless, or JPEG when the
+        /// picture is photographic (a photo, a video, a textured wallpaper), whose PNG would
+        /// run to megabytes; `png` always lossless; `jpeg` smaller. The answer's `mimeType` says
+        /// which. With `file`, a `.jpg`/`.jpeg` name means JPEG and any other PNG.
         #[serde(default)]
         pub format: Option<ImageFormat>,
-        /// JPEG quality, 1 to 100 (default 80).
+        /// JPEG quality, 1 to 100 (default 80); not with `format: png`.
         #[serde(default)]
         pub quality: Option<u8>,
         /// Also write the PNG to this file: a relative path lands in the session's artefact
