@@ -183,19 +183,19 @@ def wine_rearm(desk: Desk, wine_env: dict[str, str], session: Any) -> Callable[[
 
 def report_calls(lives: dict[str, Any]) -> None:
     linux, wine = lives["linux"], lives["wine"]
-    print(f"{'through the SDK, ms':34} {'Linux p50 / p90 / p99':>26} {'Wine p50 / p90 / p99':>28} {'Wine/Linux p50':>15}")
+    print(f"{'through the SDK, ms':34} {'Linux p50 / p90 / p99':>30} {'Wine p50 / p90 / p99':>30} {'Wine/Linux p50':>15}")
     for op in OPS:
         a, b = linux.samples.get(op, []), wine.samples.get(op, [])
         ratio = f"{pct(b, 50) / pct(a, 50):.1f}x" if a and b else "-"
-        print(f"{op:34} {three(a):>26} {three(b):>28} {ratio:>15}")
+        print(f"{op:34} {three(a):>30} {three(b):>30} {ratio:>15}")
 
 
 def report_stop(stop: dict[str, dict[str, list[float]]], probe_lines: list[str], probe_latch: list[float]) -> None:
     for what, label in (("engaged", "key -> engaged audit line (log)"), ("refused", "key -> first refused call (SDK)")):
         a, b = stop["linux"][what], stop["wine"][what]
         ratio = f"{pct(b, 50) / pct(a, 50):.1f}x" if a and b else "-"
-        print(f"{label:34} {three(a):>26} {three(b):>28} {ratio:>15}")
-    print(f"{'key -> Latch::trip (Wine probe)':34} {'-':>26} {three(probe_latch):>28}")
+        print(f"{label:34} {three(a):>30} {three(b):>30} {ratio:>15}")
+    print(f"{'key -> Latch::trip (Wine probe)':34} {'-':>30} {three(probe_latch):>30}")
     print()
     events = key_events(probe_lines)
     stats = fields(next(l for l in probe_lines if l.startswith("STATS")))
@@ -226,7 +226,7 @@ async def bench(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="mcec-wine-vs-linux-") as tmp, Desk() as desk, WineDesk(desk.outer) as wine_desk:
         work = Path(tmp)
         linux = make_mcec(linux_bin, work / "linux", desk.outer)
-        linux.ops = dict(OPS)
+        linux.key, linux.label, linux.ops = "linux", "mcec mcp (Linux)", dict(OPS)
         wcopy = wine_copy(wine_desk, work / "wine", "AgentCommandsEnabled = true\n", COMMANDS)
         wine = Server(
             key="wine", label="mcec.exe under Wine", argv=[str(wcopy.exe), "mcp"], env=wcopy.env(),
@@ -268,6 +268,8 @@ async def bench(args: argparse.Namespace) -> int:
             target.close()
         print(f"load at end: {uptime()}")
         print()
+        print(f"n per server: {args.iters} of each call, {args.capture_iters} of each capture (after "
+              f"{args.warmup} untimed), {args.stop_rounds} physical chords")
         report_calls(lives)
         report_stop(stop, probe_lines, probe_latch)
         bad = [(key, op, msgs) for key, live in lives.items() for op, msgs in live.failures.items()]
