@@ -86,7 +86,7 @@ OPS: dict[str, tuple[str, dict]] = {
 }
 #: The re-arm prompt's client area (crates/operator/src/prompt.rs), centred on the screen.
 PROMPT_CLIENT = (460, 175)
-COMMANDS = ("displays", "capture", "click", "type", "key")
+COMMANDS = ("capture", "click", "type", "key")
 
 
 def uptime() -> str:
