@@ -43,13 +43,20 @@ def exe(name: str) -> Path:
 
 
 class WineDesk:
-    """Xvfb + a fresh Wine prefix. Use as a context manager."""
+    """Xvfb + a fresh Wine prefix. Use as a context manager.
 
-    def __init__(self) -> None:
-        self._xvfb, self.display = start_server(
-            ["Xvfb", "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-noreset"],
-            {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        )
+    With `display`, Wine draws on that X server instead (its owner starts and stops it), so a
+    bench can put Wine beside other clients of one desk."""
+
+    def __init__(self, display: str | None = None) -> None:
+        self._xvfb: subprocess.Popen | None = None
+        if display is None:
+            self._xvfb, self.display = start_server(
+                ["Xvfb", "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-noreset"],
+                {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            )
+        else:
+            self.display = display
         self._dir = tempfile.TemporaryDirectory(prefix="mcec-wine-")
         self.prefix = Path(self._dir.name) / "prefix"
         try:
@@ -82,7 +89,8 @@ class WineDesk:
 
     def close(self) -> None:
         subprocess.run([WINESERVER, "-k"], env=self.env(), capture_output=True, timeout=30)
-        stop_server(self._xvfb)
+        if self._xvfb is not None:
+            stop_server(self._xvfb)
         self._dir.cleanup()
 
     def xdotool(self, *args: str) -> str:
