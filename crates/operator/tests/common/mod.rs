@@ -317,7 +317,10 @@ pub fn wait_for_shot(display: &str, name: &str, what: &str, painted: impl Fn(&Sh
             return shot;
         }
         if Instant::now() >= deadline {
-            panic!("{what} never painted within {PATIENCE:?} (last screenshot: {name})");
+            panic!(
+                "{what} never painted within {PATIENCE:?} (last screenshot: {})",
+                artifacts_dir().join(name).display()
+            );
         }
         thread::sleep(Duration::from_millis(100));
     }
