@@ -21,7 +21,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from mcec_e2e import REPO, Copy, all_stderr, audit_with, manual_copy, unwrap_groups
+from mcec_e2e import REPO, Copy, all_stderr, audit_with, code_of, manual_copy, unwrap_groups, wait_for_code
 from xdesk import Desk, ProbeWindow, wait_until
 
 PROMPT_TITLE = "mcec: emergency stop"
@@ -67,22 +67,6 @@ def is_red(rgb: tuple[int, int, int]) -> bool:
 
 def envelope(result) -> dict:
     return json.loads(result.content[-1].text)
-
-
-async def code_of(session: ClientSession, tool: str, args: dict | None = None) -> str | None:
-    env = envelope(await session.call_tool(tool, args or {}))
-    return None if env["ok"] else env["error"]["code"]
-
-
-async def wait_for_code(session: ClientSession, want: str | None, tool: str = "displays") -> str | None:
-    """Poll one cheap call until it answers `want` (the stop lands on other threads)."""
-    got = "never asked"
-    for _ in range(100):
-        got = await code_of(session, tool)
-        if got == want:
-            break
-        await anyio.sleep(0.05)
-    return got
 
 
 async def only_the_physical_chord_trips(s: ClientSession, copy: Copy, desk: Desk) -> None:

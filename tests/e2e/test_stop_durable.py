@@ -11,7 +11,6 @@ official MCP Python SDK (raw stdio only for the process that is killed by a sign
 
 from __future__ import annotations
 
-import json
 import os
 import pwd
 import signal
@@ -26,6 +25,7 @@ from mcp.client.stdio import stdio_client
 from mcec_e2e import (
     REPO,
     Copy,
+    code_of,
     envelope_of,
     host_settings,
     manual_copy,
@@ -34,6 +34,7 @@ from mcec_e2e import (
     session_copy,
     start_host,
     unwrap_groups,
+    wait_for_code,
 )
 from xdesk import Desk, wait_until
 
@@ -71,22 +72,6 @@ async def agent(copy: Copy, desk: Desk, display: str | None = None):
                     yield session
     finally:
         errlog.close()
-
-
-async def code_of(session: ClientSession, tool: str, args: dict | None = None) -> str | None:
-    env = json.loads((await session.call_tool(tool, args or {})).content[-1].text)
-    return None if env["ok"] else env["error"]["code"]
-
-
-async def wait_for_code(session: ClientSession, want: str | None, tool: str = "displays") -> str | None:
-    """Poll one cheap call until it answers `want` (the stop and the record land on other threads)."""
-    got = "never asked"
-    for _ in range(100):
-        got = await code_of(session, tool)
-        if got == want:
-            break
-        await anyio.sleep(0.05)
-    return got
 
 
 def is_red(rgb: tuple[int, int, int]) -> bool:
