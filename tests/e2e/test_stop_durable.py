@@ -19,8 +19,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from mcec_e2e import (
     REPO,
@@ -31,9 +29,9 @@ from mcec_e2e import (
     manual_copy,
     sdk_envelope,
     sdk_http,
+    sdk_stdio,
     session_copy,
     start_host,
-    unwrap_groups,
     wait_for_code,
 )
 from xdesk import Desk, wait_until
@@ -62,16 +60,8 @@ def record_of(desk: Desk) -> Path:
 
 @asynccontextmanager
 async def agent(copy: Copy, desk: Desk, display: str | None = None):
-    params = StdioServerParameters(command=str(copy.exe), args=["mcp"], env=copy.env(DISPLAY=display or desk.inner))
-    errlog = copy.stderr_file().open("w")
-    try:
-        with unwrap_groups():
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    yield session
-    finally:
-        errlog.close()
+    async with sdk_stdio(copy, env_extra={"DISPLAY": display or desk.inner}) as (session, _init):
+        yield session
 
 
 def is_red(rgb: tuple[int, int, int]) -> bool:
