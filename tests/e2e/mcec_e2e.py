@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Iterator
 
+import anyio
+
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("MCEC_BIN", str(REPO / "target" / "debug" / "mcec")))
 
@@ -512,6 +514,24 @@ def sdk_envelope(result: Any) -> dict:
     texts = [c.text for c in result.content if getattr(c, "type", None) == "text"]
     assert texts, f"no text block in {result!r}"
     return json.loads(texts[-1])
+
+
+async def code_of(session: Any, tool: str, args: dict | None = None) -> str | None:
+    """The error code one SDK call answers, None when it succeeds."""
+    env = sdk_envelope(await session.call_tool(tool, args or {}))
+    return None if env["ok"] else env["error"]["code"]
+
+
+async def wait_for_code(session: Any, want: str | None, tool: str = "displays") -> str | None:
+    """Poll one cheap call until it answers `want` (a stop or a record lands on other threads);
+    returns the last answer, for the caller to assert on."""
+    got = "never asked"
+    for _ in range(100):
+        got = await code_of(session, tool)
+        if got == want:
+            break
+        await anyio.sleep(0.05)
+    return got
 
 
 def sdk_stderr(copy: Copy) -> str:

@@ -18,10 +18,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 
-from mcec_e2e import REPO, Copy, all_stderr, audit_with, manual_copy, unwrap_groups
+from mcec_e2e import REPO, Copy, all_stderr, audit_with, code_of, manual_copy, sdk_stdio, wait_for_code
 from xdesk import Desk, ProbeWindow, wait_until
 
 PROMPT_TITLE = "mcec: emergency stop"
@@ -48,16 +47,8 @@ def stop_copy(tmp_path: Path) -> Copy:
 
 @asynccontextmanager
 async def agent(copy: Copy, desk: Desk):
-    params = StdioServerParameters(command=str(copy.exe), args=["mcp"], env=copy.env(DISPLAY=desk.inner))
-    errlog = copy.stderr_file().open("w")
-    try:
-        with unwrap_groups():
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    yield session
-    finally:
-        errlog.close()
+    async with sdk_stdio(copy, env_extra={"DISPLAY": desk.inner}) as (session, _init):
+        yield session
 
 
 def is_red(rgb: tuple[int, int, int]) -> bool:
@@ -67,22 +58,6 @@ def is_red(rgb: tuple[int, int, int]) -> bool:
 
 def envelope(result) -> dict:
     return json.loads(result.content[-1].text)
-
-
-async def code_of(session: ClientSession, tool: str, args: dict | None = None) -> str | None:
-    env = envelope(await session.call_tool(tool, args or {}))
-    return None if env["ok"] else env["error"]["code"]
-
-
-async def wait_for_code(session: ClientSession, want: str | None, tool: str = "displays") -> str | None:
-    """Poll one cheap call until it answers `want` (the stop lands on other threads)."""
-    got = "never asked"
-    for _ in range(100):
-        got = await code_of(session, tool)
-        if got == want:
-            break
-        await anyio.sleep(0.05)
-    return got
 
 
 async def only_the_physical_chord_trips(s: ClientSession, copy: Copy, desk: Desk) -> None:

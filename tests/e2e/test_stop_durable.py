@@ -11,7 +11,6 @@ official MCP Python SDK (raw stdio only for the process that is killed by a sign
 
 from __future__ import annotations
 
-import json
 import os
 import pwd
 import signal
@@ -20,20 +19,20 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from mcec_e2e import (
     REPO,
     Copy,
+    code_of,
     envelope_of,
     host_settings,
     manual_copy,
     sdk_envelope,
     sdk_http,
+    sdk_stdio,
     session_copy,
     start_host,
-    unwrap_groups,
+    wait_for_code,
 )
 from xdesk import Desk, wait_until
 
@@ -61,32 +60,8 @@ def record_of(desk: Desk) -> Path:
 
 @asynccontextmanager
 async def agent(copy: Copy, desk: Desk, display: str | None = None):
-    params = StdioServerParameters(command=str(copy.exe), args=["mcp"], env=copy.env(DISPLAY=display or desk.inner))
-    errlog = copy.stderr_file().open("w")
-    try:
-        with unwrap_groups():
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    yield session
-    finally:
-        errlog.close()
-
-
-async def code_of(session: ClientSession, tool: str, args: dict | None = None) -> str | None:
-    env = json.loads((await session.call_tool(tool, args or {})).content[-1].text)
-    return None if env["ok"] else env["error"]["code"]
-
-
-async def wait_for_code(session: ClientSession, want: str | None, tool: str = "displays") -> str | None:
-    """Poll one cheap call until it answers `want` (the stop and the record land on other threads)."""
-    got = "never asked"
-    for _ in range(100):
-        got = await code_of(session, tool)
-        if got == want:
-            break
-        await anyio.sleep(0.05)
-    return got
+    async with sdk_stdio(copy, env_extra={"DISPLAY": display or desk.inner}) as (session, _init):
+        yield session
 
 
 def is_red(rgb: tuple[int, int, int]) -> bool:

@@ -1,58 +1,19 @@
 //! Typed arguments of the accessibility tools, exactly as an agent sends them. Windows are
 //! chosen with the same selector fields as `click` (`window`, `process`, `className`, `pid`,
 //! `handle`, `foreground`); elements with `elementId`, or `{by, value}` plus optional `role`
-//! and `states`: the fields of [`ElementTarget`], spelled into each request by
-//! [`with_element!`] (for the reason `with_selector!` spells the window fields).
+//! and `states`: the fields of [`mcec_desktop::requests::ElementTarget`], spelled into each
+//! request by [`with_element!`] (for the reason `with_selector!` spells the window fields).
 
-use mcec_desktop::requests::ElementTarget;
 use mcec_desktop::with_selector;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// Declares a request with the element target's fields (`elementId`, `by`, `value`, `role`,
-/// `states`) and the window selector's appended, and `target()` collecting the former.
+/// `states`, written once in [`mcec_desktop::with_element_fields!`]) and the window selector's
+/// appended, and `target()` collecting the former.
 macro_rules! with_element {
-    (
-        $(#[$meta:meta])*
-        pub struct $name:ident {
-            $( $(#[$fmeta:meta])* pub $field:ident : $ty:ty, )*
-        }
-    ) => {
-        with_selector! {
-            $(#[$meta])*
-            pub struct $name {
-                $( $(#[$fmeta])* pub $field: $ty, )*
-                /// The element, from an earlier `query`, `find` or `wait-for`.
-                #[serde(default)]
-                pub element_id: Option<String>,
-                /// With a window: what `value` is compared with, `name` (default), `role`,
-                /// `automationid` or `text`.
-                #[serde(default)]
-                pub by: Option<mcec_desktop::requests::By>,
-                /// With a window: the element's name, role, accessible id or text.
-                #[serde(default)]
-                pub value: Option<String>,
-                /// Only elements of this role (e.g. `push-button`, `check-box`, `text`, `label`).
-                #[serde(default)]
-                pub role: Option<String>,
-                /// Only elements with all these states (e.g. `enabled`, `focused`, `checked`, `showing`).
-                #[serde(default)]
-                pub states: Vec<String>,
-            }
-        }
-
-        impl $name {
-            /// The element this request names.
-            pub fn target(&self) -> ElementTarget {
-                ElementTarget {
-                    element_id: self.element_id.clone(),
-                    by: self.by,
-                    value: self.value.clone(),
-                    role: self.role.clone(),
-                    states: self.states.clone(),
-                }
-            }
-        }
+    ($($item:tt)*) => {
+        mcec_desktop::with_element_fields! { with_selector, target { $($item)* } }
     };
 }
 

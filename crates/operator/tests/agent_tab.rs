@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::{Demo, Rect, Shot, Xvfb};
 use mcec_operator::{HOST_TITLE, SETTINGS_TITLE};
 
@@ -23,14 +21,6 @@ const CODEX_CLI: (i32, i32) = (261, 330);
 const COPY_STDIO: (i32, i32) = (63, 353);
 const COPY_HTTP: (i32, i32) = (182, 353);
 
-fn click(display: &str, window: Rect, at: (i32, i32)) {
-    let (x, y) = (window.x + at.0, window.y + at.1);
-    common::xdotool(display, &["mousemove", &x.to_string(), &y.to_string()]);
-    std::thread::sleep(Duration::from_millis(200));
-    common::xdotool(display, &["click", "1"]);
-    std::thread::sleep(Duration::from_millis(500));
-}
-
 fn window(display: &str, title: &str) -> Rect {
     let id = common::wait_for_window(display, &format!("^{title}$"));
     common::geometry(display, id)
@@ -42,57 +32,78 @@ fn agent_tab_reports_clicks_and_never_flips_the_checkbox_itself() {
     let mut demo = Demo::start(&x.display, &["--main-thread", "host"]);
     let host = window(&x.display, HOST_TITLE);
 
-    click(&x.display, host, MENU_BUTTON);
-    Shot::take(&x.display, "agent-host-menu.png");
-    click(&x.display, host, MENU_SETTINGS_ITEM);
+    let before = Shot::take(&x.display, "agent-host.png");
+    let menu_rows = Rect { x: host.x, y: host.y + 25, w: 120, h: 60 };
+    common::click_until_changed(&x.display, host, MENU_BUTTON, &before, menu_rows, "agent-host-menu.png");
+    common::click(&x.display, host, MENU_SETTINGS_ITEM);
     demo.expect("event RefreshSessions");
     let settings = window(&x.display, SETTINGS_TITLE);
 
+    let empty = common::wait_for_shot(&x.display, "agent-tab.png", "the settings window", |s| {
+        (s.count_near(settings, [0, 0, 0], 0) as i32) < settings.w * settings.h / 2
+    });
     demo.send("session 0123456789ab 5m 12_KiB stale");
     demo.send("session 00000000000b 3h 40.0_MiB running");
-    std::thread::sleep(Duration::from_millis(500));
-    Shot::take(&x.display, "agent-tab-rows.png");
+    let rows = Rect { x: settings.x, y: settings.y + 165, w: settings.w, h: 65 };
+    common::wait_for_shot(&x.display, "agent-tab-rows.png", "the session rows", |s| {
+        s.count_changed(&empty, rows) > 100
+    });
 
     // Off as confirmed: a click asks for on, and the box stays as the core last said.
-    click(&x.display, settings, CHECKBOX);
+    common::click(&x.display, settings, CHECKBOX);
     demo.expect("event SetProvisioning { enabled: true");
-    click(&x.display, settings, CHECKBOX);
+    common::click(&x.display, settings, CHECKBOX);
     demo.expect("event SetProvisioning { enabled: true");
     demo.send("agent allow");
-    click(&x.display, settings, CHECKBOX);
+    common::click(&x.display, settings, CHECKBOX);
     demo.expect("event SetProvisioning { enabled: false");
 
-    click(&x.display, settings, FIRST_ROW_DELETE);
+    common::click(&x.display, settings, FIRST_ROW_DELETE);
     demo.expect("event DeleteSession { id: \"0123456789ab\" }");
-    click(&x.display, settings, DELETE_ALL);
+    common::click(&x.display, settings, DELETE_ALL);
     demo.expect("event DeleteAllSessions");
     demo.send("agent allow");
-    click(&x.display, settings, PROVISION_NEW);
+    common::click(&x.display, settings, PROVISION_NEW);
     demo.expect("event ProvisionNew");
+    let before = Shot::take(&x.display, "agent-tab-before-handoff.png");
     demo.send("handoff");
-    std::thread::sleep(Duration::from_millis(500));
-    Shot::take(&x.display, "agent-tab-handoff.png");
+    let handoff_area = Rect { x: settings.x, y: settings.y + 300, w: settings.w, h: 80 };
+    let handoff = common::wait_for_shot(&x.display, "agent-tab-handoff.png", "the handoff", |s| {
+        s.count_changed(&before, handoff_area) > 100
+    });
 
     // The client choice picks which entry a Copy names; a client without an HTTP entry has
     // its HTTP Copy disabled (the next event must be the stdio Copy that follows it).
-    click(&x.display, settings, CODEX_CLI);
-    click(&x.display, settings, COPY_STDIO);
+    let codex = common::click_until_changed(
+        &x.display,
+        settings,
+        CODEX_CLI,
+        &handoff,
+        handoff_area,
+        "agent-tab-codex.png",
+    );
+    common::click(&x.display, settings, COPY_STDIO);
     demo.expect("event CopyHandoff { client: \"Codex CLI\", part: Stdio }");
-    click(&x.display, settings, COPY_HTTP);
+    common::click(&x.display, settings, COPY_HTTP);
     demo.expect("event CopyHandoff { client: \"Codex CLI\", part: Http }");
-    click(&x.display, settings, CLAUDE_DESKTOP);
-    Shot::take(&x.display, "agent-tab-claude-desktop.png");
-    click(&x.display, settings, COPY_HTTP);
-    click(&x.display, settings, COPY_STDIO);
+    let claude = "agent-tab-claude-desktop.png";
+    common::click_until_changed(&x.display, settings, CLAUDE_DESKTOP, &codex, handoff_area, claude);
+    common::click(&x.display, settings, COPY_HTTP);
+    common::click(&x.display, settings, COPY_STDIO);
     demo.expect("event CopyHandoff { client: \"Claude Desktop\", part: Stdio }");
 
-    // Inside a session copy the checkbox is disabled: a click reports nothing.
+    // Inside a session copy the checkbox is disabled (drawn dimmer): a click reports nothing.
+    let enabled = Shot::take(&x.display, "agent-tab-enabled.png");
     demo.send("agent copy");
-    std::thread::sleep(Duration::from_millis(300));
-    click(&x.display, settings, CHECKBOX);
-    Shot::take(&x.display, "agent-tab-session-copy.png");
-    let events: Vec<_> = demo.drain().into_iter().filter(|l| l.starts_with("event")).collect();
-    assert!(events.is_empty(), "clicks on a disabled checkbox were reported: {events:?}");
+    let checkbox_row = Rect { x: settings.x, y: settings.y + 30, w: settings.w, h: 30 };
+    common::wait_for_shot(&x.display, "agent-tab-session-copy.png", "the disabled checkbox", |s| {
+        s.count_changed(&enabled, checkbox_row) > 100
+    });
+    common::click(&x.display, settings, CHECKBOX);
+    // The UI takes clicks in order: once the Copy that follows is reported, the checkbox's
+    // click has been handled, and `expect` fails on any event reported before it.
+    common::click(&x.display, settings, COPY_STDIO);
+    demo.expect("event CopyHandoff { client: \"Claude Desktop\", part: Stdio }");
 
     demo.send("quit");
     demo.expect("exit ok");

@@ -9,20 +9,16 @@ use mcec_operator::{HOST_TITLE, OVERLAY_TITLE};
 
 const ACTING_NAVY: [u8; 3] = [0x1F, 0x2A, 0x44];
 const REARMED_GREEN: [u8; 3] = [0x2E, 0x7D, 0x32];
+/// The host window's status text while acting, stopped and armed.
+const ACTING_BLUE: [u8; 3] = [0x64, 0xB5, 0xF6];
+const STOPPED_RED: [u8; 3] = [0xE5, 0x39, 0x35];
+const ARMED_GREEN: [u8; 3] = [0x81, 0xC7, 0x84];
 /// The painted ⛔ in the menu item, and the menu bar's `mcec` button, relative to the host
 /// window (egui's default dark theme at scale 1).
 const MENU_BUTTON: (i32, i32) = (24, 12);
 const MENU_REARM_ITEM: (i32, i32) = (110, 40);
 /// `Quit` follows `Settings…` while armed (the re-arm item is absent).
 const MENU_QUIT_ITEM_ARMED: (i32, i32) = (22, 62);
-
-fn click(display: &str, host: Rect, at: (i32, i32)) {
-    let (x, y) = (host.x + at.0, host.y + at.1);
-    common::xdotool(display, &["mousemove", &x.to_string(), &y.to_string()]);
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    common::xdotool(display, &["click", "1"]);
-    std::thread::sleep(std::time::Duration::from_millis(500));
-}
 
 fn top_strip(shot: &Shot) -> Rect {
     Rect { x: 0, y: 0, w: shot.width as i32, h: 30 }
@@ -41,39 +37,48 @@ fn host_menu_rearm_and_overlay_states() {
     demo.send("narrate click (412, 300)");
     demo.send("narrate type \"hello\"");
     common::wait_for_window(&x.display, OVERLAY_TITLE);
-    std::thread::sleep(std::time::Duration::from_millis(1000));
-    let acting = Shot::take(&x.display, "acting-banner.png");
-    let navy = acting.count_near(top_strip(&acting), ACTING_NAVY, 6);
-    assert!(navy > 5_000, "acting banner missing ({navy} px)");
+    let status = Rect { x: host.x, y: host.y + 25, w: 300, h: 40 };
+    let what = "the acting banner (over 5000 navy pixels) and the host's acting status";
+    let acting = common::wait_for_shot(&x.display, "acting-banner.png", what, |s| {
+        s.count_near(top_strip(s), ACTING_NAVY, 6) > 5_000 && s.count_near(status, ACTING_BLUE, 40) > 50
+    });
 
     // Not stopped: the menu has no re-arm item (no red sign in its first row). The menu did
     // open: its first rows changed when the button was clicked.
     let first_row = Rect { x: host.x, y: host.y + 25, w: 60, h: 30 };
-    let closed = Shot::take(&x.display, "host-menu-closed.png");
-    click(&x.display, host, MENU_BUTTON);
-    let menu = Shot::take(&x.display, "host-menu-armed.png");
-    click(&x.display, host, (MENU_BUTTON.0 + 300, MENU_BUTTON.1 + 100));
-    let opened = menu.count_changed(&closed, Rect { h: 60, w: 120, ..first_row });
-    assert!(opened > 300, "the menu did not open ({opened} px changed)");
-    let red_sign = menu.count_near(first_row, [0xE5, 0x39, 0x35], 10);
+    let menu_rows = Rect { h: 60, w: 120, ..first_row };
+    let menu =
+        common::click_until_changed(&x.display, host, MENU_BUTTON, &acting, menu_rows, "host-menu-armed.png");
+    let red_sign = menu.count_near(first_row, STOPPED_RED, 10);
     assert_eq!(red_sign, 0, "re-arm item shown while armed");
+    common::click_until_changed(
+        &x.display,
+        host,
+        (MENU_BUTTON.0 + 300, MENU_BUTTON.1 + 100),
+        &menu,
+        menu_rows,
+        "host-menu-closed.png",
+    );
 
     demo.send("stop chord Ctrl+Alt+Shift+S");
-    std::thread::sleep(std::time::Duration::from_millis(800));
-    click(&x.display, host, MENU_BUTTON);
-    Shot::take(&x.display, "host-menu-stopped.png");
-    click(&x.display, host, MENU_REARM_ITEM);
+    let stopped = common::wait_for_shot(&x.display, "host-stopped.png", "the host's stopped status", |s| {
+        s.count_near(status, STOPPED_RED, 10) > 50
+    });
+    common::click_until_changed(&x.display, host, MENU_BUTTON, &stopped, menu_rows, "host-menu-stopped.png");
+    common::click(&x.display, host, MENU_REARM_ITEM);
     demo.expect("event MenuRearm");
 
     demo.send("rearm");
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    let rearmed = Shot::take(&x.display, "rearmed.png");
-    let green = rearmed.count_near(top_strip(&rearmed), REARMED_GREEN, 6);
-    assert!(green > 5_000, "re-armed line missing ({green} px)");
+    common::wait_for_shot(&x.display, "rearmed.png", "the re-armed line (over 5000 green pixels)", |s| {
+        s.count_near(top_strip(s), REARMED_GREEN, 6) > 5_000
+    });
     common::wait_until_gone(&x.display, OVERLAY_TITLE);
 
-    click(&x.display, host, MENU_BUTTON);
-    click(&x.display, host, MENU_QUIT_ITEM_ARMED);
+    let armed = common::wait_for_shot(&x.display, "host-armed.png", "the host's armed status", |s| {
+        s.count_near(status, ARMED_GREEN, 40) > 50
+    });
+    common::click_until_changed(&x.display, host, MENU_BUTTON, &armed, menu_rows, "host-menu-quit.png");
+    common::click(&x.display, host, MENU_QUIT_ITEM_ARMED);
     demo.expect("event Quit");
     demo.expect("exit ok");
     let rest: Vec<_> = demo.drain().into_iter().filter(|l| l.starts_with("event")).collect();

@@ -37,9 +37,12 @@ fn rearm_click_is_reported_and_dismissals_leave_stopped() {
     let mut demo = Demo::start(&x.display, &["prompt"]);
     demo.send("stop chord Ctrl+Alt+Shift+S");
     let prompt = common::wait_for_window(&x.display, PROMPT_TITLE);
-    std::thread::sleep(std::time::Duration::from_millis(1000));
     let rect = common::geometry(&x.display, prompt);
-    let shot = Shot::take(&x.display, "rearm-prompt-initial.png");
+    let shot =
+        common::wait_for_shot(&x.display, "rearm-prompt-initial.png", "the prompt's buttons", |shot| {
+            let lower = Rect { x: rect.x, y: rect.y + rect.h / 2, w: rect.w, h: rect.h / 2 };
+            shot.count_near(lower, BUTTON_FILL, 6) > 1_000
+        });
     let (bx, by) = rearm_button(&shot, rect);
 
     // An xdotool click is injected input: the toolkit presses the button all the same, and
@@ -57,9 +60,8 @@ fn rearm_click_is_reported_and_dismissals_leave_stopped() {
     let red_text_in = |shot: &Shot| shot.count_near(rect, REFUSAL_RED, 30);
     assert!(red_text_in(&shot) <= 50, "refusal-coloured pixels before any refusal");
     demo.send(&format!("refuse {REFUSAL}"));
-    let refused = common::wait_for_shot(&x.display, "rearm-prompt.png", |shot| red_text_in(shot) > 50);
-    let red_text = red_text_in(&refused);
-    assert!(red_text > 50, "refusal text not drawn ({red_text} px)");
+    let what = "the refusal text (over 50 pixels of its red)";
+    common::wait_for_shot(&x.display, "rearm-prompt.png", what, |shot| red_text_in(shot) > 50);
 
     // Esc leaves it stopped and hides the prompt (the prompt took the keyboard focus when it
     // opened).

@@ -19,15 +19,17 @@ fn stop_shows_red_banner_and_prompt() {
 
     let prompt = common::wait_for_window(&x.display, PROMPT_TITLE);
     let overlay = common::wait_for_window(&x.display, OVERLAY_TITLE);
-    // Let both windows paint their first frames.
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let shot = Shot::take(&x.display, "stopped-banner.png");
-
     let banner = common::geometry(&x.display, overlay);
     assert_eq!(banner.y, 0, "overlay sits at the top: {banner:?}");
-    let top = Rect { x: 0, y: 0, w: shot.width as i32, h: 40 };
-    let red = shot.count_near(top, STOP_RED, 12);
-    assert!(red > 10_000, "only {red} red pixels at the top");
+    let prompt_rect = common::geometry(&x.display, prompt);
+    // Both windows have painted their first frames: the banner's red, and the prompt no
+    // longer the black of the bare screen.
+    let top = |shot: &Shot| Rect { x: 0, y: 0, w: shot.width as i32, h: 40 };
+    let what = "the red banner (over 10000 red pixels at the top) and the prompt";
+    let shot = common::wait_for_shot(&x.display, "stopped-banner.png", what, |shot| {
+        let prompt_black = shot.count_near(prompt_rect, [0, 0, 0], 0) as i32;
+        shot.count_near(top(shot), STOP_RED, 12) > 10_000 && prompt_black < prompt_rect.w * prompt_rect.h / 2
+    });
     // The banner is centred: the screen corners stay untouched.
     assert_eq!(shot.pixel(2, 2), [0, 0, 0]);
 
@@ -37,7 +39,6 @@ fn stop_shows_red_banner_and_prompt() {
     assert!(under.contains("WINDOW="), "{under}");
     assert!(!under.contains(&format!("WINDOW={overlay}\n")), "the overlay takes the pointer: {under}");
 
-    let prompt_rect = common::geometry(&x.display, prompt);
     assert!(prompt_rect.w > 300 && prompt_rect.h > 150, "{prompt_rect:?}");
 
     // The tag is applied from a helper thread shortly after the overlay maps.

@@ -21,7 +21,10 @@ fn main() {
 }
 
 #[cfg(windows)]
-#[allow(unsafe_code)]
+#[path = "common/test_window.rs"]
+mod test_window;
+
+#[cfg(windows)]
 mod probe {
     use std::io::BufRead;
     use std::sync::mpsc;
@@ -33,12 +36,9 @@ mod probe {
     use mcec_rules::StopFlag;
     use mcec_rules::hotkey::Hotkey;
     use mcec_rules::latch::Latch;
-    use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, WPARAM};
-    use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
-    use windows_sys::Win32::UI::WindowsAndMessaging::{
-        CW_USEDEFAULT, CreateWindowExW, DefWindowProcW, DispatchMessageW, GetMessageW, MSG, PostQuitMessage,
-        RegisterClassW, TranslateMessage, WM_DESTROY, WNDCLASSW, WS_OVERLAPPEDWINDOW, WS_VISIBLE,
-    };
+    use windows_sys::Win32::UI::WindowsAndMessaging::CW_USEDEFAULT;
+
+    use crate::test_window::{self, Spec};
 
     pub const TITLE: &str = "mcec stop probe";
 
@@ -63,7 +63,14 @@ mod probe {
         };
         std::thread::spawn(move || print_events(rx));
         std::thread::spawn(move || print_trips(latch, release_on_trip));
-        let hwnd = create_window();
+        let spec = Spec {
+            class: "McecStopProbe",
+            title: TITLE,
+            bounds: (CW_USEDEFAULT, CW_USEDEFAULT, 320, 200),
+            background: None,
+            wndproc: Some(test_window::default_wndproc),
+        };
+        let hwnd = test_window::open(&spec).unwrap_or_else(|call| fail(&format!("WINDOW-FAILED {call}")));
         println!("READY hwnd={:#x} chord={hotkey}", hwnd as usize);
         std::thread::spawn(move || {
             // Quit when the test closes stdin (or says "quit").
@@ -83,7 +90,7 @@ mod probe {
             drop(monitor);
             std::process::exit(0);
         });
-        run_window_loop();
+        test_window::run_message_loop();
     }
 
     fn fail(msg: &str) -> ! {
@@ -127,69 +134,6 @@ mod probe {
                     Ok(count) => println!("RELEASED {count}"),
                     Err(e) => println!("RELEASE-FAILED {e}"),
                 }
-            }
-        }
-    }
-
-    fn wide(s: &str) -> Vec<u16> {
-        s.encode_utf16().chain(std::iter::once(0)).collect()
-    }
-
-    unsafe extern "system" fn wndproc(hwnd: HWND, msg: u32, w: WPARAM, l: LPARAM) -> LRESULT {
-        if msg == WM_DESTROY {
-            // SAFETY: plain Win32 call on the window's own thread.
-            unsafe { PostQuitMessage(0) };
-            return 0;
-        }
-        // SAFETY: default handling of a message for our own window.
-        unsafe { DefWindowProcW(hwnd, msg, w, l) }
-    }
-
-    fn create_window() -> HWND {
-        let class = wide("McecStopProbe");
-        let title = wide(TITLE);
-        // SAFETY: the class and title buffers outlive the calls; wndproc has the right signature.
-        unsafe {
-            let module = GetModuleHandleW(std::ptr::null());
-            let mut wc: WNDCLASSW = std::mem::zeroed();
-            wc.lpfnWndProc = Some(wndproc);
-            wc.hInstance = module;
-            wc.lpszClassName = class.as_ptr();
-            if RegisterClassW(&wc) == 0 {
-                fail("WINDOW-FAILED RegisterClassW");
-            }
-            let hwnd = CreateWindowExW(
-                0,
-                class.as_ptr(),
-                title.as_ptr(),
-                WS_OVERLAPPEDWINDOW | WS_VISIBLE,
-                CW_USEDEFAULT,
-                CW_USEDEFAULT,
-                320,
-                200,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                module,
-                std::ptr::null(),
-            );
-            if hwnd.is_null() {
-                fail("WINDOW-FAILED CreateWindowExW");
-            }
-            hwnd
-        }
-    }
-
-    fn run_window_loop() {
-        // SAFETY: msg is a valid MSG to fill; the loop ends on WM_QUIT or an error.
-        unsafe {
-            let mut msg: MSG = std::mem::zeroed();
-            loop {
-                let got = GetMessageW(&mut msg, std::ptr::null_mut(), 0, 0);
-                if got == 0 || got == -1 {
-                    break;
-                }
-                TranslateMessage(&msg);
-                DispatchMessageW(&msg);
             }
         }
     }

@@ -24,20 +24,24 @@ fn main() {
 }
 
 #[cfg(windows)]
+#[path = "common/test_window.rs"]
+mod test_window;
+
+#[cfg(windows)]
 #[allow(unsafe_code)]
 mod wintest {
     use std::cell::Cell;
     use std::io::{Read, Write};
 
     use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, POINT, RECT, WPARAM};
-    use windows_sys::Win32::Graphics::Gdi::{ClientToScreen, CreateSolidBrush};
-    use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
+    use windows_sys::Win32::Graphics::Gdi::ClientToScreen;
     use windows_sys::Win32::UI::WindowsAndMessaging::{
-        CreateWindowExW, DefWindowProcW, DispatchMessageW, GetClientRect, GetMessageW, MSG, PostQuitMessage,
-        RegisterClassW, SetForegroundWindow, TranslateMessage, WM_CHAR, WM_DESTROY, WM_KEYDOWN, WM_KEYUP,
-        WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEHWHEEL, WM_MOUSEWHEEL,
-        WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SYSKEYDOWN, WM_SYSKEYUP, WNDCLASSW, WS_OVERLAPPEDWINDOW, WS_VISIBLE,
+        GetClientRect, SetForegroundWindow, WM_CHAR, WM_KEYDOWN, WM_KEYUP, WM_LBUTTONDOWN, WM_LBUTTONUP,
+        WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEHWHEEL, WM_MOUSEWHEEL, WM_RBUTTONDOWN, WM_RBUTTONUP,
+        WM_SYSKEYDOWN, WM_SYSKEYUP,
     };
+
+    use crate::test_window::{self, Spec};
 
     thread_local! {
         static HIGH: Cell<u16> = const { Cell::new(0) };
@@ -52,10 +56,6 @@ mod wintest {
     fn fail(msg: &str) -> ! {
         say(msg);
         std::process::exit(3);
-    }
-
-    fn wide(s: &str) -> Vec<u16> {
-        s.encode_utf16().chain(std::iter::once(0)).collect()
     }
 
     fn lo(l: LPARAM) -> i32 {
@@ -99,19 +99,14 @@ mod wintest {
             WM_CHAR => on_char(w as u16),
             WM_MOUSEWHEEL => say(&format!("WHEEL delta={}", hi(w as LPARAM))),
             WM_MOUSEHWHEEL => say(&format!("HWHEEL delta={}", hi(w as LPARAM))),
-            WM_DESTROY => {
-                // SAFETY: plain Win32 call on the window's own thread.
-                unsafe { PostQuitMessage(0) };
-                return 0;
-            }
             _ => {}
         }
         if matches!(msg, WM_SYSKEYDOWN | WM_SYSKEYUP) {
             // Reported, not acted on: Alt must not open the system menu mid-test.
             return 0;
         }
-        // SAFETY: default handling of a message for our own window.
-        unsafe { DefWindowProcW(hwnd, msg, w, l) }
+        // SAFETY: the default procedure, for our own window's message.
+        unsafe { test_window::default_wndproc(hwnd, msg, w, l) }
     }
 
     fn arg<T: std::str::FromStr>(args: &[String], i: usize, what: &str) -> T {
@@ -125,41 +120,16 @@ mod wintest {
             .unwrap_or_else(|_| fail("USAGE bad colour"));
         let (x, y, w, h): (i32, i32, i32, i32) =
             (arg(&args, 2, "x"), arg(&args, 3, "y"), arg(&args, 4, "width"), arg(&args, 5, "height"));
-        // COLORREF is 0x00BBGGRR.
-        let colorref = ((rgb & 0xFF) << 16) | (rgb & 0xFF00) | ((rgb >> 16) & 0xFF);
-        let class = wide(args.get(6).map_or("McecWinTest", String::as_str));
-        let title_w = wide(&title);
-        // SAFETY: the buffers outlive the calls; wndproc has the WNDPROC signature.
-        let hwnd = unsafe {
-            let module = GetModuleHandleW(std::ptr::null());
-            let mut wc: WNDCLASSW = std::mem::zeroed();
-            wc.lpfnWndProc = Some(wndproc);
-            wc.hInstance = module;
-            wc.lpszClassName = class.as_ptr();
-            wc.hbrBackground = CreateSolidBrush(colorref);
-            if RegisterClassW(&wc) == 0 {
-                fail("FAILED RegisterClassW");
-            }
-            let hwnd = CreateWindowExW(
-                0,
-                class.as_ptr(),
-                title_w.as_ptr(),
-                WS_OVERLAPPEDWINDOW | WS_VISIBLE,
-                x,
-                y,
-                w,
-                h,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                module,
-                std::ptr::null(),
-            );
-            if hwnd.is_null() {
-                fail("FAILED CreateWindowExW");
-            }
-            SetForegroundWindow(hwnd);
-            hwnd
+        let spec = Spec {
+            class: args.get(6).map_or("McecWinTest", String::as_str),
+            title: &title,
+            bounds: (x, y, w, h),
+            background: Some(rgb),
+            wndproc: Some(wndproc),
         };
+        let hwnd = test_window::open(&spec).unwrap_or_else(|call| fail(&format!("FAILED {call}")));
+        // SAFETY: our own window, just created.
+        unsafe { SetForegroundWindow(hwnd) };
         let mut rect = RECT { left: 0, top: 0, right: 0, bottom: 0 };
         let mut origin = POINT { x: 0, y: 0 };
         // SAFETY: locals to fill for our own window.
@@ -180,17 +150,6 @@ mod wintest {
             let _ = std::io::stdin().read_to_end(&mut Vec::new());
             std::process::exit(0);
         });
-        // SAFETY: msg is a valid MSG to fill; the loop ends on WM_QUIT or an error.
-        unsafe {
-            let mut msg: MSG = std::mem::zeroed();
-            loop {
-                let got = GetMessageW(&mut msg, std::ptr::null_mut(), 0, 0);
-                if got == 0 || got == -1 {
-                    break;
-                }
-                TranslateMessage(&msg);
-                DispatchMessageW(&msg);
-            }
-        }
+        test_window::run_message_loop();
     }
 }

@@ -28,28 +28,69 @@ pub enum By {
     Text,
 }
 
-/// One element: an `elementId` from an earlier answer, or a selector (`value` with `by`,
-/// `role`, `states`) under the request's window.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct ElementTarget {
-    /// The element, from an earlier `query`, `find` or `wait-for`.
-    #[serde(default)]
-    pub element_id: Option<String>,
-    /// With a window: what `value` is compared with, `name` (default), `role`,
-    /// `automationid` or `text`.
-    #[serde(default)]
-    pub by: Option<By>,
-    /// With a window: the element's name, role, accessible id or text.
-    #[serde(default)]
-    pub value: Option<String>,
-    /// Only elements of this role (e.g. `push-button`, `check-box`, `text`, `label`).
-    #[serde(default)]
-    pub role: Option<String>,
-    /// Only elements with all these states (e.g. `enabled`, `focused`, `checked`, `showing`).
-    #[serde(default)]
-    pub states: Vec<String>,
+/// Spells the element target's fields (`elementId`, `by`, `value`, `role`, `states`) into a
+/// struct and hands it to the macro named first, which declares it; with `target`, also gives
+/// the struct `target()`, the [`ElementTarget`] it names. The one place these fields are
+/// written: [`ElementTarget`] itself, the strict reader of [`Endpoint`] and `mcec-a11y`'s
+/// requests are declared through it. Spelled rather than `#[serde(flatten)]`: with
+/// `deny_unknown_fields`, a flattened field's error loses the field's path (`by` becomes
+/// `arguments`) and an unknown field's error its list of the fields expected.
+#[macro_export]
+macro_rules! with_element_fields {
+    ($declare:ident { $(#[$meta:meta])* pub struct $name:ident { $($body:tt)* } }) => {
+        $declare! {
+            $(#[$meta])*
+            pub struct $name {
+                $($body)*
+                /// The element, from an earlier `query`, `find` or `wait-for`.
+                #[serde(default)]
+                pub element_id: Option<String>,
+                /// With a window: what `value` is compared with, `name` (default), `role`,
+                /// `automationid` or `text`.
+                #[serde(default)]
+                pub by: Option<$crate::requests::By>,
+                /// With a window: the element's name, role, accessible id or text.
+                #[serde(default)]
+                pub value: Option<String>,
+                /// Only elements of this role (e.g. `push-button`, `check-box`, `text`, `label`).
+                #[serde(default)]
+                pub role: Option<String>,
+                /// Only elements with all these states (e.g. `enabled`, `focused`, `checked`, `showing`).
+                #[serde(default)]
+                pub states: Vec<String>,
+            }
+        }
+    };
+    ($declare:ident, target { $(#[$meta:meta])* pub struct $name:ident { $($body:tt)* } }) => {
+        $crate::with_element_fields! { $declare { $(#[$meta])* pub struct $name { $($body)* } } }
+
+        impl $name {
+            /// The element this request names.
+            pub fn target(&self) -> $crate::requests::ElementTarget {
+                $crate::requests::ElementTarget {
+                    element_id: self.element_id.clone(),
+                    by: self.by,
+                    value: self.value.clone(),
+                    role: self.role.clone(),
+                    states: self.states.clone(),
+                }
+            }
+        }
+    };
 }
+
+/// Declares an item as written (for [`with_element_fields!`]'s plain structs).
+macro_rules! as_written {
+    ($($item:tt)*) => { $($item)* };
+}
+
+with_element_fields! { as_written {
+    /// One element: an `elementId` from an earlier answer, or a selector (`value` with `by`,
+    /// `role`, `states`) under the request's window.
+    #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    pub struct ElementTarget {}
+} }
 
 impl ElementTarget {
     /// True when neither an id nor a selector value is given.
@@ -78,40 +119,28 @@ impl From<Point> for Endpoint {
     }
 }
 
-/// Every field either shape may carry, so one strict pass reads both and unknown fields are
-/// refused by name.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct EitherShape {
-    x: Option<i32>,
-    y: Option<i32>,
-    element_id: Option<String>,
-    by: Option<By>,
-    value: Option<String>,
-    role: Option<String>,
-    #[serde(default)]
-    states: Vec<String>,
-}
+with_element_fields! { as_written, target {
+    /// Every field either shape may carry, so one strict pass reads both and unknown fields
+    /// are refused by name.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    pub struct EitherShape {
+        x: Option<i32>,
+        y: Option<i32>,
+    }
+} }
 
 /// `x` or `y` makes it a point (and then it must have both and nothing of an element);
 /// anything else is an element.
 impl<'de> Deserialize<'de> for Endpoint {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let e = EitherShape::deserialize(d)?;
-        let element = e.element_id.is_some()
-            || e.by.is_some()
-            || e.value.is_some()
-            || e.role.is_some()
-            || !e.states.is_empty();
+        let element = e.target();
         match (e.x, e.y) {
-            (None, None) => Ok(Endpoint::Element(ElementTarget {
-                element_id: e.element_id,
-                by: e.by,
-                value: e.value,
-                role: e.role,
-                states: e.states,
-            })),
-            _ if element => Err(D::Error::custom("give a point {x, y} or an element, not both")),
+            (None, None) => Ok(Endpoint::Element(element)),
+            _ if element != ElementTarget::default() => {
+                Err(D::Error::custom("give a point {x, y} or an element, not both"))
+            }
             (Some(x), Some(y)) => Ok(Endpoint::Point(Point::new(x, y))),
             (None, _) => Err(D::Error::missing_field("x")),
             (_, None) => Err(D::Error::missing_field("y")),

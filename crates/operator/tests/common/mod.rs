@@ -296,24 +296,59 @@ pub fn xprop(display: &str, id: u32, property: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Where screenshots are kept: `target/test-artifacts/operator`, beside the end-to-end tests'
+/// (untracked, so a test run leaves the tree as it was).
 pub fn artifacts_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/artifacts");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-artifacts/operator");
     std::fs::create_dir_all(&dir).expect("artifacts dir");
     dir
 }
 
-/// Take screenshots (kept as `name`) until `shown` holds for one, or [`PATIENCE`] runs out;
-/// returns the last. For a repaint the UI makes on its own time: the test then asserts on
-/// the returned shot, instead of sleeping a fixed time that a loaded machine overruns.
-pub fn wait_for_shot(display: &str, name: &str, shown: impl Fn(&Shot) -> bool) -> Shot {
+/// Take screenshots (kept as `name`) until `painted` holds for one and return it; when
+/// [`PATIENCE`] runs out, fail saying that `what` was never painted. For a paint the UI makes
+/// on its own time (a window's first frame, a state change), instead of a fixed sleep that a
+/// loaded machine overruns. `painted` says that the paint is there, not that it is right: the
+/// test asserts on the returned shot.
+pub fn wait_for_shot(display: &str, name: &str, what: &str, painted: impl Fn(&Shot) -> bool) -> Shot {
     let deadline = Instant::now() + PATIENCE;
     loop {
         let shot = Shot::take(display, name);
-        if shown(&shot) || Instant::now() >= deadline {
+        if painted(&shot) {
             return shot;
+        }
+        if Instant::now() >= deadline {
+            panic!(
+                "{what} never painted within {PATIENCE:?} (last screenshot: {})",
+                artifacts_dir().join(name).display()
+            );
         }
         thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// Click at `at` (from `window`'s top-left corner) and wait until `area` no longer looks as
+/// in `before`: the UI has painted its answer (a menu opened, a choice shown). Returns the
+/// screenshot, kept as `name`.
+pub fn click_until_changed(
+    display: &str,
+    window: Rect,
+    at: (i32, i32),
+    before: &Shot,
+    area: Rect,
+    name: &str,
+) -> Shot {
+    click(display, window, at);
+    let what = format!("an answer to the click at {at:?} in {area:?}");
+    wait_for_shot(display, name, &what, |shot| shot.count_changed(before, area) > 100)
+}
+
+/// Move the pointer to `at` (from `window`'s top-left corner), let the UI see it hover, and
+/// click the left button.
+pub fn click(display: &str, window: Rect, at: (i32, i32)) {
+    let (x, y) = (window.x + at.0, window.y + at.1);
+    xdotool(display, &["mousemove", &x.to_string(), &y.to_string()]);
+    thread::sleep(Duration::from_millis(200));
+    xdotool(display, &["click", "1"]);
 }
 
 /// An RGB screenshot of the whole screen.

@@ -6,7 +6,12 @@
 //! a directory descriptor. Windows: the user's profile ACL keeps files private (no mode to
 //! set), `FILE_FLAG_OPEN_REPARSE_POINT` opens a symlink or junction itself instead of its
 //! target (and the caller then refuses it as not a regular file), `MoveFileExW` without
-//! `MOVEFILE_REPLACE_EXISTING`, and `LockFileEx` (through `File::try_lock`) on the lock files.
+//! `MOVEFILE_REPLACE_EXISTING`, and `LockFileEx` (through `File::try_lock`) on the lock files. Where only one step differs (what
+//! a directory lock locks), the rest is written once here and the platform file gives the step.
+
+use std::fs::File;
+use std::io::{self, ErrorKind};
+use std::path::Path;
 
 #[cfg(unix)]
 mod unix;
@@ -17,3 +22,26 @@ pub use unix::*;
 mod windows;
 #[cfg(windows)]
 pub use windows::*;
+
+/// An exclusive lock for the directory `dir`, held until the file is dropped; never follows a
+/// symlink. `WouldBlock` when another holds it. What is locked is the platform's
+/// ([`open_dir_lock`]): the directory itself on Unix, its `.mcec.lock` on Windows.
+pub fn lock_dir(dir: &Path) -> io::Result<File> {
+    let file = open_dir_lock(dir)?;
+    file.try_lock().map_err(|e| match e {
+        std::fs::TryLockError::WouldBlock => io::Error::new(ErrorKind::WouldBlock, "held"),
+        std::fs::TryLockError::Error(e) => e,
+    })?;
+    Ok(file)
+}
+
+/// Whether another process holds [`lock_dir`] on `dir`.
+pub fn dir_lock_is_held(dir: &Path) -> bool {
+    match lock_dir(dir) {
+        Ok(file) => {
+            let _ = file.unlock();
+            false
+        }
+        Err(_) => true,
+    }
+}

@@ -82,26 +82,10 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// An exclusive lock on the directory `dir` itself (a `flock` on its descriptor), never
-/// following a symlink. `WouldBlock` when another holds it.
-pub fn lock_dir(dir: &Path) -> io::Result<File> {
-    let file = OpenOptions::new().read(true).custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW).open(dir)?;
-    file.try_lock().map_err(|e| match e {
-        std::fs::TryLockError::WouldBlock => io::Error::new(ErrorKind::WouldBlock, "held"),
-        std::fs::TryLockError::Error(e) => e,
-    })?;
-    Ok(file)
-}
-
-/// Whether another process holds [`lock_dir`] on `dir`.
-pub fn dir_lock_is_held(dir: &Path) -> bool {
-    match lock_dir(dir) {
-        Ok(file) => {
-            let _ = file.unlock();
-            false
-        }
-        Err(_) => true,
-    }
+/// What [`super::lock_dir`] locks: the directory `dir` itself (a `flock` on its
+/// descriptor), opened without following a symlink.
+pub fn open_dir_lock(dir: &Path) -> io::Result<File> {
+    OpenOptions::new().read(true).custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW).open(dir)
 }
 
 /// Quotes `s` for a POSIX shell when it holds anything beyond a safe set.

@@ -82,9 +82,9 @@ pub fn sync_dir(_dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// An exclusive lock held for a directory being built: `LockFileEx` on its `.mcec.lock`
-/// (Windows cannot lock a directory handle). `WouldBlock` when another holds it.
-pub fn lock_dir(dir: &Path) -> io::Result<File> {
+/// What [`super::lock_dir`] locks for a directory being built: its `.mcec.lock` (Windows
+/// cannot lock a directory handle, so `LockFileEx` goes on this file).
+pub fn open_dir_lock(dir: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.read(true).write(true).create(true);
     let path = dir.join(crate::paths::LOCK_FILE);
@@ -95,22 +95,7 @@ pub fn lock_dir(dir: &Path) -> io::Result<File> {
             format!("{} is not a regular file", path.display()),
         ));
     }
-    file.try_lock().map_err(|e| match e {
-        std::fs::TryLockError::WouldBlock => io::Error::new(ErrorKind::WouldBlock, "held"),
-        std::fs::TryLockError::Error(e) => e,
-    })?;
     Ok(file)
-}
-
-/// Whether another process holds [`lock_dir`] on `dir`.
-pub fn dir_lock_is_held(dir: &Path) -> bool {
-    match lock_dir(dir) {
-        Ok(file) => {
-            let _ = file.unlock();
-            false
-        }
-        Err(_) => true,
-    }
 }
 
 /// Quotes `s` for `cmd.exe` (a path cannot hold `"`, so double quotes suffice).
@@ -159,6 +144,7 @@ pub fn refuse_links_out_of(top: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::os::{dir_lock_is_held, lock_dir};
 
     #[test]
     fn a_held_dir_lock_blocks_a_second_one_until_dropped() {
