@@ -160,7 +160,8 @@ def make_mcec(binary: Path, root: Path, display: str) -> Server:
         cwd=str(copy.root),
         ops={
             "cheapest": ("displays", {}),
-            "capture": ("capture", {"full": True}),
+            # PNG like the peers' (a default capture of the plasma desk would be JPEG).
+            "capture": ("capture", {"full": True, "format": "png"}),
             "capture-default": ("capture", {}),
             "capture-jpeg": ("capture", {"format": "jpeg"}),
             "click": ("click", {"at": {"x": x, "y": y}}),
