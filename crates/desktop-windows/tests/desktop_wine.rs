@@ -43,10 +43,14 @@ impl Drop for TestWindow {
     }
 }
 
-/// Cargo names the program by its Linux path; Wine reaches it through drive Z:.
+/// The test program, built beside this test's `deps` directory (`scripts/windows-build`
+/// builds it first). Not `env!("CARGO_BIN_EXE_...")`: cargo leaves that unset when a workspace
+/// wrapper (the Windows build's clippy-driver) compiles the test. The path is Windows' own
+/// (`Z:\...` for the Linux file), as the test runs under Wine.
 fn exe() -> String {
-    let p = env!("CARGO_BIN_EXE_mcec-wintest");
-    if p.starts_with('/') { format!("Z:{}", p.replace('/', "\\")) } else { p.to_string() }
+    let me = std::env::current_exe().expect("the test's own path");
+    let dir = me.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps");
+    dir.join("mcec-wintest.exe").to_string_lossy().into_owned()
 }
 
 fn field<'a>(line: &'a str, name: &str) -> &'a str {

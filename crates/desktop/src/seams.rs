@@ -61,6 +61,20 @@ pub trait WindowManager: Send + Sync {
     /// Ask for `op`; returns once the request is sent and processed by the display server
     /// (a window manager may still be acting on it).
     fn window_op(&self, id: u64, op: WindowOp) -> Result<(), ToolError>;
+
+    /// The process that started `pid`, when the platform still knows it: how `launch` tells
+    /// a window of a process its program started. The default reads Linux's `/proc`.
+    fn parent_process(&self, pid: u32) -> Option<u32> {
+        proc_parent(pid)
+    }
+}
+
+/// The parent of `pid` per Linux's `/proc/<pid>/stat`.
+fn proc_parent(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name field may hold spaces and parentheses: the fields we need follow the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Synthetic input. Every call is attributable to the backend's injection device.
@@ -98,4 +112,13 @@ pub trait Backend: Screens + WindowManager + Injector {
     /// The display this backend talks to, for details and for launched programs
     /// (e.g. `:0`).
     fn display_name(&self) -> &str;
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    #[test]
+    fn proc_names_this_process_parent() {
+        let parent = super::proc_parent(std::process::id()).expect("a parent");
+        assert_eq!(parent, std::os::unix::process::parent_id());
+    }
 }

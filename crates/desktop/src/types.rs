@@ -93,7 +93,7 @@ impl Rect {
 }
 
 /// One monitor.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DisplayInfo {
     /// Position in the list, 0-based; stable while the layout does not change.
@@ -103,10 +103,59 @@ pub struct DisplayInfo {
     pub primary: bool,
     /// Where the monitor lies on the virtual desktop.
     pub bounds: Rect,
+    /// How the desktop scales what it draws on this monitor.
+    #[serde(flatten)]
+    pub dpi: Dpi,
+}
+
+/// The dots per inch a desktop draws at on one monitor, and where that figure comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Dpi {
+    /// The DPI programs draw at on this monitor (96 is 100 %).
+    pub dpi: u32,
+    /// `dpi / 96`: how many pixels one 96-DPI pixel of a program's design takes.
+    pub scale: f64,
+    /// Where `dpi` comes from.
+    pub dpi_source: DpiSource,
+    /// The panel's own density from its physical size, when the platform reports a plausible
+    /// one; it can differ from `dpi`, which is what programs actually draw at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub physical_dpi: Option<u32>,
+}
+
+/// Where a monitor's [`Dpi`] comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DpiSource {
+    /// The platform's per-monitor setting (Windows: `GetDpiForMonitor`, effective DPI).
+    Monitor,
+    /// One setting for the whole desktop (Windows: the system DPI, when the per-monitor call
+    /// fails).
+    System,
+    /// The X resource `Xft.dpi`, which the desktop sets for every monitor and GTK and Qt
+    /// draw at.
+    Xft,
+    /// Nothing said: programs draw at 96.
+    Assumed,
+}
+
+impl Dpi {
+    /// The DPI every program assumes when nothing is set.
+    pub const BASE: u32 = 96;
+
+    pub fn new(dpi: u32, dpi_source: DpiSource, physical_dpi: Option<u32>) -> Dpi {
+        Dpi { dpi, scale: f64::from(dpi) / f64::from(Self::BASE), dpi_source, physical_dpi }
+    }
+
+    /// 96 DPI, nothing known.
+    pub fn assumed() -> Dpi {
+        Dpi::new(Self::BASE, DpiSource::Assumed, None)
+    }
 }
 
 /// The answer of `displays`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DisplaysResult {
     pub displays: Vec<DisplayInfo>,

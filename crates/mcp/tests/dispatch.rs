@@ -45,6 +45,7 @@ impl Screens for FakeDesktop {
             name: "fake".into(),
             primary: true,
             bounds: Rect::new(0, 0, 640, 480),
+            dpi: mcec_desktop::types::Dpi::assumed(),
         }])
     }
 

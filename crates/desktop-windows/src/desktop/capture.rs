@@ -135,7 +135,7 @@ impl WindowsDesktop {
         for r in &own {
             blank(&mut image, area, *r);
         }
-        let left_out = (!own.is_empty()).then(|| LeftOut { areas: own, how: LeftOutHow::Blanked });
+        let left_out = (!own.is_empty()).then_some(LeftOut { areas: own, how: LeftOutHow::Blanked });
         Ok(Captured { image, left_out })
     }
 }

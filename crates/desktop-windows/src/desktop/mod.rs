@@ -11,6 +11,7 @@
 
 mod capture;
 mod input;
+mod process;
 mod screens;
 mod windows;
 

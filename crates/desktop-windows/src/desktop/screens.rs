@@ -1,11 +1,15 @@
-//! Monitors: `EnumDisplayMonitors`, each monitor's bounds, device name and primary flag.
+//! Monitors: `EnumDisplayMonitors`, each monitor's bounds, device name, primary flag and DPI.
 
-use mcec_desktop::types::{DisplayInfo, Rect};
+use std::sync::OnceLock;
+
+use mcec_desktop::types::{DisplayInfo, Dpi, DpiSource, Rect};
 use mcec_rules::ToolError;
 use windows_sys::Win32::Foundation::{LPARAM, RECT};
 use windows_sys::Win32::Graphics::Gdi::{
-    EnumDisplayMonitors, GetMonitorInfoW, HDC, HMONITOR, MONITORINFO, MONITORINFOEXW,
+    EnumDisplayMonitors, GetDC, GetDeviceCaps, GetMonitorInfoW, HDC, HMONITOR, LOGPIXELSX, MONITORINFO,
+    MONITORINFOEXW, ReleaseDC,
 };
+use windows_sys::Win32::System::LibraryLoader::{GetProcAddress, LoadLibraryW};
 use windows_sys::Win32::UI::WindowsAndMessaging::MONITORINFOF_PRIMARY;
 use windows_sys::core::BOOL;
 
@@ -56,9 +60,66 @@ pub(super) fn displays() -> Result<Vec<DisplayInfo>, ToolError> {
             name: String::from_utf16_lossy(&info.szDevice[..name_len]),
             primary: info.monitorInfo.dwFlags & MONITORINFOF_PRIMARY != 0,
             bounds: rect_of(&info.monitorInfo.rcMonitor),
+            dpi: monitor_dpi(m),
         });
     }
     Ok(out)
+}
+
+/// `GetDpiForMonitor(monitor, type, x, y) -> HRESULT`.
+type GetDpiForMonitorFn = unsafe extern "system" fn(HMONITOR, i32, *mut u32, *mut u32) -> i32;
+
+/// `GetDpiForMonitor` from shcore.dll (Windows 8.1 and later), looked up once at run time so
+/// mcec still starts where it is missing.
+fn get_dpi_for_monitor() -> Option<GetDpiForMonitorFn> {
+    static FOUND: OnceLock<Option<GetDpiForMonitorFn>> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        let shcore: Vec<u16> = "shcore.dll\0".encode_utf16().collect();
+        // SAFETY: the names are NUL-terminated; the pointer is GetDpiForMonitor, whose
+        // documented signature is `GetDpiForMonitorFn`.
+        unsafe {
+            let module = LoadLibraryW(shcore.as_ptr());
+            if module.is_null() {
+                return None;
+            }
+            let f = GetProcAddress(module, c"GetDpiForMonitor".as_ptr().cast())?;
+            Some(std::mem::transmute::<unsafe extern "system" fn() -> isize, GetDpiForMonitorFn>(f))
+        }
+    })
+}
+
+/// The DPI programs draw at on `monitor`: its effective DPI, or the system DPI when the
+/// per-monitor call is missing or fails.
+fn monitor_dpi(monitor: HMONITOR) -> Dpi {
+    const MDT_EFFECTIVE_DPI: i32 = 0;
+    if let Some(get) = get_dpi_for_monitor() {
+        let (mut x, mut y) = (0u32, 0u32);
+        // SAFETY: `monitor` came from EnumDisplayMonitors; `x` and `y` outlive the call.
+        let hr = unsafe { get(monitor, MDT_EFFECTIVE_DPI, &mut x, &mut y) };
+        if hr >= 0 && x > 0 {
+            return Dpi::new(x, DpiSource::Monitor, None);
+        }
+        tracing::debug!("GetDpiForMonitor failed (HRESULT {hr:#x}); using the system DPI");
+    }
+    system_dpi()
+}
+
+/// The system DPI (`LOGPIXELSX` of the screen), 96 when even that is not answered.
+fn system_dpi() -> Dpi {
+    // SAFETY: the screen DC is released before return; GetDeviceCaps only reads it.
+    let dpi = unsafe {
+        let dc = GetDC(std::ptr::null_mut());
+        if dc.is_null() {
+            return Dpi::assumed();
+        }
+        let dpi = GetDeviceCaps(dc, LOGPIXELSX as i32);
+        ReleaseDC(std::ptr::null_mut(), dc);
+        dpi
+    };
+    match u32::try_from(dpi) {
+        Ok(d) if d > 0 => Dpi::new(d, DpiSource::System, None),
+        _ => Dpi::assumed(),
+    }
 }
 
 impl mcec_desktop::seams::Screens for super::WindowsDesktop {

@@ -189,6 +189,10 @@ impl WindowManager for WindowsDesktop {
         Ok(info)
     }
 
+    fn parent_process(&self, pid: u32) -> Option<u32> {
+        super::process::parent_of(pid)
+    }
+
     fn window_op(&self, id: u64, op: WindowOp) -> Result<(), ToolError> {
         self.window_info(id)?;
         let hwnd = hwnd_of(id);

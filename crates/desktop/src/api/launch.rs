@@ -61,25 +61,20 @@ fn spawn(
     Ok((pid, status))
 }
 
-/// Whether `pid` is `root` or descends from it, per `/proc/<pid>/stat`.
-fn descends_from(mut pid: u32, root: u32) -> bool {
+/// Whether `pid` is `root` or descends from it, following `parent` (the platform's process
+/// table) at most [`MAX_ANCESTRY`] links up.
+fn descends_from(mut pid: u32, root: u32, parent: impl Fn(u32) -> Option<u32>) -> bool {
     for _ in 0..MAX_ANCESTRY {
         if pid == root {
             return true;
         }
-        match parent_of(pid) {
-            Some(p) if p > 1 => pid = p,
+        match parent(pid) {
+            // 0 and 1 are the roots of every process table (Windows' idle process, init).
+            Some(p) if p > 1 && p != pid => pid = p,
             _ => return false,
         }
     }
     false
-}
-
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The name field may hold spaces and parentheses: the fields we need follow the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 impl DesktopTools {
@@ -116,7 +111,10 @@ impl DesktopTools {
         let start = Instant::now();
         loop {
             let windows = self.backend.list_windows()?;
-            if let Some(w) = windows.into_iter().find(|w| w.pid.is_some_and(|p| descends_from(p, pid))) {
+            let parent = |p| self.backend.parent_process(p);
+            if let Some(w) =
+                windows.into_iter().find(|w| w.pid.is_some_and(|p| descends_from(p, pid, parent)))
+            {
                 return Ok(LaunchResult { pid, window: w, waited_ms: start.elapsed().as_millis() as u64 });
             }
             if stop.is_set() {
@@ -152,11 +150,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ancestry_of_this_process() {
-        let me = std::process::id();
-        assert!(descends_from(me, me));
-        let parent = parent_of(me).unwrap();
-        assert!(descends_from(me, parent));
-        assert!(!descends_from(parent, me));
+    fn ancestry_follows_the_parent_links() {
+        // 40 <- 30 <- 20 <- 10, and 10's parent is unknown.
+        let parent = |p: u32| match p {
+            40 => Some(30),
+            30 => Some(20),
+            20 => Some(10),
+            _ => None,
+        };
+        assert!(descends_from(40, 40, parent));
+        assert!(descends_from(40, 20, parent));
+        assert!(!descends_from(20, 40, parent));
+        assert!(!descends_from(40, 99, parent));
+        // A process table that names a process as its own parent ends the walk.
+        assert!(!descends_from(7, 8, |_| Some(7)));
     }
 }

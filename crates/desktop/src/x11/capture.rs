@@ -265,7 +265,9 @@ impl X11Desktop {
     }
 
     fn randr_monitors(&self) -> Option<Vec<DisplayInfo>> {
+        let resources = super::dpi::ask_resources(&*self.conn, self.root);
         let reply = self.conn.randr_get_monitors(self.root, true).ok()?.reply().ok()?;
+        let xft = super::dpi::xft_dpi(resources);
         // An atom's name never changes: ask the server once per monitor name, not per call
         // (every pointer action checks its point against the monitors).
         let mut known = lock(&self.atom_names);
@@ -288,6 +290,15 @@ impl X11Desktop {
                 name,
                 primary: m.primary,
                 bounds: Rect::new(i32::from(m.x), i32::from(m.y), u32::from(m.width), u32::from(m.height)),
+                dpi: super::dpi::monitor_dpi(
+                    xft,
+                    super::dpi::physical_dpi(
+                        u32::from(m.width),
+                        u32::from(m.height),
+                        m.width_in_millimeters,
+                        m.height_in_millimeters,
+                    ),
+                ),
             });
         }
         (!out.is_empty()).then_some(out)
@@ -327,7 +338,15 @@ impl Screens for X11Desktop {
             }
             return Ok(monitors);
         }
-        Ok(vec![DisplayInfo { index: 0, name: "screen".into(), primary: true, bounds: self.root_rect()? }])
+        let xft = super::dpi::xft_dpi(super::dpi::ask_resources(&*self.conn, self.root));
+        let dpi = super::dpi::monitor_dpi(xft, None);
+        Ok(vec![DisplayInfo {
+            index: 0,
+            name: "screen".into(),
+            primary: true,
+            bounds: self.root_rect()?,
+            dpi,
+        }])
     }
 
     fn cursor(&self) -> Result<Option<CursorImage>, ToolError> {

@@ -8,6 +8,7 @@
 
 mod atoms;
 mod capture;
+mod dpi;
 mod input;
 mod keymap;
 mod own_windows;

@@ -81,6 +81,7 @@ impl Screens for Mock {
             name: "mock".into(),
             primary: true,
             bounds: Rect::new(0, 0, 1280, 800),
+            dpi: mcec_desktop::types::Dpi::assumed(),
         }])
     }
 
