@@ -49,11 +49,11 @@ use x11rb::{
 #[cfg(unix)]
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
 #[cfg(unix)]
-use crate::{Surfaces, UiError, consent_prompt, overlay, prompt, x11_tag};
+use crate::{Surfaces, UiError, consent_prompt, host, overlay, prompt, settings_window, x11_tag};
 #[cfg(unix)]
 use input::Keymap;
 #[cfg(unix)]
-use mcec_rules::own_windows::PROMPT_CLASS;
+use mcec_rules::own_windows::{HOST_CLASS, PROMPT_CLASS, SETTINGS_CLASS};
 #[cfg(unix)]
 use pass::{Layout, PassInput, Role};
 #[cfg(unix)]
@@ -240,6 +240,9 @@ impl SoftUi {
             Role::Overlay => (Kind::Overlay, overlay::OVERLAY_TITLE, overlay::OVERLAY_CLASS),
             Role::Prompt => (Kind::Prompt, prompt::PROMPT_TITLE, PROMPT_CLASS),
             Role::Consent => (Kind::Prompt, consent_prompt::CONSENT_TITLE, PROMPT_CLASS),
+            // Only where the host window is painted on the CPU (Windows); X11's is eframe's.
+            Role::Host => (Kind::Prompt, host::HOST_TITLE, HOST_CLASS),
+            Role::Settings => (Kind::Prompt, settings_window::SETTINGS_TITLE, SETTINGS_CLASS),
         };
         let spec = Spec { kind, title, class, pos: layout.pos, size: layout.size };
         let window = XWindow::create(&self.conn, &self.screen, &self.atoms, &spec)?;
@@ -272,7 +275,7 @@ impl SoftUi {
         match role {
             Role::Prompt => x11_tag::focus_prompt_soon(),
             Role::Consent => x11_tag::focus_consent_soon(),
-            Role::Overlay => {}
+            Role::Overlay | Role::Host | Role::Settings => {}
         }
         Ok(())
     }

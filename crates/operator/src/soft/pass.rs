@@ -11,7 +11,7 @@ use egui::{ViewportEvent, ViewportId, ViewportInfo};
 use crate::overlay::{self, Look};
 use crate::soft::raster::{self, Canvas, Textures};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
-use crate::{Surfaces, consent_prompt, prompt};
+use crate::{Surfaces, consent_prompt, host, prompt, settings_window};
 
 /// Which operator window a pane is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,12 +19,16 @@ pub(crate) enum Role {
     Overlay,
     Prompt,
     Consent,
+    /// The host window of plain `mcec` (its menu re-arms and opens the settings window).
+    Host,
+    /// The host's settings window with the Agent tab.
+    Settings,
 }
 
 impl Role {
     /// The order windows are brought up to date in: the banner first, so a prompt that opens
     /// with a stop never delays it.
-    pub(crate) const ALL: [Role; 3] = [Role::Overlay, Role::Prompt, Role::Consent];
+    pub(crate) const ALL: [Role; 5] = [Role::Overlay, Role::Prompt, Role::Consent, Role::Host, Role::Settings];
 }
 
 /// Where and how big a pane should be now, or `None` when it should be gone.
@@ -54,6 +58,11 @@ pub(crate) fn wanted(
             open.then_some((None, prompt::geometry(monitor)))?
         }
         Role::Consent => snap.consent.is_some().then_some((None, consent_prompt::geometry(monitor)))?,
+        Role::Host => surfaces.host_window.then_some((None, host::geometry(monitor)))?,
+        Role::Settings => {
+            let open = surfaces.host_window && snap.settings_open;
+            open.then_some((None, settings_window::geometry(monitor)))?
+        }
     };
     let pos = (pos.x.round() as i16, pos.y.round() as i16);
     let size = (size.x.round().max(1.0) as u16, size.y.round().max(1.0) as u16);
@@ -111,6 +120,8 @@ pub(crate) fn run(
         Role::Overlay => overlay::show(ui, state),
         Role::Prompt => prompt::show(ui, state, events),
         Role::Consent => consent_prompt::show(ui, state, events),
+        Role::Host => host::show(ui, state, events),
+        Role::Settings => settings_window::show(ui, state, events),
     });
     let mut textures_delta = output.textures_delta;
     textures.set(&textures_delta);
@@ -154,6 +165,21 @@ mod tests {
         let none = Surfaces { overlay: false, prompt: false, host_window: true };
         assert_eq!(wanted(Role::Overlay, none, &snap, now, MONITOR), None);
         assert_eq!(wanted(Role::Prompt, none, &snap, now, MONITOR), None);
+    }
+
+    #[test]
+    fn the_host_window_is_there_only_for_the_host_and_settings_only_when_opened() {
+        let state = OperatorState::new();
+        let now = Instant::now();
+        let host = Surfaces { overlay: true, prompt: false, host_window: true };
+        assert_eq!(wanted(Role::Host, ALL, &state.snapshot(), now, MONITOR), None, "mcec mcp has no host window");
+        let layout = wanted(Role::Host, host, &state.snapshot(), now, MONITOR).expect("the host window");
+        assert_eq!((layout.pos, layout.size), ((64, 206), (420, 150)));
+        assert_eq!(wanted(Role::Settings, host, &state.snapshot(), now, MONITOR), None, "closed until asked");
+        state.open_settings();
+        assert_eq!(wanted(Role::Settings, ALL, &state.snapshot(), now, MONITOR), None);
+        let settings = wanted(Role::Settings, host, &state.snapshot(), now, MONITOR).expect("settings");
+        assert_eq!((settings.pos, settings.size), ((192, 104), (640, 560)), "centred");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The Win32 surface of the CPU painter: the banner and the re-arm and consent prompts of
-//! `mcec.exe mcp`, as plain Win32 windows showing the frames [`pass`] paints.
+//! `mcec.exe mcp`, and the host window and its settings window (the Agent tab) of plain
+//! `mcec.exe`, as plain Win32 windows showing the frames [`pass`] paints.
 //!
 //! The banner is a topmost popup that never takes focus and lets every click through
 //! (`WS_EX_TRANSPARENT | WS_EX_LAYERED | WS_EX_NOACTIVATE | WS_EX_TOOLWINDOW`, and it answers
@@ -7,14 +8,17 @@
 //! and a close button; the close button is a denial (a "leave stopped"), as on X11. Every window
 //! asks to be left out of screen captures with `WDA_EXCLUDEFROMCAPTURE`; where the system
 //! refuses (older Windows, Wine) the refusal is logged once and the window is shown anyway: the
-//! operator seeing the stop matters more than the agent not seeing it.
+//! operator seeing the stop matters more than the agent not seeing it. The host and settings
+//! windows are ordinary top-level windows (title, close and minimise buttons); closing the host
+//! window quits mcec, closing the settings window only closes it, as on X11.
 //!
 //! One thread (the caller's) owns the windows and their message loop. The window procedures
 //! only note what happened; the loop turns that into egui events after `DispatchMessageW`
 //! returns, so no egui state is touched from inside a window procedure. The state's repaint
 //! hook, called from other threads, posts a message to a message-only window to wake the loop.
-//! The prompt only reports the click and its time; the core checks with the provenance monitor
-//! (the low-level mouse hook's record of a press without `LLMHF_INJECTED`) that a hand made it.
+//! The windows only report a click and its time (Re-arm, Allow, the host menu's re-arm item, the
+//! Agent tab's opt-in); the core checks with the provenance monitor (the low-level mouse hook's
+//! record of a press without `LLMHF_INJECTED`) that a hand made it.
 
 #![allow(unsafe_code)]
 
@@ -43,15 +47,15 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{
     WM_APP, WM_CLOSE, WM_ERASEBKGND, WM_KEYDOWN, WM_KEYUP, WM_KILLFOCUS, WM_LBUTTONDOWN, WM_LBUTTONUP,
     WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEACTIVATE, WM_MOUSEMOVE, WM_NCHITTEST, WM_PAINT, WM_QUIT,
     WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SETFOCUS, WNDCLASSEXW, WNDPROC, WS_CAPTION, WS_EX_DLGMODALFRAME,
-    WS_EX_LAYERED, WS_EX_NOACTIVATE, WS_EX_TOOLWINDOW, WS_EX_TOPMOST, WS_EX_TRANSPARENT, WS_POPUP,
-    WS_SYSMENU,
+    WS_EX_LAYERED, WS_EX_NOACTIVATE, WS_EX_TOOLWINDOW, WS_EX_TOPMOST, WS_EX_TRANSPARENT, WS_MINIMIZEBOX,
+    WS_OVERLAPPED, WS_POPUP, WS_SYSMENU,
 };
 
 use crate::soft::pass::{self, Layout, PassInput, Role};
 use crate::soft::raster::{Canvas, Textures};
 use crate::state::{OperatorEvent, OperatorState};
-use crate::{Surfaces, UiError, consent_prompt, overlay, prompt};
-use mcec_rules::own_windows::{OVERLAY_CLASS, PROMPT_CLASS};
+use crate::{Surfaces, UiError, consent_prompt, host, overlay, prompt, settings_window};
+use mcec_rules::own_windows::{HOST_CLASS, OVERLAY_CLASS, PROMPT_CLASS, SETTINGS_CLASS};
 
 /// Posted to the message-only window by the state's repaint hook.
 const WM_WAKE: u32 = WM_APP + 1;
@@ -124,6 +128,8 @@ pub(crate) fn run(
 ) -> Result<(), UiError> {
     register(OVERLAY_CLASS, Some(overlay_proc))?;
     register(PROMPT_CLASS, Some(prompt_proc))?;
+    register(HOST_CLASS, Some(prompt_proc))?;
+    register(SETTINGS_CLASS, Some(prompt_proc))?;
     register(WAKE_CLASS, Some(wake_proc))?;
     let wake = create(0, WAKE_CLASS, "mcec operator", 0, (0, 0, 0, 0), HWND_MESSAGE)?;
     // The HWND travels as an integer: a window handle is a plain id, valid from any thread.
@@ -205,6 +211,19 @@ const PROMPT_STYLE: u32 = WS_POPUP | WS_CAPTION | WS_SYSMENU;
 const PROMPT_EX: u32 = WS_EX_TOPMOST | WS_EX_DLGMODALFRAME;
 const OVERLAY_EX: u32 =
     WS_EX_TOPMOST | WS_EX_TRANSPARENT | WS_EX_LAYERED | WS_EX_NOACTIVATE | WS_EX_TOOLWINDOW;
+/// The host and settings windows: ordinary, not topmost, fixed size.
+const HOST_STYLE: u32 = WS_OVERLAPPED | WS_CAPTION | WS_SYSMENU | WS_MINIMIZEBOX;
+
+/// A role's window: extended style, class, title, style.
+fn kind(role: Role) -> (u32, &'static str, &'static str, u32) {
+    match role {
+        Role::Overlay => (OVERLAY_EX, OVERLAY_CLASS, overlay::OVERLAY_TITLE, WS_POPUP),
+        Role::Prompt => (PROMPT_EX, PROMPT_CLASS, prompt::PROMPT_TITLE, PROMPT_STYLE),
+        Role::Consent => (PROMPT_EX, PROMPT_CLASS, consent_prompt::CONSENT_TITLE, PROMPT_STYLE),
+        Role::Host => (0, HOST_CLASS, host::HOST_TITLE, HOST_STYLE),
+        Role::Settings => (0, SETTINGS_CLASS, settings_window::SETTINGS_TITLE, HOST_STYLE),
+    }
+}
 
 /// The outer rectangle (x, y, width, height) of a window whose client area is `layout`.
 fn outer(role: Role, layout: &Layout) -> (i32, i32, i32, i32) {
@@ -212,8 +231,9 @@ fn outer(role: Role, layout: &Layout) -> (i32, i32, i32, i32) {
     let mut r =
         RECT { left: x, top: y, right: x + i32::from(layout.size.0), bottom: y + i32::from(layout.size.1) };
     if role != Role::Overlay {
+        let (ex, _, _, style) = kind(role);
         // SAFETY: r is a valid RECT to adjust.
-        unsafe { AdjustWindowRectEx(&mut r, PROMPT_STYLE, 0, PROMPT_EX) };
+        unsafe { AdjustWindowRectEx(&mut r, style, 0, ex) };
     }
     (r.left, r.top, r.right - r.left, r.bottom - r.top)
 }
@@ -305,23 +325,8 @@ impl SoftUi {
     }
 
     fn open(&mut self, role: Role, layout: Layout) -> Result<(), UiError> {
-        let rect = outer(role, &layout);
-        let hwnd = match role {
-            Role::Overlay => {
-                create(OVERLAY_EX, OVERLAY_CLASS, overlay::OVERLAY_TITLE, WS_POPUP, rect, null_mut())?
-            }
-            Role::Prompt => {
-                create(PROMPT_EX, PROMPT_CLASS, prompt::PROMPT_TITLE, PROMPT_STYLE, rect, null_mut())?
-            }
-            Role::Consent => create(
-                PROMPT_EX,
-                PROMPT_CLASS,
-                consent_prompt::CONSENT_TITLE,
-                PROMPT_STYLE,
-                rect,
-                null_mut(),
-            )?,
-        };
+        let (ex, class, title, style) = kind(role);
+        let hwnd = create(ex, class, title, style, outer(role, &layout), null_mut())?;
         if role == Role::Overlay {
             // A layered window shows nothing until it has an opacity.
             // SAFETY: a live window of this thread.
