@@ -12,6 +12,7 @@ pointer. Each test shows the physical answer working before the injected one is 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import anyio
@@ -46,6 +47,8 @@ CONSENT_ORIGIN = (232, 194)
 #: Offsets in those client areas (egui's dark theme at scale 1, as on X11: tests/e2e).
 MENU_BUTTON = (24, 12)
 MENU_FIRST_ITEM = (40, 40)
+#: While stopped the first item is the re-arm item: its button starts after the painted sign.
+MENU_REARM_ITEM = (120, 40)
 CHECKBOX = (15, 43)
 ALLOW_OFFSET = (36, 356)
 TOKEN = "wine-host-token-0123456789abcdef"
@@ -82,9 +85,25 @@ def drawn(desk: WineDesk, point: list[str], name: str) -> bool:
                       PROBE_PATIENCE_S)
 
 
+def refusal_drawn(path: Path, x: int, y: int, width: int = 400) -> bool:
+    """Whether the row from (x, y) holds the refusal red of the operator windows' messages."""
+    out = subprocess.run(["convert", str(path), "-crop", f"{width}x1+{x}+{y}", "-depth", "8", "txt:-"],
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines()[1:]:
+        r, g, b = (int(v) for v in line.split("(")[1].split(")")[0].split(",")[:3])
+        if r > 180 and g < 150 and b < 150:
+            return True
+    return False
+
+
 def open_menu(desk: WineDesk) -> None:
+    """The operator opens the host window's menu; returns once its first item is drawn."""
+    item = [int(v) for v in at(HOST_ORIGIN, MENU_FIRST_ITEM)]
+    desk.focus("^mcec$")
+    before = pixel(screenshot(desk, ARTIFACTS / "windows-host-menu.png"), *item)
     desk.xdotool("mousemove", *at(HOST_ORIGIN, MENU_BUTTON), "click", "1")
-    desk.xdotool("sleep", "0.5")
+    assert wait_until(lambda: pixel(screenshot(desk, ARTIFACTS / "windows-host-menu.png"), *item) != before,
+                      PROBE_PATIENCE_S), "the host menu did not open"
 
 
 async def provision_code(session) -> str | None:
@@ -98,7 +117,6 @@ def test_host_window_opt_in_counts_only_a_physical_click(desk: WineDesk, tmp_pat
     try:
         assert wait_until(lambda: window_named(desk, HOST_TITLE), PROBE_PATIENCE_S), "no host window"
         assert drawn(desk, at(HOST_ORIGIN, MENU_BUTTON), "windows-host-window.png"), "host window never drawn"
-        screenshot(desk, SCREENSHOTS / "windows-host-window.png")
         open_menu(desk)
         # Settings… is the menu's first item while the stop is armed.
         desk.xdotool("mousemove", *at(HOST_ORIGIN, MENU_FIRST_ITEM), "click", "1")
@@ -129,7 +147,10 @@ def test_host_window_opt_in_counts_only_a_physical_click(desk: WineDesk, tmp_pat
                 assert await provision_code(session) == "provisioning-not-authorized"
 
         run(main)
-        screenshot(desk, ARTIFACTS / "windows-agent-tab-refused.png")
+        # The operator sees the refusal: the tab's message line turns the refusal red.
+        line = (SETTINGS_ORIGIN[0] + 8, SETTINGS_ORIGIN[1] + 76)
+        shot = SCREENSHOTS / "windows-host-window.png"
+        assert wait_until(lambda: refusal_drawn(screenshot(desk, shot), *line), PROBE_PATIENCE_S), shot
     finally:
         host.stop()
     refused = audit_with(copy, "provisioning-opt-in-refused")
@@ -143,7 +164,7 @@ def test_host_menu_rearm_counts_only_a_physical_click(desk: WineDesk, tmp_path: 
     copy.enable_commands("displays")
     host = start_host(copy, port, TOKEN)
     target = Target(desk, 0, 560, 1024, 200)
-    rearm_item = at(HOST_ORIGIN, MENU_FIRST_ITEM)
+    rearm_item = at(HOST_ORIGIN, MENU_REARM_ITEM)
     try:
         assert wait_until(lambda: window_named(desk, HOST_TITLE), PROBE_PATIENCE_S), "no host window"
 
@@ -153,6 +174,9 @@ def test_host_menu_rearm_counts_only_a_physical_click(desk: WineDesk, tmp_path: 
                 assert await wait_for_code(session, "emergency-stopped") == "emergency-stopped"
                 # The host has no re-arm prompt: its menu's first item re-arms.
                 assert not window_named(desk, PROMPT_TITLE)
+                stopped_line = (HOST_ORIGIN[0] + 8, HOST_ORIGIN[1] + 45)
+                assert wait_until(lambda: refusal_drawn(screenshot(desk, ARTIFACTS / "windows-host-stopped.png"),
+                                                        *stopped_line), PROBE_PATIENCE_S), "the host never said STOPPED"
                 open_menu(desk)
                 injected_click(desk, rearm_item)
                 assert await anyio.to_thread.run_sync(

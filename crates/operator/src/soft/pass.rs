@@ -28,7 +28,8 @@ pub(crate) enum Role {
 impl Role {
     /// The order windows are brought up to date in: the banner first, so a prompt that opens
     /// with a stop never delays it.
-    pub(crate) const ALL: [Role; 5] = [Role::Overlay, Role::Prompt, Role::Consent, Role::Host, Role::Settings];
+    pub(crate) const ALL: [Role; 5] =
+        [Role::Overlay, Role::Prompt, Role::Consent, Role::Host, Role::Settings];
 }
 
 /// Where and how big a pane should be now, or `None` when it should be gone.
@@ -172,7 +173,11 @@ mod tests {
         let state = OperatorState::new();
         let now = Instant::now();
         let host = Surfaces { overlay: true, prompt: false, host_window: true };
-        assert_eq!(wanted(Role::Host, ALL, &state.snapshot(), now, MONITOR), None, "mcec mcp has no host window");
+        assert_eq!(
+            wanted(Role::Host, ALL, &state.snapshot(), now, MONITOR),
+            None,
+            "mcec mcp has no host window"
+        );
         let layout = wanted(Role::Host, host, &state.snapshot(), now, MONITOR).expect("the host window");
         assert_eq!((layout.pos, layout.size), ((64, 206), (420, 150)));
         assert_eq!(wanted(Role::Settings, host, &state.snapshot(), now, MONITOR), None, "closed until asked");
