@@ -97,13 +97,19 @@ def refusal_drawn(path: Path, x: int, y: int, width: int = 400) -> bool:
 
 
 def open_menu(desk: WineDesk) -> None:
-    """The operator opens the host window's menu; returns once its first item is drawn."""
-    item = [int(v) for v in at(HOST_ORIGIN, MENU_FIRST_ITEM)]
+    """The operator opens the host window's menu; returns once its items are drawn (the area
+    under the menu button changes)."""
     desk.focus("^mcec$")
-    before = pixel(screenshot(desk, ARTIFACTS / "windows-host-menu.png"), *item)
+    area = (HOST_ORIGIN[0] + 10, HOST_ORIGIN[1] + 28)
+    before = crop(screenshot(desk, ARTIFACTS / "windows-host-menu.png"), *area)
     desk.xdotool("mousemove", *at(HOST_ORIGIN, MENU_BUTTON), "click", "1")
-    assert wait_until(lambda: pixel(screenshot(desk, ARTIFACTS / "windows-host-menu.png"), *item) != before,
+    assert wait_until(lambda: crop(screenshot(desk, ARTIFACTS / "windows-host-menu.png"), *area) != before,
                       PROBE_PATIENCE_S), "the host menu did not open"
+
+
+def crop(path: Path, x: int, y: int, w: int = 140, h: int = 60) -> str:
+    return subprocess.run(["convert", str(path), "-crop", f"{w}x{h}+{x}+{y}", "-depth", "8", "txt:-"],
+                          capture_output=True, text=True, check=True).stdout
 
 
 async def provision_code(session) -> str | None:
@@ -210,6 +216,10 @@ class Request:
         return None if self.answer["ok"] else self.answer["error"]["code"]
 
 
+def closed(desk: WineDesk, title: str) -> bool:
+    return wait_until(lambda: not window_named(desk, title), PROBE_PATIENCE_S)
+
+
 def consent_copy(desk: WineDesk, tmp_path: Path):
     copy = wine_copy(desk, tmp_path, "AgentCommandsEnabled = true\n")
     copy.enable_commands("capture", "displays")
@@ -238,6 +248,7 @@ def test_consent_physical_allow_grants_and_an_injected_one_is_refused(desk: Wine
                 desk.xdotool("mousemove", *allow, "click", "1")
             assert first.answer is not None and first.answer["ok"], first.answer
             assert first.answer["result"]["granted"] == ["click"]
+            assert await anyio.to_thread.run_sync(lambda: closed(desk, CONSENT_TITLE)), "the prompt stayed open"
 
             second = Request(session, ["key"])
             async with anyio.create_task_group() as tg:
@@ -277,6 +288,8 @@ def test_enter_and_esc_deny_consent_and_leave_the_stop_latched(desk: WineDesk, t
                 desk.focus(CONSENT_TITLE)
                 desk.xdotool("key", key)
             assert physical.code() == "consent-denied", physical.answer
+            # The answered prompt's window is gone before the next one opens (focus finds the new one).
+            assert await anyio.to_thread.run_sync(lambda: closed(desk, CONSENT_TITLE)), "the prompt stayed open"
 
             # Another program's key at the focused prompt grants nothing either.
             injected = Request(session, ["type"])
