@@ -24,9 +24,6 @@
 //! handler that parks the UI thread instead, so the protocol side keeps running. `x11_tag`
 //! opens its own small X connection to find a prompt's window and give it the focus.
 
-// The UI-side methods of the state are called only by the windows, which are unix only.
-#![cfg_attr(windows, allow(dead_code))]
-
 mod agent_model;
 #[cfg(unix)]
 mod app;
