@@ -51,8 +51,8 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{
     WS_OVERLAPPED, WS_POPUP, WS_SYSMENU,
 };
 
-use crate::soft::pass::{self, Layout, PassInput, Role};
-use crate::soft::raster::{Canvas, Textures};
+use crate::soft::pass::{self, Layout, Role};
+use crate::soft::raster::Textures;
 use crate::state::{OperatorEvent, OperatorState};
 use crate::{Surfaces, UiError, consent_prompt, host, overlay, prompt, settings_window};
 use mcec_rules::own_windows::{HOST_CLASS, OVERLAY_CLASS, PROMPT_CLASS, SETTINGS_CLASS};
@@ -96,19 +96,7 @@ fn graphics(what: &str) -> UiError {
     UiError::Graphics(format!("{what} failed (Win32 error {code})"))
 }
 
-struct Pane {
-    role: Role,
-    hwnd: HWND,
-    layout: Layout,
-    ctx: egui::Context,
-    canvas: Canvas,
-    textures: Textures,
-    input: Vec<egui::Event>,
-    focused: bool,
-    close_requested: bool,
-    dirty: bool,
-    repaint_at: Option<Instant>,
-}
+type Pane = pass::Pane<HWND>;
 
 struct SoftUi {
     state: OperatorState,
@@ -299,24 +287,20 @@ impl SoftUi {
         let index = self.panes.iter().position(|p| p.role == role);
         match (wanted, index) {
             (None, Some(i)) => {
-                let pane = self.panes.remove(i);
+                let (hwnd, kept) = self.panes.remove(i).close();
                 // SAFETY: the pane's window was created on this thread and is destroyed once.
-                unsafe { DestroyWindow(pane.hwnd) };
-                // Only the banner's: a prompt starts from a fresh context every time.
-                if pane.role == Role::Overlay {
-                    self.spare_banner = Some((pane.ctx, pane.textures));
-                }
+                unsafe { DestroyWindow(hwnd) };
+                self.spare_banner = kept.or(self.spare_banner.take());
             }
             (Some(layout), Some(i)) if self.panes[i].layout != layout => {
                 let pane = &mut self.panes[i];
-                if pane.layout.size != layout.size || pane.layout.pos != layout.pos {
+                if pane.relayout(layout) {
                     let (x, y, w, h) = outer(role, &layout);
                     // SAFETY: a live window of this thread.
-                    unsafe { SetWindowPos(pane.hwnd, null_mut(), x, y, w, h, SWP_NOZORDER | SWP_NOACTIVATE) };
-                    pane.canvas = Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1));
+                    unsafe {
+                        SetWindowPos(pane.window, null_mut(), x, y, w, h, SWP_NOZORDER | SWP_NOACTIVATE)
+                    };
                 }
-                pane.layout = layout;
-                pane.dirty = true;
             }
             (Some(layout), None) => self.open(role, layout)?,
             _ => {}
@@ -333,21 +317,8 @@ impl SoftUi {
             unsafe { SetLayeredWindowAttributes(hwnd, 0, 255, LWA_ALPHA) };
         }
         exclude_from_capture(hwnd);
-        let spare = if role == Role::Overlay { self.spare_banner.take() } else { None };
-        let (ctx, textures) = spare.unwrap_or_else(|| (pass::new_context(), Textures::default()));
-        let mut pane = Pane {
-            role,
-            hwnd,
-            layout,
-            ctx,
-            canvas: Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1)),
-            textures,
-            input: Vec::new(),
-            focused: false,
-            close_requested: false,
-            dirty: true,
-            repaint_at: None,
-        };
+        let kept = if role == Role::Overlay { self.spare_banner.take() } else { None };
+        let mut pane = Pane::new(role, hwnd, layout, kept);
         // Painted before it is shown, so the first WM_PAINT shows the finished frame.
         self.paint(&mut pane);
         // SAFETY: a live window of this thread.
@@ -366,24 +337,13 @@ impl SoftUi {
     }
 
     fn frame(&mut self, i: usize) {
-        let mut pane = self.panes.remove(i);
-        self.paint(&mut pane);
-        show(&pane);
-        self.panes.insert(i, pane);
+        let pane = &mut self.panes[i];
+        pane.paint(&self.state, &self.events, self.start.elapsed().as_secs_f64());
+        show(pane);
     }
 
     fn paint(&self, pane: &mut Pane) {
-        let input = PassInput {
-            size: pane.layout.size,
-            focused: pane.focused,
-            close_requested: std::mem::take(&mut pane.close_requested),
-            events: std::mem::take(&mut pane.input),
-            time: self.start.elapsed().as_secs_f64(),
-        };
-        let (ctx, state, events) = (&pane.ctx, &self.state, &self.events);
-        pane.repaint_at =
-            pass::run(pane.role, ctx, &mut pane.canvas, &mut pane.textures, state, events, input);
-        pane.dirty = false;
+        pane.paint(&self.state, &self.events, self.start.elapsed().as_secs_f64());
     }
 
     fn on_seen(&mut self, seen: Seen) {
@@ -394,7 +354,7 @@ impl SoftUi {
             }
             Seen::Paint(h) | Seen::Close(h) | Seen::Focus(h, _) | Seen::Input(h, _) => *h,
         };
-        let Some(pane) = self.panes.iter_mut().find(|p| p.hwnd == hwnd) else { return };
+        let Some(pane) = self.panes.iter_mut().find(|p| p.window == hwnd) else { return };
         match seen {
             Seen::Paint(_) => return show(pane),
             Seen::Close(_) => pane.close_requested = true,
@@ -411,7 +371,7 @@ impl SoftUi {
     fn close_all(&mut self) {
         for pane in self.panes.drain(..) {
             // SAFETY: the pane's window was created on this thread and is destroyed once.
-            unsafe { DestroyWindow(pane.hwnd) };
+            unsafe { DestroyWindow(pane.window) };
         }
     }
 }
@@ -437,7 +397,7 @@ fn show(pane: &Pane) {
     // SAFETY: the canvas holds w*h 32-bit pixels (0x00RRGGBB, which is BI_RGB's byte order);
     // the DC is released before returning.
     unsafe {
-        let dc = GetDC(pane.hwnd);
+        let dc = GetDC(pane.window);
         if dc.is_null() {
             return;
         }
@@ -455,7 +415,7 @@ fn show(pane: &Pane) {
             &info,
             DIB_RGB_COLORS,
         );
-        ReleaseDC(pane.hwnd, dc);
+        ReleaseDC(pane.window, dc);
     }
 }
 
