@@ -24,7 +24,6 @@ from test_operator_wine import (
     ARTIFACTS,
     CHORD,
     PROMPT_TITLE,
-    SCREENSHOTS,
     Target,
     code_of,
     pixel,
@@ -122,7 +121,7 @@ def test_host_window_opt_in_counts_only_a_physical_click(desk: WineDesk, tmp_pat
     host = start_host(copy, port, TOKEN)
     try:
         assert wait_until(lambda: window_named(desk, HOST_TITLE), PROBE_PATIENCE_S), "no host window"
-        assert drawn(desk, at(HOST_ORIGIN, MENU_BUTTON), "windows-host-window.png"), "host window never drawn"
+        assert drawn(desk, at(HOST_ORIGIN, MENU_BUTTON), "windows-host-opening.png"), "host window never drawn"
         open_menu(desk)
         # Settings… is the menu's first item while the stop is armed.
         desk.xdotool("mousemove", *at(HOST_ORIGIN, MENU_FIRST_ITEM), "click", "1")
@@ -155,7 +154,8 @@ def test_host_window_opt_in_counts_only_a_physical_click(desk: WineDesk, tmp_pat
         run(main)
         # The operator sees the refusal: the tab's message line turns the refusal red.
         line = (SETTINGS_ORIGIN[0] + 8, SETTINGS_ORIGIN[1] + 76)
-        shot = SCREENSHOTS / "windows-host-window.png"
+        # Kept in target/; docs/screenshots/windows-host-window.png is one such picture, looked at.
+        shot = ARTIFACTS / "windows-host-window.png"
         assert wait_until(lambda: refusal_drawn(screenshot(desk, shot), *line), PROBE_PATIENCE_S), shot
     finally:
         host.stop()
