@@ -8,7 +8,9 @@
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
-use eframe::egui::{self, Color32, RichText, ViewportBuilder};
+#[cfg(unix)]
+use egui::ViewportBuilder;
+use egui::{self, Color32, RichText};
 
 use crate::glyph::{Sign, signed_text};
 use crate::state::{Mode, OperatorEvent, OperatorState, Snapshot};
@@ -22,12 +24,23 @@ pub const MENU_SETTINGS_LABEL: &str = "Settings…";
 /// Label of the host menu's re-arm item.
 pub const MENU_REARM_LABEL: &str = "⛔ Re-arm (Emergency Stop)";
 
+const HOST_SIZE: [f32; 2] = [420.0, 150.0];
+
+#[cfg(unix)]
 pub(crate) fn builder() -> ViewportBuilder {
     ViewportBuilder::default()
         .with_title(HOST_TITLE)
         .with_app_id(mcec_rules::own_windows::HOST_CLASS)
-        .with_inner_size([420.0, 150.0])
+        .with_inner_size(HOST_SIZE)
         .with_min_inner_size([320.0, 120.0])
+}
+
+/// Top-left corner and size of the host window where the program places it (the CPU
+/// painter's surfaces): left of centre, below the banner, so neither covers its menu.
+pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
+    let size = egui::Vec2::from(HOST_SIZE);
+    let pos = egui::pos2(monitor.x / 16.0, ((monitor.y - size.y) / 3.0).max(0.0));
+    (pos, size)
 }
 
 /// The status word and its colour.

@@ -9,8 +9,9 @@
 //! The windows are drawn by the same egui code on one of two renderers. Without a host
 //! window (`mcec mcp`: the banner and the prompts) [`run_operator_ui`] paints them on the CPU
 //! into plain X11 windows (`soft/`): no winit, Xlib or OpenGL is loaded, which keeps every
-//! agent connection's process small. On Windows the same painter shows them in Win32 windows
-//! (`soft/win32.rs`); the host window is not built there. With the host window (plain `mcec`) everything lives in
+//! agent connection's process small. On Windows the same painter shows every window, the host
+//! window and its settings window too, in Win32 windows (`soft/win32.rs`): there is no eframe
+//! there. With the host window on X11 (plain `mcec`) everything lives in
 //! one eframe (glow) app with egui multi-viewports (`app.rs`), because winit allows one event
 //! loop per process. [`run_operator_ui`] runs on the calling thread, any thread (winit's
 //! `with_any_thread(true)`), and [`spawn_operator_ui_thread`] runs it on a dedicated thread, so
@@ -23,20 +24,15 @@
 //! handler that parks the UI thread instead, so the protocol side keeps running. `x11_tag`
 //! opens its own small X connection to find a prompt's window and give it the focus.
 
-// The UI-side methods of the state are called only by the windows, which are unix only.
-#![cfg_attr(windows, allow(dead_code))]
-
 mod agent_model;
 #[cfg(unix)]
 mod app;
 mod consent_prompt;
 mod consent_view;
 mod glyph;
-#[cfg(unix)]
 mod host;
 mod overlay;
 mod prompt;
-#[cfg(unix)]
 mod settings_window;
 mod soft;
 mod state;
@@ -53,11 +49,9 @@ use std::thread::JoinHandle;
 pub use agent_model::{AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, SessionRow};
 pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, DENY_LABEL};
 pub use consent_view::ConsentView;
-#[cfg(unix)]
 pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};
-#[cfg(unix)]
 pub use settings_window::{
     ALLOW_PROVISIONING_LABEL, CLIENT_CHOICE_LABEL, COPY_HTTP_LABEL, COPY_STDIO_LABEL, PROVISION_NEW_LABEL,
     SESSION_COPY_NOTE, SETTINGS_TITLE,
@@ -129,21 +123,9 @@ pub fn run_operator_ui(
 ) -> Result<(), UiError> {
     #[cfg(unix)]
     return x11_run::run(state, events, surfaces);
+    // Every window, the host and settings windows among them, on the CPU painter.
     #[cfg(windows)]
-    {
-        // The host window (eframe) is not built for Windows: its re-arm item is replaced by
-        // the re-arm prompt, and the Agent tab (the provisioning opt-in) is not offered.
-        let surfaces = if surfaces.host_window {
-            tracing::warn!(
-                "the host window is not built for Windows yet: the banner and the re-arm prompt \
-                 stand in for its re-arm item; the Agent tab (provisioning opt-in) is unavailable"
-            );
-            Surfaces { prompt: true, host_window: false, ..surfaces }
-        } else {
-            surfaces
-        };
-        soft::run(state, events, surfaces)
-    }
+    soft::run(state, events, surfaces)
 }
 
 /// Run [`run_operator_ui`] on a new thread named `mcec-operator-ui`. Join the handle to learn

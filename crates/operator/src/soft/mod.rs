@@ -49,15 +49,15 @@ use x11rb::{
 #[cfg(unix)]
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
 #[cfg(unix)]
-use crate::{Surfaces, UiError, consent_prompt, overlay, prompt, x11_tag};
+use crate::{Surfaces, UiError, consent_prompt, host, overlay, prompt, settings_window, x11_tag};
 #[cfg(unix)]
 use input::Keymap;
 #[cfg(unix)]
-use mcec_rules::own_windows::PROMPT_CLASS;
+use mcec_rules::own_windows::{HOST_CLASS, PROMPT_CLASS, SETTINGS_CLASS};
 #[cfg(unix)]
-use pass::{Layout, PassInput, Role};
+use pass::{Layout, Role};
 #[cfg(unix)]
-use raster::{Canvas, Textures};
+use raster::Textures;
 #[cfg(unix)]
 use xwin::{Atoms, Kind, Spec, XWindow};
 
@@ -129,20 +129,7 @@ fn read_events(conn: &RustConnection, tx: &Sender<Wake>) {
 }
 
 #[cfg(unix)]
-struct Pane {
-    role: Role,
-    window: XWindow,
-    layout: Layout,
-    ctx: egui::Context,
-    canvas: Canvas,
-    textures: Textures,
-    input: Vec<egui::Event>,
-    focused: bool,
-    close_requested: bool,
-    exposed: bool,
-    dirty: bool,
-    repaint_at: Option<Instant>,
-}
+type Pane = pass::Pane<XWindow>;
 
 #[cfg(unix)]
 struct SoftUi {
@@ -212,22 +199,15 @@ impl SoftUi {
         let index = self.panes.iter().position(|p| p.role == role);
         match (wanted, index) {
             (None, Some(i)) => {
-                let pane = self.panes.remove(i);
-                pane.window.destroy(&self.conn);
-                // Only the banner's: a prompt starts from a fresh context every time, so
-                // nothing of an earlier answer (focus, a press) carries over to the next.
-                if pane.role == Role::Overlay {
-                    self.spare_banner = Some((pane.ctx, pane.textures));
-                }
+                let (window, kept) = self.panes.remove(i).close();
+                window.destroy(&self.conn);
+                self.spare_banner = kept.or(self.spare_banner.take());
             }
             (Some(layout), Some(i)) if self.panes[i].layout != layout => {
                 let pane = &mut self.panes[i];
-                if pane.layout.size != layout.size || pane.layout.pos != layout.pos {
+                if pane.relayout(layout) {
                     pane.window.reshape(&self.conn, layout.pos, layout.size)?;
-                    pane.canvas = Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1));
                 }
-                pane.layout = layout;
-                pane.dirty = true;
             }
             (Some(layout), None) => self.open(role, layout)?,
             _ => {}
@@ -240,67 +220,40 @@ impl SoftUi {
             Role::Overlay => (Kind::Overlay, overlay::OVERLAY_TITLE, overlay::OVERLAY_CLASS),
             Role::Prompt => (Kind::Prompt, prompt::PROMPT_TITLE, PROMPT_CLASS),
             Role::Consent => (Kind::Prompt, consent_prompt::CONSENT_TITLE, PROMPT_CLASS),
+            // Only where the host window is painted on the CPU (Windows); X11's is eframe's.
+            Role::Host => (Kind::Prompt, host::HOST_TITLE, HOST_CLASS),
+            Role::Settings => (Kind::Prompt, settings_window::SETTINGS_TITLE, SETTINGS_CLASS),
         };
         let spec = Spec { kind, title, class, pos: layout.pos, size: layout.size };
         let window = XWindow::create(&self.conn, &self.screen, &self.atoms, &spec)?;
-        let spare = if role == Role::Overlay { self.spare_banner.take() } else { None };
-        let (ctx, textures) = match spare {
-            Some(kept) => kept,
-            None => (pass::new_context(), Textures::default()),
-        };
-        let mut pane = Pane {
-            role,
-            window,
-            layout,
-            ctx,
-            canvas: Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1)),
-            textures,
-            input: Vec::new(),
-            focused: false,
-            close_requested: false,
-            exposed: false,
-            dirty: true,
-            repaint_at: None,
-        };
+        let kept = if role == Role::Overlay { self.spare_banner.take() } else { None };
+        let mut pane = Pane::new(role, window, layout, kept);
         // Painted before it is mapped, so the first Expose shows the finished frame; copied
         // at once too, which shows it without waiting for the Expose where no window manager
         // holds the map back (where one does, the copy is dropped and the Expose shows it).
-        self.paint(&mut pane)?;
+        self.paint(&mut pane);
         pane.window.map(&self.conn)?;
         pane.window.show(&self.conn, &pane.canvas)?;
         self.panes.push(pane);
         match role {
             Role::Prompt => x11_tag::focus_prompt_soon(),
             Role::Consent => x11_tag::focus_consent_soon(),
-            Role::Overlay => {}
+            Role::Overlay | Role::Host | Role::Settings => {}
         }
         Ok(())
     }
 
     fn frame(&mut self, i: usize) -> xwin::XResult<()> {
-        let mut pane = self.panes.remove(i);
-        let result = self.paint(&mut pane);
-        if result.is_ok() && pane.exposed {
+        let pane = &mut self.panes[i];
+        pane.paint(&self.state, &self.events, self.start.elapsed().as_secs_f64());
+        if pane.window.exposed {
             pane.window.show(&self.conn, &pane.canvas)?;
         }
-        self.panes.insert(i, pane);
-        result
+        Ok(())
     }
 
-    /// One egui pass of the pane, painted into its canvas.
-    fn paint(&self, pane: &mut Pane) -> xwin::XResult<()> {
-        let input = PassInput {
-            size: pane.layout.size,
-            focused: pane.focused,
-            close_requested: std::mem::take(&mut pane.close_requested),
-            events: std::mem::take(&mut pane.input),
-            time: self.start.elapsed().as_secs_f64(),
-        };
-        let (ctx, state, events) = (&pane.ctx, &self.state, &self.events);
-        pane.repaint_at =
-            pass::run(pane.role, ctx, &mut pane.canvas, &mut pane.textures, state, events, input);
-        pane.dirty = false;
-        Ok(())
+    fn paint(&self, pane: &mut Pane) {
+        pane.paint(&self.state, &self.events, self.start.elapsed().as_secs_f64());
     }
 
     fn pane_of(&mut self, window: u32) -> Option<&mut Pane> {
@@ -314,7 +267,7 @@ impl SoftUi {
         let (window, input) = match &event {
             Event::Expose(e) => {
                 if let Some(pane) = self.pane_of(e.window) {
-                    pane.exposed = true;
+                    pane.window.exposed = true;
                     if e.count == 0 {
                         pane.window.show(&conn, &pane.canvas)?;
                     }

@@ -1,7 +1,7 @@
 //! What the CPU-painted windows have in common whatever surface shows them (X11 windows on
-//! Unix, Win32 windows on Windows): which window should be open and where, and one egui pass
-//! of a window painted into its pixel buffer. The surfaces only open, move and show windows
-//! and turn their platform's input into egui events.
+//! Unix, Win32 windows on Windows): which window should be open and where, one egui pass of a
+//! window painted into its pixel buffer, and the pane each surface keeps per window. The
+//! surfaces only open, move and show windows and turn their platform's input into egui events.
 
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
@@ -11,7 +11,7 @@ use egui::{ViewportEvent, ViewportId, ViewportInfo};
 use crate::overlay::{self, Look};
 use crate::soft::raster::{self, Canvas, Textures};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
-use crate::{Surfaces, consent_prompt, prompt};
+use crate::{Surfaces, consent_prompt, host, prompt, settings_window};
 
 /// Which operator window a pane is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,12 +19,17 @@ pub(crate) enum Role {
     Overlay,
     Prompt,
     Consent,
+    /// The host window of plain `mcec` (its menu re-arms and opens the settings window).
+    Host,
+    /// The host's settings window with the Agent tab.
+    Settings,
 }
 
 impl Role {
     /// The order windows are brought up to date in: the banner first, so a prompt that opens
     /// with a stop never delays it.
-    pub(crate) const ALL: [Role; 3] = [Role::Overlay, Role::Prompt, Role::Consent];
+    pub(crate) const ALL: [Role; 5] =
+        [Role::Overlay, Role::Prompt, Role::Consent, Role::Host, Role::Settings];
 }
 
 /// Where and how big a pane should be now, or `None` when it should be gone.
@@ -54,10 +59,85 @@ pub(crate) fn wanted(
             open.then_some((None, prompt::geometry(monitor)))?
         }
         Role::Consent => snap.consent.is_some().then_some((None, consent_prompt::geometry(monitor)))?,
+        Role::Host => surfaces.host_window.then_some((None, host::geometry(monitor)))?,
+        Role::Settings => {
+            let open = surfaces.host_window && snap.settings_open;
+            open.then_some((None, settings_window::geometry(monitor)))?
+        }
     };
     let pos = (pos.x.round() as i16, pos.y.round() as i16);
     let size = (size.x.round().max(1.0) as u16, size.y.round().max(1.0) as u16);
     Some(Layout { look, pos, size })
+}
+
+/// One operator window as both surfaces keep it: its platform window (`W`: an X window or an
+/// `HWND`), where it is, and its egui side (context, pixels, input since the last pass).
+pub(crate) struct Pane<W> {
+    pub role: Role,
+    pub window: W,
+    pub layout: Layout,
+    ctx: egui::Context,
+    pub canvas: Canvas,
+    textures: Textures,
+    pub input: Vec<egui::Event>,
+    pub focused: bool,
+    pub close_requested: bool,
+    pub dirty: bool,
+    pub repaint_at: Option<Instant>,
+}
+
+impl<W> Pane<W> {
+    /// A pane for a new window; `kept` is the closed banner's context and textures, when there is one.
+    pub fn new(role: Role, window: W, layout: Layout, kept: Option<(egui::Context, Textures)>) -> Self {
+        let (ctx, textures) = kept.unwrap_or_else(|| (new_context(), Textures::default()));
+        Pane {
+            role,
+            window,
+            layout,
+            ctx,
+            canvas: Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1)),
+            textures,
+            input: Vec::new(),
+            focused: false,
+            close_requested: false,
+            dirty: true,
+            repaint_at: None,
+        }
+    }
+
+    /// Take on `layout`. True when the window must move or resize (the canvas already has the
+    /// new size).
+    pub fn relayout(&mut self, layout: Layout) -> bool {
+        let moved = self.layout.size != layout.size || self.layout.pos != layout.pos;
+        if moved {
+            self.canvas = Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1));
+        }
+        self.layout = layout;
+        self.dirty = true;
+        moved
+    }
+
+    /// The window is closing: its platform window, and the context and textures worth keeping
+    /// (only the banner's: a prompt starts from a fresh context every time, so nothing of an
+    /// earlier answer, focus or a press, carries over to the next).
+    pub fn close(self) -> (W, Option<(egui::Context, Textures)>) {
+        let kept = (self.role == Role::Overlay).then_some((self.ctx, self.textures));
+        (self.window, kept)
+    }
+
+    /// One egui pass of the pane, painted into its canvas. `time`: seconds since the UI started.
+    pub fn paint(&mut self, state: &OperatorState, events: &Sender<OperatorEvent>, time: f64) {
+        let input = PassInput {
+            size: self.layout.size,
+            focused: self.focused,
+            close_requested: std::mem::take(&mut self.close_requested),
+            events: std::mem::take(&mut self.input),
+            time,
+        };
+        self.repaint_at =
+            run(self.role, &self.ctx, &mut self.canvas, &mut self.textures, state, events, input);
+        self.dirty = false;
+    }
 }
 
 /// A fresh egui context for a window, in the operator windows' look.
@@ -111,6 +191,8 @@ pub(crate) fn run(
         Role::Overlay => overlay::show(ui, state),
         Role::Prompt => prompt::show(ui, state, events),
         Role::Consent => consent_prompt::show(ui, state, events),
+        Role::Host => host::show(ui, state, events),
+        Role::Settings => settings_window::show(ui, state, events),
     });
     let mut textures_delta = output.textures_delta;
     textures.set(&textures_delta);
@@ -154,6 +236,25 @@ mod tests {
         let none = Surfaces { overlay: false, prompt: false, host_window: true };
         assert_eq!(wanted(Role::Overlay, none, &snap, now, MONITOR), None);
         assert_eq!(wanted(Role::Prompt, none, &snap, now, MONITOR), None);
+    }
+
+    #[test]
+    fn the_host_window_is_there_only_for_the_host_and_settings_only_when_opened() {
+        let state = OperatorState::new();
+        let now = Instant::now();
+        let host = Surfaces { overlay: true, prompt: false, host_window: true };
+        assert_eq!(
+            wanted(Role::Host, ALL, &state.snapshot(), now, MONITOR),
+            None,
+            "mcec mcp has no host window"
+        );
+        let layout = wanted(Role::Host, host, &state.snapshot(), now, MONITOR).expect("the host window");
+        assert_eq!((layout.pos, layout.size), ((64, 206), (420, 150)));
+        assert_eq!(wanted(Role::Settings, host, &state.snapshot(), now, MONITOR), None, "closed until asked");
+        state.open_settings();
+        assert_eq!(wanted(Role::Settings, ALL, &state.snapshot(), now, MONITOR), None);
+        let settings = wanted(Role::Settings, host, &state.snapshot(), now, MONITOR).expect("settings");
+        assert_eq!((settings.pos, settings.size), ((192, 104), (640, 560)), "centred");
     }
 
     #[test]

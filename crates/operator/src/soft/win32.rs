@@ -1,5 +1,6 @@
 //! The Win32 surface of the CPU painter: the banner and the re-arm and consent prompts of
-//! `mcec.exe mcp`, as plain Win32 windows showing the frames [`pass`] paints.
+//! `mcec.exe mcp`, and the host window and its settings window (the Agent tab) of plain
+//! `mcec.exe`, as plain Win32 windows showing the frames [`pass`] paints.
 //!
 //! The banner is a topmost popup that never takes focus and lets every click through
 //! (`WS_EX_TRANSPARENT | WS_EX_LAYERED | WS_EX_NOACTIVATE | WS_EX_TOOLWINDOW`, and it answers
@@ -7,14 +8,17 @@
 //! and a close button; the close button is a denial (a "leave stopped"), as on X11. Every window
 //! asks to be left out of screen captures with `WDA_EXCLUDEFROMCAPTURE`; where the system
 //! refuses (older Windows, Wine) the refusal is logged once and the window is shown anyway: the
-//! operator seeing the stop matters more than the agent not seeing it.
+//! operator seeing the stop matters more than the agent not seeing it. The host and settings
+//! windows are ordinary top-level windows (title, close and minimise buttons); closing the host
+//! window quits mcec, closing the settings window only closes it, as on X11.
 //!
 //! One thread (the caller's) owns the windows and their message loop. The window procedures
 //! only note what happened; the loop turns that into egui events after `DispatchMessageW`
 //! returns, so no egui state is touched from inside a window procedure. The state's repaint
 //! hook, called from other threads, posts a message to a message-only window to wake the loop.
-//! The prompt only reports the click and its time; the core checks with the provenance monitor
-//! (the low-level mouse hook's record of a press without `LLMHF_INJECTED`) that a hand made it.
+//! The windows only report a click and its time (Re-arm, Allow, the host menu's re-arm item, the
+//! Agent tab's opt-in); the core checks with the provenance monitor (the low-level mouse hook's
+//! record of a press without `LLMHF_INJECTED`) that a hand made it.
 
 #![allow(unsafe_code)]
 
@@ -43,15 +47,15 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{
     WM_APP, WM_CLOSE, WM_ERASEBKGND, WM_KEYDOWN, WM_KEYUP, WM_KILLFOCUS, WM_LBUTTONDOWN, WM_LBUTTONUP,
     WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEACTIVATE, WM_MOUSEMOVE, WM_NCHITTEST, WM_PAINT, WM_QUIT,
     WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SETFOCUS, WNDCLASSEXW, WNDPROC, WS_CAPTION, WS_EX_DLGMODALFRAME,
-    WS_EX_LAYERED, WS_EX_NOACTIVATE, WS_EX_TOOLWINDOW, WS_EX_TOPMOST, WS_EX_TRANSPARENT, WS_POPUP,
-    WS_SYSMENU,
+    WS_EX_LAYERED, WS_EX_NOACTIVATE, WS_EX_TOOLWINDOW, WS_EX_TOPMOST, WS_EX_TRANSPARENT, WS_MINIMIZEBOX,
+    WS_OVERLAPPED, WS_POPUP, WS_SYSMENU,
 };
 
-use crate::soft::pass::{self, Layout, PassInput, Role};
-use crate::soft::raster::{Canvas, Textures};
+use crate::soft::pass::{self, Layout, Role};
+use crate::soft::raster::Textures;
 use crate::state::{OperatorEvent, OperatorState};
-use crate::{Surfaces, UiError, consent_prompt, overlay, prompt};
-use mcec_rules::own_windows::{OVERLAY_CLASS, PROMPT_CLASS};
+use crate::{Surfaces, UiError, consent_prompt, host, overlay, prompt, settings_window};
+use mcec_rules::own_windows::{HOST_CLASS, OVERLAY_CLASS, PROMPT_CLASS, SETTINGS_CLASS};
 
 /// Posted to the message-only window by the state's repaint hook.
 const WM_WAKE: u32 = WM_APP + 1;
@@ -92,19 +96,7 @@ fn graphics(what: &str) -> UiError {
     UiError::Graphics(format!("{what} failed (Win32 error {code})"))
 }
 
-struct Pane {
-    role: Role,
-    hwnd: HWND,
-    layout: Layout,
-    ctx: egui::Context,
-    canvas: Canvas,
-    textures: Textures,
-    input: Vec<egui::Event>,
-    focused: bool,
-    close_requested: bool,
-    dirty: bool,
-    repaint_at: Option<Instant>,
-}
+type Pane = pass::Pane<HWND>;
 
 struct SoftUi {
     state: OperatorState,
@@ -124,6 +116,8 @@ pub(crate) fn run(
 ) -> Result<(), UiError> {
     register(OVERLAY_CLASS, Some(overlay_proc))?;
     register(PROMPT_CLASS, Some(prompt_proc))?;
+    register(HOST_CLASS, Some(prompt_proc))?;
+    register(SETTINGS_CLASS, Some(prompt_proc))?;
     register(WAKE_CLASS, Some(wake_proc))?;
     let wake = create(0, WAKE_CLASS, "mcec operator", 0, (0, 0, 0, 0), HWND_MESSAGE)?;
     // The HWND travels as an integer: a window handle is a plain id, valid from any thread.
@@ -205,6 +199,19 @@ const PROMPT_STYLE: u32 = WS_POPUP | WS_CAPTION | WS_SYSMENU;
 const PROMPT_EX: u32 = WS_EX_TOPMOST | WS_EX_DLGMODALFRAME;
 const OVERLAY_EX: u32 =
     WS_EX_TOPMOST | WS_EX_TRANSPARENT | WS_EX_LAYERED | WS_EX_NOACTIVATE | WS_EX_TOOLWINDOW;
+/// The host and settings windows: ordinary, not topmost, fixed size.
+const HOST_STYLE: u32 = WS_OVERLAPPED | WS_CAPTION | WS_SYSMENU | WS_MINIMIZEBOX;
+
+/// A role's window: extended style, class, title, style.
+fn kind(role: Role) -> (u32, &'static str, &'static str, u32) {
+    match role {
+        Role::Overlay => (OVERLAY_EX, OVERLAY_CLASS, overlay::OVERLAY_TITLE, WS_POPUP),
+        Role::Prompt => (PROMPT_EX, PROMPT_CLASS, prompt::PROMPT_TITLE, PROMPT_STYLE),
+        Role::Consent => (PROMPT_EX, PROMPT_CLASS, consent_prompt::CONSENT_TITLE, PROMPT_STYLE),
+        Role::Host => (0, HOST_CLASS, host::HOST_TITLE, HOST_STYLE),
+        Role::Settings => (0, SETTINGS_CLASS, settings_window::SETTINGS_TITLE, HOST_STYLE),
+    }
+}
 
 /// The outer rectangle (x, y, width, height) of a window whose client area is `layout`.
 fn outer(role: Role, layout: &Layout) -> (i32, i32, i32, i32) {
@@ -212,8 +219,9 @@ fn outer(role: Role, layout: &Layout) -> (i32, i32, i32, i32) {
     let mut r =
         RECT { left: x, top: y, right: x + i32::from(layout.size.0), bottom: y + i32::from(layout.size.1) };
     if role != Role::Overlay {
+        let (ex, _, _, style) = kind(role);
         // SAFETY: r is a valid RECT to adjust.
-        unsafe { AdjustWindowRectEx(&mut r, PROMPT_STYLE, 0, PROMPT_EX) };
+        unsafe { AdjustWindowRectEx(&mut r, style, 0, ex) };
     }
     (r.left, r.top, r.right - r.left, r.bottom - r.top)
 }
@@ -279,24 +287,20 @@ impl SoftUi {
         let index = self.panes.iter().position(|p| p.role == role);
         match (wanted, index) {
             (None, Some(i)) => {
-                let pane = self.panes.remove(i);
+                let (hwnd, kept) = self.panes.remove(i).close();
                 // SAFETY: the pane's window was created on this thread and is destroyed once.
-                unsafe { DestroyWindow(pane.hwnd) };
-                // Only the banner's: a prompt starts from a fresh context every time.
-                if pane.role == Role::Overlay {
-                    self.spare_banner = Some((pane.ctx, pane.textures));
-                }
+                unsafe { DestroyWindow(hwnd) };
+                self.spare_banner = kept.or(self.spare_banner.take());
             }
             (Some(layout), Some(i)) if self.panes[i].layout != layout => {
                 let pane = &mut self.panes[i];
-                if pane.layout.size != layout.size || pane.layout.pos != layout.pos {
+                if pane.relayout(layout) {
                     let (x, y, w, h) = outer(role, &layout);
                     // SAFETY: a live window of this thread.
-                    unsafe { SetWindowPos(pane.hwnd, null_mut(), x, y, w, h, SWP_NOZORDER | SWP_NOACTIVATE) };
-                    pane.canvas = Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1));
+                    unsafe {
+                        SetWindowPos(pane.window, null_mut(), x, y, w, h, SWP_NOZORDER | SWP_NOACTIVATE)
+                    };
                 }
-                pane.layout = layout;
-                pane.dirty = true;
             }
             (Some(layout), None) => self.open(role, layout)?,
             _ => {}
@@ -305,44 +309,16 @@ impl SoftUi {
     }
 
     fn open(&mut self, role: Role, layout: Layout) -> Result<(), UiError> {
-        let rect = outer(role, &layout);
-        let hwnd = match role {
-            Role::Overlay => {
-                create(OVERLAY_EX, OVERLAY_CLASS, overlay::OVERLAY_TITLE, WS_POPUP, rect, null_mut())?
-            }
-            Role::Prompt => {
-                create(PROMPT_EX, PROMPT_CLASS, prompt::PROMPT_TITLE, PROMPT_STYLE, rect, null_mut())?
-            }
-            Role::Consent => create(
-                PROMPT_EX,
-                PROMPT_CLASS,
-                consent_prompt::CONSENT_TITLE,
-                PROMPT_STYLE,
-                rect,
-                null_mut(),
-            )?,
-        };
+        let (ex, class, title, style) = kind(role);
+        let hwnd = create(ex, class, title, style, outer(role, &layout), null_mut())?;
         if role == Role::Overlay {
             // A layered window shows nothing until it has an opacity.
             // SAFETY: a live window of this thread.
             unsafe { SetLayeredWindowAttributes(hwnd, 0, 255, LWA_ALPHA) };
         }
         exclude_from_capture(hwnd);
-        let spare = if role == Role::Overlay { self.spare_banner.take() } else { None };
-        let (ctx, textures) = spare.unwrap_or_else(|| (pass::new_context(), Textures::default()));
-        let mut pane = Pane {
-            role,
-            hwnd,
-            layout,
-            ctx,
-            canvas: Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1)),
-            textures,
-            input: Vec::new(),
-            focused: false,
-            close_requested: false,
-            dirty: true,
-            repaint_at: None,
-        };
+        let kept = if role == Role::Overlay { self.spare_banner.take() } else { None };
+        let mut pane = Pane::new(role, hwnd, layout, kept);
         // Painted before it is shown, so the first WM_PAINT shows the finished frame.
         self.paint(&mut pane);
         // SAFETY: a live window of this thread.
@@ -361,24 +337,13 @@ impl SoftUi {
     }
 
     fn frame(&mut self, i: usize) {
-        let mut pane = self.panes.remove(i);
-        self.paint(&mut pane);
-        show(&pane);
-        self.panes.insert(i, pane);
+        let pane = &mut self.panes[i];
+        pane.paint(&self.state, &self.events, self.start.elapsed().as_secs_f64());
+        show(pane);
     }
 
     fn paint(&self, pane: &mut Pane) {
-        let input = PassInput {
-            size: pane.layout.size,
-            focused: pane.focused,
-            close_requested: std::mem::take(&mut pane.close_requested),
-            events: std::mem::take(&mut pane.input),
-            time: self.start.elapsed().as_secs_f64(),
-        };
-        let (ctx, state, events) = (&pane.ctx, &self.state, &self.events);
-        pane.repaint_at =
-            pass::run(pane.role, ctx, &mut pane.canvas, &mut pane.textures, state, events, input);
-        pane.dirty = false;
+        pane.paint(&self.state, &self.events, self.start.elapsed().as_secs_f64());
     }
 
     fn on_seen(&mut self, seen: Seen) {
@@ -389,7 +354,7 @@ impl SoftUi {
             }
             Seen::Paint(h) | Seen::Close(h) | Seen::Focus(h, _) | Seen::Input(h, _) => *h,
         };
-        let Some(pane) = self.panes.iter_mut().find(|p| p.hwnd == hwnd) else { return };
+        let Some(pane) = self.panes.iter_mut().find(|p| p.window == hwnd) else { return };
         match seen {
             Seen::Paint(_) => return show(pane),
             Seen::Close(_) => pane.close_requested = true,
@@ -406,7 +371,7 @@ impl SoftUi {
     fn close_all(&mut self) {
         for pane in self.panes.drain(..) {
             // SAFETY: the pane's window was created on this thread and is destroyed once.
-            unsafe { DestroyWindow(pane.hwnd) };
+            unsafe { DestroyWindow(pane.window) };
         }
     }
 }
@@ -432,7 +397,7 @@ fn show(pane: &Pane) {
     // SAFETY: the canvas holds w*h 32-bit pixels (0x00RRGGBB, which is BI_RGB's byte order);
     // the DC is released before returning.
     unsafe {
-        let dc = GetDC(pane.hwnd);
+        let dc = GetDC(pane.window);
         if dc.is_null() {
             return;
         }
@@ -450,7 +415,7 @@ fn show(pane: &Pane) {
             &info,
             DIB_RGB_COLORS,
         );
-        ReleaseDC(pane.hwnd, dc);
+        ReleaseDC(pane.window, dc);
     }
 }
 

@@ -98,6 +98,8 @@ pub(crate) fn check_visual(conn: &RustConnection, screen: &Screen) -> XResult<()
 
 pub(crate) struct XWindow {
     pub id: Window,
+    /// Whether the server has exposed it (before that, a copy to it is dropped).
+    pub exposed: bool,
     gc: Gcontext,
     depth: u8,
 }
@@ -130,7 +132,7 @@ impl XWindow {
         )?;
         let gc = conn.generate_id()?;
         conn.create_gc(gc, id, &CreateGCAux::new().graphics_exposures(0))?;
-        let this = Self { id, gc, depth: screen.root_depth };
+        let this = Self { id, exposed: false, gc, depth: screen.root_depth };
         this.set_properties(conn, atoms, spec)?;
         if spec.kind == Kind::Overlay {
             click_through(conn, id)?;
