@@ -131,12 +131,24 @@ fn triangle(canvas: &mut Canvas, clip: [usize; 4], tex: &Texture, v: [&Vertex; 3
     let cols = v.map(|v| v.color.to_array().map(f32::from));
     let uvs = v.map(|v| [v.uv.x * tex.size[0] as f32 - 0.5, v.uv.y * tex.size[1] as f32 - 0.5]);
     let flat = cols[0] == cols[1] && cols[1] == cols[2];
+    // A solid fill (one colour, one texel: every panel, frame and rule egui draws) has the same
+    // source at every pixel: sample it once, and write opaque ones without blending.
+    let solid = (flat && uvs[0] == uvs[1] && uvs[1] == uvs[2]).then(|| {
+        let texel = sample(tex, uvs[0][0], uvs[0][1]);
+        let src: [f32; 4] = std::array::from_fn(|k| cols[0][k] * texel[k] / 255.0);
+        (src, (src[3] >= 255.0).then(|| over(src, 0)))
+    });
     for y in min_y..max_y {
         let row = y * canvas.width;
         for x in min_x..max_x {
             let q = [x as f32 + 0.5, y as f32 + 0.5];
             let w = [edge(p[1], p[2], q), edge(p[2], p[0], q), edge(p[0], p[1], q)];
             if (0..3).any(|i| w[i] < 0.0 || (w[i] == 0.0 && !edges[i])) {
+                continue;
+            }
+            let dst = &mut canvas.pixels[row + x];
+            if let Some((src, opaque)) = solid {
+                *dst = opaque.unwrap_or_else(|| over(src, *dst));
                 continue;
             }
             let w = w.map(|w| w / area);
@@ -149,7 +161,6 @@ fn triangle(canvas: &mut Canvas, clip: [usize; 4], tex: &Texture, v: [&Vertex; 3
             let t = w[0] * uvs[0][1] + w[1] * uvs[1][1] + w[2] * uvs[2][1];
             let texel = sample(tex, u, t);
             let src: [f32; 4] = std::array::from_fn(|k| color[k] * texel[k] / 255.0);
-            let dst = &mut canvas.pixels[row + x];
             *dst = over(src, *dst);
         }
     }
