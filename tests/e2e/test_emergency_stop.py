@@ -299,15 +299,16 @@ async def test_long_type_is_stopped_mid_way_and_says_how_far_it_got(stop_copy: C
         said = int(match.group(1))
         # Every character the window got, until it has been quiet a while after the stop (the
         # chord's own keys are Latin; the operator's Shift may have raised the case).
+        after = target.drain(quiet=1.0)
         rest = "".join(
             chr(int(line.rsplit(" ", 1)[1], 16)).lower()
-            for line in target.drain(quiet=1.0)
+            for line in after
             if line.startswith("key ") and not line.endswith(" -")
         )
         received = first + "".join(c for c in rest if c in GREEK)
         print(f"type stopped after {said} of {len(text)} characters; the window received {len(received)}")
         assert 10 <= said < len(text), env
-        assert received == text[:said], f"the tool says {said} typed, the window received {len(received)}"
+        assert received == text[:said], f"the tool says {said} typed, the window received {len(received)}; after the first 10: {after}"
     finally:
         target.close()
 

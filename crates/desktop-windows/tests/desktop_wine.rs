@@ -256,15 +256,16 @@ fn release_all_leaves_nothing_down() {
     let (t, _dir) = tools();
     focus(&t, &w);
     let b = t.backend();
+    let never = StopFlag::new();
     // Wine re-reads the modifiers from X when its window gets X focus: let the window take
     // a key after the focus change, so that re-read is behind us.
-    b.key(Key::Named(NamedKey::F(8)), true).expect("F8");
-    b.key(Key::Named(NamedKey::F(8)), false).expect("F8");
+    b.key(Key::Named(NamedKey::F(8)), true, &never).expect("F8");
+    b.key(Key::Named(NamedKey::F(8)), false, &never).expect("F8");
     w.until("KEY vk=0x77 down=0");
     b.pointer_move(w.client.center()).expect("move");
-    b.key(Key::Modifier(Modifier::Ctrl), true).expect("ctrl");
-    b.key(Key::Modifier(Modifier::Shift), true).expect("shift");
-    b.key(Key::Char('q'), true).expect("q");
+    b.key(Key::Modifier(Modifier::Ctrl), true, &never).expect("ctrl");
+    b.key(Key::Modifier(Modifier::Shift), true, &never).expect("shift");
+    b.key(Key::Char('q'), true, &never).expect("q");
     b.button(MouseButton::Left, true).expect("left");
     // Positive control: the window got the presses, and nothing released them yet.
     let before = w.until("DOWN button=left");
@@ -274,8 +275,8 @@ fn release_all_leaves_nothing_down() {
     assert!(!before.iter().any(|l| l.contains("down=0") || l.starts_with("UP")), "{before:?}");
     assert!(down(0x01), "Windows does not report the button down");
     b.release_all().expect("release_all");
-    b.key(Key::Named(NamedKey::F(7)), true).expect("F7");
-    b.key(Key::Named(NamedKey::F(7)), false).expect("F7");
+    b.key(Key::Named(NamedKey::F(7)), true, &never).expect("F7");
+    b.key(Key::Named(NamedKey::F(7)), false, &never).expect("F7");
     let after = w.until("KEY vk=0x76 down=0");
     for released in ["UP button=left", "KEY vk=0x51 down=0", "KEY vk=0x10 down=0", "KEY vk=0x11 down=0"] {
         assert!(after.iter().any(|l| l.starts_with(released)), "{released} missing: {after:?}");

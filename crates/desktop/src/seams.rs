@@ -93,7 +93,9 @@ pub trait Injector: Send + Sync {
 
     /// Press or release one key. A character key missing from the keymap may be mapped
     /// temporarily. `bad-arguments` (field `keys`) when the key cannot be produced at all.
-    fn key(&self, key: Key, down: bool) -> Result<(), ToolError>;
+    /// A backend that has to wait before a press (X11 before a keymap change) asks `stop`
+    /// after the wait and answers `emergency-stopped` without pressing.
+    fn key(&self, key: Key, down: bool, stop: &StopFlag) -> Result<(), ToolError>;
 
     /// Type `text` (already checked for control characters), asking `stop` before every
     /// character. On stop it releases what it holds and answers `emergency-stopped`.

@@ -89,7 +89,7 @@ impl Injector for FakeDesktop {
         self.log(format!("scroll {direction:?}"))
     }
 
-    fn key(&self, key: Key, down: bool) -> Result<(), ToolError> {
+    fn key(&self, key: Key, down: bool, _stop: &StopFlag) -> Result<(), ToolError> {
         self.log(format!("key {key:?} {down}"))
     }
 

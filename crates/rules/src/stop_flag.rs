@@ -10,6 +10,10 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How often a sleeping loop asks the flag: the most a wait outlasts a stop.
+const POLL: Duration = Duration::from_millis(5);
 
 /// A cheaply clonable, shared "stop now" flag.
 #[derive(Debug, Clone, Default)]
@@ -46,6 +50,22 @@ impl StopFlag {
     pub fn clear(&self) {
         self.own.store(false, Ordering::SeqCst);
     }
+
+    /// Sleep for `d`, waking within a few milliseconds once the flag is set. True when the
+    /// whole time passed with the flag unset (also for a zero `d`), false when it woke for the
+    /// flag: a caller that waited before acting must not act then.
+    pub fn sleep(&self, d: Duration) -> bool {
+        let end = Instant::now() + d;
+        loop {
+            if self.is_set() {
+                return false;
+            }
+            match end.checked_duration_since(Instant::now()) {
+                Some(left) if !left.is_zero() => std::thread::sleep(left.min(POLL)),
+                _ => return true,
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -68,5 +88,23 @@ mod tests {
         let clone = call.clone();
         clone.clear();
         assert!(!call.is_set(), "clones share one flag");
+    }
+
+    #[test]
+    fn sleep_wakes_for_the_flag_and_says_so() {
+        let flag = StopFlag::new();
+        assert!(flag.sleep(Duration::ZERO));
+        let started = Instant::now();
+        assert!(flag.sleep(Duration::from_millis(20)));
+        assert!(started.elapsed() >= Duration::from_millis(20), "it slept the whole time");
+
+        let setter = flag.clone();
+        let waker = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(10));
+            setter.set();
+        });
+        assert!(!flag.sleep(Duration::from_secs(600)), "woke for the flag, not the clock");
+        waker.join().unwrap();
+        assert!(!flag.child().sleep(Duration::ZERO), "a set ancestor counts, even for no wait");
     }
 }

@@ -179,7 +179,9 @@ impl Injector for WindowsDesktop {
         inject::send_wheel(delta, horizontal).map_err(inject_err)
     }
 
-    fn key(&self, key: Key, down: bool) -> Result<(), ToolError> {
+    /// `SendInput` never waits before a press, so `stop` (asked by the caller's gate right
+    /// before this) needs no second look.
+    fn key(&self, key: Key, down: bool, _stop: &StopFlag) -> Result<(), ToolError> {
         self.press(resolve(key)?, down)
     }
 

@@ -27,8 +27,6 @@ const MAX_HOLD_MS: u64 = 10_000;
 const MAX_TEXT_CHARS: usize = 10_000;
 /// The longest `drag` `durationMs`.
 const MAX_DRAG_MS: u64 = 10_000;
-/// How often a wait asks the stop flag.
-const STOP_POLL: Duration = Duration::from_millis(5);
 /// How long `window` and `focus` watch for the change to show.
 const CONFIRM_WAIT: Duration = Duration::from_millis(1_500);
 const CONFIRM_POLL: Duration = Duration::from_millis(5);
@@ -155,14 +153,7 @@ pub(crate) fn click_at(b: &dyn Backend, p: Point, button: MouseButton, count: u3
 
 /// Sleep `ms`, waking early (with an error) when the stop flag is set.
 pub(crate) fn hold(ms: u64, stop: &StopFlag) -> Result<(), ToolError> {
-    let end = Instant::now() + Duration::from_millis(ms);
-    while let Some(left) = end.checked_duration_since(Instant::now()) {
-        if stop.is_set() {
-            return Err(ToolError::emergency_stopped());
-        }
-        std::thread::sleep(left.min(STOP_POLL));
-    }
-    Ok(())
+    if stop.sleep(Duration::from_millis(ms)) { Ok(()) } else { Err(ToolError::emergency_stopped()) }
 }
 
 /// Check text for `type`: at most [`MAX_TEXT_CHARS`], no control character but newline and
@@ -199,18 +190,12 @@ pub(crate) fn walk(
     let steps = u32::try_from(total.saturating_sub(1).max(1)).unwrap_or(u32::MAX);
     for (i, p) in points.iter().enumerate().skip(1) {
         let due = started + duration * u32::try_from(i).unwrap_or(u32::MAX) / steps;
-        loop {
-            if stop.is_set() {
-                let last = points[i - 1];
-                return Err(stopped_after(format!(
-                    "The {what} was aborted after {i} of {total} points, at ({}, {}); the button is up.",
-                    last.x, last.y
-                )));
-            }
-            match due.checked_duration_since(Instant::now()) {
-                Some(left) if !left.is_zero() => std::thread::sleep(left.min(STOP_POLL)),
-                _ => break,
-            }
+        if !stop.sleep(due.saturating_duration_since(Instant::now())) {
+            let last = points[i - 1];
+            return Err(stopped_after(format!(
+                "The {what} was aborted after {i} of {total} points, at ({}, {}); the button is up.",
+                last.x, last.y
+            )));
         }
         b.pointer_move(*p)?;
         b.settle()?;
@@ -244,13 +229,14 @@ pub(crate) fn walk_drag(
 pub(crate) fn holding<T>(
     b: &dyn Backend,
     modifiers: &[Modifier],
+    stop: &StopFlag,
     f: impl FnOnce() -> Result<T, ToolError>,
 ) -> Result<T, ToolError> {
     let mut pressed: Vec<Modifier> = Vec::new();
     let result = (|| {
         for m in modifiers {
             if !pressed.contains(m) {
-                b.key(Key::Modifier(*m), true)?;
+                b.key(Key::Modifier(*m), true, stop)?;
                 pressed.push(*m);
             }
         }
@@ -258,7 +244,7 @@ pub(crate) fn holding<T>(
     })();
     let mut released = Ok(());
     for m in pressed.iter().rev() {
-        if let Err(e) = b.key(Key::Modifier(*m), false) {
+        if let Err(e) = b.key(Key::Modifier(*m), false, stop) {
             released = Err(e);
         }
     }
@@ -282,7 +268,7 @@ pub(crate) fn press_chords(
         let mut pressed: Vec<Key> = Vec::new();
         let result = (|| {
             for m in &chord.modifiers {
-                b.key(Key::Modifier(*m), true)?;
+                b.key(Key::Modifier(*m), true, stop)?;
                 pressed.push(Key::Modifier(*m));
                 if stop.is_set() {
                     return Err(stopped_after(format!(
@@ -291,7 +277,7 @@ pub(crate) fn press_chords(
                     )));
                 }
             }
-            b.key(chord.key, true)?;
+            b.key(chord.key, true, stop)?;
             pressed.push(chord.key);
             if hold_ms > 0 {
                 b.settle()?;
@@ -307,7 +293,7 @@ pub(crate) fn press_chords(
         })();
         let mut released = Ok(());
         for k in pressed.iter().rev() {
-            if let Err(e) = b.key(*k, false) {
+            if let Err(e) = b.key(*k, false, stop) {
                 released = Err(e);
             }
         }
@@ -349,7 +335,7 @@ impl DesktopTools {
         let at = space.endpoint(&req.at, "at")?;
         self.on_screen(at, "at")?;
         let modifiers = req.modifiers.as_deref().unwrap_or(&[]);
-        self.actuate(stop, |b| holding(b, modifiers, || click_at(b, at, button, count)))?;
+        self.actuate(stop, |b| holding(b, modifiers, stop, || click_at(b, at, button, count)))?;
         Ok(ClickResult { at, button, count })
     }
 
@@ -364,7 +350,9 @@ impl DesktopTools {
         let points = self.drag_points(from, &path, to, ["from", "path", "to"])?;
         let button = req.button.unwrap_or_default();
         let modifiers = req.modifiers.as_deref().unwrap_or(&[]);
-        self.actuate(stop, |b| holding(b, modifiers, || walk_drag(b, &points, duration, stop, button)))?;
+        self.actuate(stop, |b| {
+            holding(b, modifiers, stop, || walk_drag(b, &points, duration, stop, button))
+        })?;
         Ok(DragResult { from, to, points: points.len() })
     }
 

@@ -6,7 +6,8 @@
 //! otherwise act after it. Putting the check here, under the lock and next to the send, makes
 //! "nothing is pressed after the stop engages" hold for every actuation, present and future,
 //! without each tool remembering to check. Releases always pass: letting go is what the stop
-//! wants.
+//! wants. A backend that waits between this check and the press (X11, before a keymap change)
+//! is handed the flag and asks it again after its wait.
 
 use mcec_rules::{StopFlag, ToolError};
 
@@ -83,11 +84,11 @@ impl Injector for StopGated<'_> {
         self.inner.scroll(direction)
     }
 
-    fn key(&self, key: Key, down: bool) -> Result<(), ToolError> {
+    fn key(&self, key: Key, down: bool, stop: &StopFlag) -> Result<(), ToolError> {
         if down {
             self.check()?;
         }
-        self.inner.key(key, down)
+        self.inner.key(key, down, stop)
     }
 
     fn type_text(&self, text: &str, stop: &StopFlag) -> Result<(), ToolError> {

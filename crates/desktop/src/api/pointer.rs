@@ -82,7 +82,7 @@ impl DesktopTools {
         self.actuate(stop, |b| {
             b.pointer_move(at)?;
             b.settle()?;
-            holding(b, modifiers, || {
+            holding(b, modifiers, stop, || {
                 for _ in 0..notches {
                     b.scroll(req.direction)?;
                 }

@@ -159,20 +159,32 @@ impl X11Desktop {
         Ok(out)
     }
 
-    /// Map `wanted` onto spare keycodes (see [`KeyState::map_ahead`]).
-    fn map_ahead(&self, keys: &mut KeyState, wanted: &[u32]) -> Result<(), ToolError> {
-        keys.map_ahead(&self.conn, wanted, self.last_key_event()).map_err(reply_err)
+    /// Map `wanted` onto spare keycodes (see [`KeyState::map_ahead`]); `emergency-stopped`
+    /// when `stop` was set while it waited for the keymap to be quiet.
+    fn map_ahead(&self, keys: &mut KeyState, wanted: &[u32], stop: &StopFlag) -> Result<(), ToolError> {
+        match keys.map_ahead(&self.conn, wanted, self.last_key_event(), stop) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(ToolError::emergency_stopped()),
+            Err(e) => Err(reply_err(e)),
+        }
     }
 
     /// Keycode and level (0 plain, 1 shifted) for `key`'s keysym in the active group, or the
-    /// spare keycode that holds it (mapped here when no earlier step did).
-    fn resolve(&self, keys: &mut KeyState, key: Key, field: &str) -> Result<(u8, u8), ToolError> {
+    /// spare keycode that holds it (mapped here when no earlier step did, unless `stop` is set
+    /// during the wait that mapping needs).
+    fn resolve(
+        &self,
+        keys: &mut KeyState,
+        key: Key,
+        field: &str,
+        stop: &StopFlag,
+    ) -> Result<(u8, u8), ToolError> {
         let keysym = match self.place(keys, key, field)? {
             Place::Key(kc, level) => return Ok((kc, level)),
             Place::Spare(keysym) => keysym,
         };
         if keys.temporary(keysym).is_none() {
-            self.map_ahead(keys, &[keysym])?;
+            self.map_ahead(keys, &[keysym], stop)?;
         }
         match keys.temporary(keysym) {
             Some(kc) => Ok((kc, 0)),
@@ -191,9 +203,13 @@ impl X11Desktop {
             .ok_or_else(|| ToolError::new(ErrorCode::Unavailable, "The keyboard has no Shift key."))
     }
 
-    /// Press and release one character's key (with Shift when it is in the shifted column).
-    fn tap_char(&self, keys: &mut KeyState, c: char) -> Result<(), ToolError> {
-        let (kc, col) = self.resolve(keys, Key::Char(c), "text")?;
+    /// Press and release one character's key (with Shift when it is in the shifted column),
+    /// unless `stop` is set before the press.
+    fn tap_char(&self, keys: &mut KeyState, c: char, stop: &StopFlag) -> Result<(), ToolError> {
+        let (kc, col) = self.resolve(keys, Key::Char(c), "text", stop)?;
+        if stop.is_set() {
+            return Err(ToolError::emergency_stopped());
+        }
         let shift = if col == 1 { Some(self.shift_keycode(keys)?) } else { None };
         if let Some(s) = shift {
             self.key_event(s, true)?;
@@ -210,32 +226,52 @@ impl X11Desktop {
         self.drain_events(&mut keys)?;
         // Every character that needs a spare keycode is mapped before the first key event.
         let wanted = self.spare_keysyms(&keys, text)?;
-        self.map_ahead(&mut keys, &wanted)?;
+        self.map_ahead(&mut keys, &wanted, stop)?;
         let total = text.chars().count();
+        let stopped_at = |done: usize| {
+            let base = ToolError::emergency_stopped();
+            ToolError::new(
+                base.code,
+                format!("{} Typed {done} of {total} characters before the stop.", base.detail),
+            )
+        };
         for (done, (at, c)) in text.char_indices().enumerate() {
             if stop.is_set() {
-                let base = ToolError::emergency_stopped();
-                return Err(ToolError::new(
-                    base.code,
-                    format!("{} Typed {done} of {total} characters before the stop.", base.detail),
-                ));
+                return Err(stopped_at(done));
             }
-            if let Place::Spare(keysym) = self.place(&keys, Key::Char(c), "text")?
-                && keys.temporary(keysym).is_none()
-            {
-                // More characters than spare keycodes: map the next ones, reusing keycodes
-                // whose characters are done.
-                let wanted = self.spare_keysyms(&keys, &text[at..])?;
-                self.map_ahead(&mut keys, &wanted)?;
+            let typed = self.type_char(&mut keys, text, at, c, stop);
+            if typed.is_err() && stop.is_set() {
+                return Err(stopped_at(done));
             }
-            self.tap_char(&mut keys, c)?;
-            // Wait for the server to take this character before asking the flag again, so a
-            // stop leaves no typed backlog in flight (without it, thousands of characters
-            // queued ahead of the server went on arriving after a cancel).
-            round_trip(&self.conn)?;
+            typed?;
             progress::report(done as u64 + 1, total as u64, "characters");
         }
         Ok(())
+    }
+
+    /// Type the character `c` at byte `at` of `text`, first mapping the next spare keycodes
+    /// when `c` has none (a wait that `stop` cuts short: then nothing is typed).
+    fn type_char(
+        &self,
+        keys: &mut KeyState,
+        text: &str,
+        at: usize,
+        c: char,
+        stop: &StopFlag,
+    ) -> Result<(), ToolError> {
+        if let Place::Spare(keysym) = self.place(keys, Key::Char(c), "text")?
+            && keys.temporary(keysym).is_none()
+        {
+            // More characters than spare keycodes: map the next ones, reusing keycodes
+            // whose characters are done.
+            let wanted = self.spare_keysyms(keys, &text[at..])?;
+            self.map_ahead(keys, &wanted, stop)?;
+        }
+        self.tap_char(keys, c, stop)?;
+        // Wait for the server to take this character before asking the flag again, so a
+        // stop leaves no typed backlog in flight (without it, thousands of characters
+        // queued ahead of the server went on arriving after a cancel).
+        round_trip(&self.conn)
     }
 }
 
@@ -280,13 +316,18 @@ impl Injector for X11Desktop {
         self.fake(BUTTON_RELEASE_EVENT, n, 0, 0)
     }
 
-    fn key(&self, key: Key, down: bool) -> Result<(), ToolError> {
+    fn key(&self, key: Key, down: bool, stop: &StopFlag) -> Result<(), ToolError> {
         self.require_xtest()?;
         let mut keys = lock(&self.keys);
         self.drain_events(&mut keys)?;
-        let (kc, col) = self.resolve(&mut keys, key, "keys")?;
+        // A release is never held back: letting go is what a stop wants.
+        let never = StopFlag::new();
+        let (kc, col) = self.resolve(&mut keys, key, "keys", if down { stop } else { &never })?;
         let add_shift = col == 1 && matches!(key, Key::Char(_));
         if down {
+            if stop.is_set() {
+                return Err(ToolError::emergency_stopped());
+            }
             if add_shift {
                 let s = self.shift_keycode(&keys)?;
                 self.key_event(s, true)?;

@@ -32,6 +32,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use mcec_rules::StopFlag;
 use mcec_rules::hotkey::NamedKey as HotkeyName;
 use x11rb::connection::Connection;
 use x11rb::cookie::VoidCookie;
@@ -163,19 +164,23 @@ impl KeyState {
 
     /// Map the keysyms of `wanted` (in the order they will be typed) onto spare keycodes, as
     /// many as there are spare keycodes, keeping the ones already mapped. `last_key` is when
-    /// mcec last sent a key event: the change waits until [`QUIET_BEFORE_REMAP`] has passed.
+    /// mcec last sent a key event: the change waits until [`QUIET_BEFORE_REMAP`] has passed,
+    /// unless `stop` is set meanwhile; then nothing changes and the answer is false.
     pub(crate) fn map_ahead(
         &mut self,
         conn: &RustConnection,
         wanted: &[u32],
         last_key: Option<Instant>,
-    ) -> Result<(), ReplyError> {
+        stop: &StopFlag,
+    ) -> Result<bool, ReplyError> {
         let free: Vec<u8> = self.keycodes().filter(|kc| *kc > 8 && self.is_spare(*kc)).collect();
         let changes = assign(&self.temps, &free, wanted);
         if changes.is_empty() {
-            return Ok(());
+            return Ok(true);
         }
-        thread::sleep(quiet_wait(last_key, Instant::now()));
+        if !stop.sleep(quiet_wait(last_key, Instant::now())) {
+            return Ok(false);
+        }
         let mut cookies = Vec::with_capacity(changes.len());
         for &(keycode, keysym) in &changes {
             cookies.push(self.set(conn, keycode, keysym)?);
@@ -186,7 +191,7 @@ impl KeyState {
         let now = Instant::now();
         self.temps.retain(|t| changes.iter().all(|(kc, _)| *kc != t.keycode));
         self.temps.extend(changes.iter().map(|&(keycode, keysym)| Temp { keycode, keysym, last_used: now }));
-        Ok(())
+        Ok(true)
     }
 
     /// Send the change of `keycode` to `keysym` (every column) and note it in the cache.

@@ -147,7 +147,7 @@ impl Injector for Mock {
         Ok(())
     }
 
-    fn key(&self, key: Key, down: bool) -> Result<(), ToolError> {
+    fn key(&self, key: Key, down: bool, _stop: &StopFlag) -> Result<(), ToolError> {
         if down && *self.fail_key.lock().unwrap() == Some(key) {
             return Err(ToolError::new(ErrorCode::Unavailable, "scripted failure"));
         }

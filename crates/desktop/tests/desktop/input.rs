@@ -196,8 +196,8 @@ fn emergency_release_lets_go_of_buttons_and_modifiers_pressed_elsewhere() {
     let other = x.backend();
     other.pointer_move(Point::new(20, 20)).unwrap();
     other.button(MouseButton::Left, true).unwrap();
-    other.key(Key::Modifier(Modifier::Ctrl), true).unwrap();
-    other.key(Key::Modifier(Modifier::Shift), true).unwrap();
+    other.key(Key::Modifier(Modifier::Ctrl), true, &StopFlag::new()).unwrap();
+    other.key(Key::Modifier(Modifier::Shift), true, &StopFlag::new()).unwrap();
     other.settle().unwrap();
     let raw = x.raw();
     assert_ne!(buttons_down(&raw), 0);

@@ -8,6 +8,7 @@ mod common;
 mod xserver;
 
 mod input;
+mod keymap_wait;
 mod observe;
 mod pointer;
 mod queued;
