@@ -145,6 +145,32 @@ def test_a_4k_screen_is_captured_at_a_client_friendly_size_unless_full(tmp_path:
         stop_server(proc)
 
 
+@pytest.mark.parametrize("no_shm", [False, True], ids=["mit-shm", "no-mit-shm"])
+def test_a_capture_says_how_its_pixels_were_read(tmp_path: Path, no_shm: bool) -> None:
+    """`via` is `xshm` where the X server offers MIT-SHM and `getimage` where it does not,
+    for a scaled capture and a full-size one alike."""
+    import anyio
+
+    off = ["-extension", "MIT-SHM"] if no_shm else []
+    proc, display = start_server(
+        ["Xvfb", "-screen", "0", "640x480x24", "-nolisten", "tcp", "-noreset", *off],
+        {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+    )
+    copy = manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=COMMANDS)
+    want = "getimage" if no_shm else "xshm"
+
+    async def run() -> None:
+        async with sdk_stdio(copy, env_extra={"DISPLAY": display}) as (s, _):
+            for args in ({"scale": 0.5}, {"full": True}):
+                shot = (await call(s, "capture", args))[0]["result"]
+                assert shot["via"] == want, (args, shot)
+
+    try:
+        anyio.run(run)
+    finally:
+        stop_server(proc)
+
+
 async def test_the_pointer_is_drawn_when_asked(copy: Copy, screen: Screen, full_window: ProbeWindow) -> None:
     from test_desktop import decode_png
 

@@ -250,3 +250,26 @@ def test_windows_and_capture_through_the_sdk(desk: WineDesk, tmp_path: Path) -> 
             assert len(images) == 1 and images[0].data, shot
 
     run(main)
+
+
+#: What Wine 8 answers `IDXGIOutput1::DuplicateOutput` with (its dxgi has a stub): E_NOTIMPL.
+#: D3D11CreateDevice itself works there (wined3d on Mesa's llvmpipe, feature level 11_0).
+WINE_DUPLICATION_REFUSAL = ("0x80004001", "DuplicateOutput")
+
+
+def test_capture_falls_back_to_gdi_where_wine_has_no_desktop_duplication(desk: WineDesk, tmp_path: Path) -> None:
+    copy = wine_copy(desk, tmp_path, "AgentCommandsEnabled = true\n", ("capture",))
+
+    async def main():
+        async with sdk_stdio(copy) as (session, _):
+            for args in ({"region": {"x": 0, "y": 0, "width": 64, "height": 48}}, {}):
+                shot = await call(session, "capture", **args)
+                assert shot["ok"] is True, shot
+                assert shot["result"]["via"] == "gdi", shot
+
+    run(main)
+    decided = re.findall(
+        r"capture: DXGI desktop duplication unavailable \((0x[0-9a-f]{8}) at ([\w:]+)\), using GDI", copy.log()
+    )
+    # Decided once for the process, not at each of the two captures.
+    assert decided == [WINE_DUPLICATION_REFUSAL], copy.log()

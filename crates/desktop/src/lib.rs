@@ -29,8 +29,8 @@ pub mod x11;
 
 pub use api::{CaptureDefaults, DesktopConfig, DesktopTools};
 pub use types::{
-    Captured, DisplayInfo, DisplaysResult, Dpi, DpiSource, LeftOut, LeftOutHow, MouseButton, Point, Rect,
-    RgbImage, ScrollDirection, WindowInfo,
+    CaptureVia, Captured, DisplayInfo, DisplaysResult, Dpi, DpiSource, LeftOut, LeftOutHow, MouseButton,
+    Point, Rect, RgbImage, ScrollDirection, WindowInfo,
 };
 #[cfg(unix)]
 pub use x11::X11Desktop;

@@ -26,7 +26,7 @@ pub trait Screens: Send + Sync {
     /// scale the frame before converting it overrides this.
     fn capture_scaled(&self, area: Rect, width: u32, height: u32) -> Result<Captured, ToolError> {
         let shot = self.capture(area)?;
-        Ok(Captured { image: crate::image::downscale(shot.image, width, height)?, left_out: shot.left_out })
+        Ok(Captured { image: crate::image::downscale(shot.image, width, height)?, ..shot })
     }
 
     /// The pointer's current image and place, when the platform can tell.

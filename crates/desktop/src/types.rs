@@ -229,11 +229,28 @@ pub struct RgbImage {
     pub pixels: Vec<u8>,
 }
 
-/// What a capture shows: the pixels, and where mcec's own windows were left out of them.
+/// What a capture shows: the pixels, where mcec's own windows were left out of them, and how
+/// the backend read them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Captured {
     pub image: RgbImage,
     pub left_out: Option<LeftOut>,
+    pub via: CaptureVia,
+}
+
+/// How a backend read a capture's pixels: each backend has a fast path and a fallback, and the
+/// answer says which one served the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CaptureVia {
+    /// X11, the MIT-SHM extension (a shared memory segment).
+    Xshm,
+    /// X11, plain `GetImage` over the connection.
+    Getimage,
+    /// Windows, DXGI desktop duplication.
+    Dxgi,
+    /// Windows, a GDI `BitBlt` of the screen.
+    Gdi,
 }
 
 /// Where a capture left out mcec's own windows (banner, prompt, host window), which the

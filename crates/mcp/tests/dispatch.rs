@@ -51,7 +51,12 @@ impl Screens for FakeDesktop {
 
     fn capture(&self, area: Rect) -> Result<Captured, ToolError> {
         let pixels = vec![0; area.width as usize * area.height as usize * 3];
-        Ok(Captured { image: RgbImage { width: area.width, height: area.height, pixels }, left_out: None })
+        let via = mcec_desktop::CaptureVia::Getimage;
+        Ok(Captured {
+            image: RgbImage { width: area.width, height: area.height, pixels },
+            left_out: None,
+            via,
+        })
     }
 }
 

@@ -4,10 +4,11 @@
 //! mcec's own windows (banner, prompt, host) are never shown to the agent: where one covers
 //! the captured area its place is painted black and the result says so (`Blanked`). On a
 //! Windows that honours `WDA_EXCLUDEFROMCAPTURE` the banner is already missing from the blit;
-//! blanking its rectangle as well keeps the rule independent of that. DXGI desktop
-//! duplication is not used: Wine has none, and GDI is what can be tested here.
+//! blanking its rectangle as well keeps the rule independent of that. Where Windows provides
+//! DXGI desktop duplication the pixels come from it instead (`dxgi.rs`); the blanking is the
+//! same for both.
 
-use mcec_desktop::types::{Captured, LeftOut, LeftOutHow, Rect, RgbImage};
+use mcec_desktop::types::{CaptureVia, Captured, LeftOut, LeftOutHow, Rect, RgbImage};
 use mcec_rules::{ErrorCode, ToolError};
 use windows_sys::Win32::Graphics::Gdi::{
     BI_RGB, BITMAPINFO, BITMAPINFOHEADER, BitBlt, CAPTUREBLT, CreateCompatibleBitmap, CreateCompatibleDC,
@@ -131,11 +132,15 @@ impl WindowsDesktop {
             .filter(|w| w.is_mcecs_own() && !w.minimized)
             .filter_map(|w| area.intersect(&w.bounds))
             .collect();
-        let mut image = RgbImage { width: area.width, height: area.height, pixels: to_rgb(&blit(area)?) };
+        let (bgra, via) = match self.dxgi.read(area) {
+            Some(bgra) => (bgra, CaptureVia::Dxgi),
+            None => (blit(area)?, CaptureVia::Gdi),
+        };
+        let mut image = RgbImage { width: area.width, height: area.height, pixels: to_rgb(&bgra) };
         for r in &own {
             blank(&mut image, area, *r);
         }
         let left_out = (!own.is_empty()).then_some(LeftOut { areas: own, how: LeftOutHow::Blanked });
-        Ok(Captured { image, left_out })
+        Ok(Captured { image, left_out, via })
     }
 }

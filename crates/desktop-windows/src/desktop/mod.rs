@@ -1,6 +1,7 @@
 //! The Windows desktop backend: the [`mcec_desktop::seams`] traits on Win32.
 //!
-//! Screens come from `EnumDisplayMonitors`, pixels from a GDI `BitBlt` of the screen, windows
+//! Screens come from `EnumDisplayMonitors`, pixels from DXGI desktop duplication where Windows
+//! has it and a GDI `BitBlt` of the screen where not, windows
 //! from `EnumWindows`, input from `SendInput` with every event marked as mcec's
 //! (`dwExtraInfo`, see [`crate::provenance`]), so the stop's hook sees it as injected and can
 //! never take it for the operator. The process is made per-monitor DPI aware at connect, so
@@ -10,6 +11,7 @@
 #![allow(unsafe_code)]
 
 mod capture;
+mod dxgi;
 mod input;
 mod process;
 mod screens;
@@ -32,6 +34,7 @@ const DESKTOP_NAME: &str = "windows";
 /// The interactive desktop of this session, implementing every desktop seam.
 pub struct WindowsDesktop {
     held: Mutex<Held>,
+    dxgi: dxgi::Duplicator,
 }
 
 impl WindowsDesktop {
@@ -46,7 +49,7 @@ impl WindowsDesktop {
                 "This process has no Windows desktop to act on.",
             ));
         }
-        Ok(WindowsDesktop { held: Mutex::new(Held::default()) })
+        Ok(WindowsDesktop { held: Mutex::new(Held::default()), dxgi: dxgi::Duplicator::new() })
     }
 
     fn held(&self) -> MutexGuard<'_, Held> {

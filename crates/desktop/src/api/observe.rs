@@ -11,7 +11,7 @@ use crate::geometry::{check_capture_size, client_size, target_size};
 use crate::requests::{
     CaptureRequest, DisplaysRequest, ImageFormat, Region, WaitCondition, WindowSelector, WindowsRequest,
 };
-use crate::types::{Captured, DisplaysResult, LeftOut, Rect, WindowInfo};
+use crate::types::{CaptureVia, Captured, DisplaysResult, LeftOut, Rect, WindowInfo};
 use crate::{image, select};
 
 /// Default and longest wait of `windows` with a `condition`.
@@ -58,6 +58,9 @@ pub struct CaptureResult {
     /// absent when none was there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub left_out: Option<LeftOut>,
+    /// How the backend read the pixels: `xshm` or `getimage` on X11, `dxgi` (desktop
+    /// duplication) or `gdi` on Windows.
+    pub via: CaptureVia,
     /// The window captured, when a selector was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<WindowInfo>,
@@ -234,7 +237,7 @@ impl DesktopTools {
                     ));
                 }
             }
-            Captured { image: image::downscale(shot.image, tw, th)?, left_out: shot.left_out }
+            Captured { image: image::downscale(shot.image, tw, th)?, ..shot }
         } else {
             // Scaled while the frame is read: no full-size RGB copy of a 4K screen.
             self.backend.capture_scaled(area, tw, th)?
@@ -273,6 +276,7 @@ impl DesktopTools {
             scale_x: f64::from(img.width) / f64::from(area.width),
             scale_y: f64::from(img.height) / f64::from(area.height),
             left_out: shot.left_out,
+            via: shot.via,
             window,
             file,
         })

@@ -19,7 +19,7 @@ use x11rb::rust_connection::RustConnection;
 use super::{X11Desktop, conn_err, lock, reply_err};
 use crate::image;
 use crate::seams::Screens;
-use crate::types::{Captured, CursorImage, DisplayInfo, Rect, RgbImage};
+use crate::types::{CaptureVia, Captured, CursorImage, DisplayInfo, Rect, RgbImage};
 
 /// Largest reply asked for in one core `GetImage` strip.
 const STRIP_BYTES: usize = 8 << 20;
@@ -369,9 +369,9 @@ impl Screens for X11Desktop {
     }
 
     fn capture(&self, area: Rect) -> Result<Captured, ToolError> {
-        let mut image = self.screen_pixels(area)?;
+        let (mut image, via) = self.screen_pixels(area)?;
         let left_out = self.leave_out_own(area, &mut image)?;
-        Ok(Captured { image, left_out })
+        Ok(Captured { image, left_out, via })
     }
 
     fn capture_scaled(&self, area: Rect, width: u32, height: u32) -> Result<Captured, ToolError> {
@@ -388,7 +388,11 @@ impl Screens for X11Desktop {
                     let small = scaler.downscale_x4(frame, area.width, area.height, w, h)?;
                     let mut pixels = Vec::with_capacity(w as usize * h as usize * 3);
                     self.pixels.convert_rows(&small, w, h, &mut pixels);
-                    Ok(Captured { image: RgbImage { width: w, height: h, pixels }, left_out })
+                    Ok(Captured {
+                        image: RgbImage { width: w, height: h, pixels },
+                        left_out,
+                        via: CaptureVia::Xshm,
+                    })
                 });
                 match scaled {
                     Ok(captured) => return captured,
@@ -400,7 +404,7 @@ impl Screens for X11Desktop {
             }
         }
         let shot = self.capture(area)?;
-        Ok(Captured { image: image::downscale(shot.image, width, height)?, left_out: shot.left_out })
+        Ok(Captured { image: image::downscale(shot.image, width, height)?, ..shot })
     }
 }
 
@@ -433,8 +437,8 @@ impl X11Desktop {
         Ok(())
     }
 
-    /// The screen's pixels in `area`, as the operator sees them.
-    fn screen_pixels(&self, area: Rect) -> Result<RgbImage, ToolError> {
+    /// The screen's pixels in `area`, as the operator sees them, and how they were read.
+    fn screen_pixels(&self, area: Rect) -> Result<(RgbImage, CaptureVia), ToolError> {
         self.check_area(area)?;
         let need = self.pixels.stride(area.width) * area.height as usize;
         {
@@ -446,7 +450,7 @@ impl X11Desktop {
                     RgbImage { width: area.width, height: area.height, pixels: out }
                 });
                 match read {
-                    Ok(image) => return Ok(image),
+                    Ok(image) => return Ok((image, CaptureVia::Xshm)),
                     Err(e) => {
                         tracing::warn!("MIT-SHM capture failed, using GetImage from now on: {e}");
                         shm.set_enabled(false, &self.conn);
@@ -454,7 +458,7 @@ impl X11Desktop {
                 }
             }
         }
-        self.capture_core(area)
+        Ok((self.capture_core(area)?, CaptureVia::Getimage))
     }
 }
 

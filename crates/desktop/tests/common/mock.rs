@@ -91,7 +91,7 @@ impl Screens for Mock {
             height: area.height,
             pixels: vec![0; area.width as usize * area.height as usize * 3],
         };
-        Ok(Captured { image, left_out: None })
+        Ok(Captured { image, left_out: None, via: mcec_desktop::CaptureVia::Getimage })
     }
 }
 
