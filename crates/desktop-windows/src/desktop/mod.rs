@@ -10,6 +10,7 @@
 #![allow(unsafe_code)]
 
 mod capture;
+pub mod clipboard;
 mod input;
 mod process;
 mod screens;
