@@ -20,9 +20,19 @@ from pathlib import Path
 import anyio
 import pytest
 
-from test_host_wine import HOST_TITLE, HOST_ORIGIN, MENU_FIRST_ITEM, SETTINGS_ORIGIN, SETTINGS_TITLE, at, drawn, open_menu
+from test_host_wine import (
+    HOST_ORIGIN,
+    HOST_TITLE,
+    MENU_FIRST_ITEM,
+    SETTINGS_ORIGIN,
+    SETTINGS_TITLE,
+    at,
+    crop,
+    drawn,
+    open_menu,
+)
 from test_mcec_wine import call, run, wine_copy
-from test_operator_wine import CHORD, Target, wait_for_code, window_named
+from test_operator_wine import ARTIFACTS, CHORD, Target, screenshot, wait_for_code, window_named
 from wine_desk import WINE, WineDesk, exe
 from mcec_e2e import audit_with, free_port, host_settings, sdk_stdio, start_host  # noqa: E402
 from xdesk import PROBE_PATIENCE_S, wait_until  # noqa: E402
@@ -166,6 +176,10 @@ def test_bad_input_non_text_and_a_held_clipboard(desk: WineDesk, tmp_path: Path)
             got = await call(session, "clipboard", action="get")
             assert got["ok"] and got["result"] == {"selection": "clipboard", "text": "", "owned": False,
                                                     "length": 0}, got
+            # mcec closed the clipboard on that early answer too: an X program's text comes through.
+            await anyio.to_thread.run_sync(lambda: x_set(desk, "after the bytes"))
+            got = await until_read(session, "after the bytes")
+            assert got["ok"] and got["result"]["text"] == "after the bytes", got
 
     run(main)
 
@@ -212,11 +226,17 @@ def test_the_agent_tab_copy_puts_the_entry_on_the_clipboard(desk: WineDesk, tmp_
         desk.xdotool("mousemove", *at(HOST_ORIGIN, MENU_FIRST_ITEM), "click", "1")
         assert wait_until(lambda: window_named(desk, SETTINGS_TITLE), PROBE_PATIENCE_S), "no settings window"
         assert drawn(desk, at(SETTINGS_ORIGIN, PROVISION_NEW), "windows-clip-agent-tab.png"), "no Agent tab"
+        button = at(SETTINGS_ORIGIN, COPY_STDIO)
+        shot = ARTIFACTS / "windows-clip-copy-button.png"
+        empty = crop(screenshot(desk, shot), int(button[0]) - 40, int(button[1]) - 10, 80, 20)
         desk.xdotool("mousemove", *at(SETTINGS_ORIGIN, PROVISION_NEW), "click", "1")
         assert wait_until(lambda: bool(audit_with(copy, "session-provisioned", "by=operator-ui")),
                           PROBE_PATIENCE_S), copy.log()
+        # The handoff and its Copy buttons are painted after the audit line: click once they are.
+        assert wait_until(lambda: crop(screenshot(desk, shot), int(button[0]) - 40, int(button[1]) - 10, 80, 20)
+                          != empty, PROBE_PATIENCE_S), "the Copy button was never drawn"
         x_set(desk, MARKER)
-        desk.xdotool("mousemove", *at(SETTINGS_ORIGIN, COPY_STDIO), "click", "1")
+        desk.xdotool("mousemove", *button, "click", "1")
         assert wait_until(lambda: bool(audit_with(copy, "handoff-copied")), PROBE_PATIENCE_S), copy.log()
         assert wait_until(lambda: x_clipboard(desk) != MARKER, PROBE_PATIENCE_S), "nothing reached the clipboard"
         text = x_clipboard(desk)
