@@ -14,8 +14,9 @@
 //! [`clipboard`] is the Win32 clipboard (`CF_UNICODETEXT`), shared by the `clipboard` tool and
 //! the Agent tab's Copy buttons.
 //!
-//! [`provenance`], [`vk`] and [`clipboard_text`] are pure (flag classification, virtual-key mapping) and build and
-//! test on every target; everything that calls Win32 is `cfg(windows)`.
+//! [`provenance`], [`vk`] and [`clipboard_text`] are pure (flag classification, virtual-key
+//! mapping, the clipboard's line ends) and build and test on every target; everything that
+//! calls Win32 is `cfg(windows)`.
 
 pub mod clipboard_text;
 pub mod provenance;

@@ -70,7 +70,11 @@ fn main() {
             unsafe {
                 let id = RegisterClipboardFormatW(format.as_ptr());
                 let block = GlobalAlloc(GMEM_MOVEABLE, 4);
-                if id == 0 || block.is_null() || EmptyClipboard() == 0 || SetClipboardData(id, block).is_null() {
+                if id == 0
+                    || block.is_null()
+                    || EmptyClipboard() == 0
+                    || SetClipboardData(id, block).is_null()
+                {
                     CloseClipboard();
                     fail("setting the bytes");
                 }
