@@ -22,8 +22,6 @@ use x11rb::{COPY_DEPTH_FROM_PARENT, CURRENT_TIME, NONE};
 
 use crate::requests::SelectionName;
 
-/// The most text `set` accepts (one property, no INCR transfer).
-pub const MAX_SET_BYTES: usize = 1 << 20;
 /// How long `get` waits for the owner to answer.
 const GET_TIMEOUT: Duration = Duration::from_secs(3);
 const POLL: Duration = Duration::from_millis(2);
@@ -79,23 +77,6 @@ fn window(display: &str) -> Result<(RustConnection, Window), ToolError> {
     )
     .map_err(x_error)?;
     Ok((c, w))
-}
-
-/// Check text for `set`: at most [`MAX_SET_BYTES`], no control character but newline and tab.
-pub fn check_text(text: Option<&str>) -> Result<&str, ToolError> {
-    let Some(text) = text else {
-        return Err(ToolError::bad_argument("text", "is required for `set`"));
-    };
-    if text.len() > MAX_SET_BYTES {
-        return Err(ToolError::bad_argument("text", format!("is larger than {MAX_SET_BYTES} bytes")));
-    }
-    if let Some(c) = text.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
-        return Err(ToolError::bad_argument(
-            "text",
-            format!("holds control character U+{:04X}", u32::from(c)),
-        ));
-    }
-    Ok(text)
 }
 
 /// Own `which` with `text` on `display`; a thread keeps serving it until someone else takes it.
@@ -163,6 +144,14 @@ fn answer(c: &RustConnection, a: &Atoms, req: &SelectionRequestEvent, bytes: &[u
     Ok(())
 }
 
+/// The operator's Copy (the Agent tab): `text` on the CLIPBOARD of this process's display.
+pub fn copy_for_operator(text: String) -> Result<(), ToolError> {
+    let Some(display) = std::env::var_os("DISPLAY").and_then(|d| d.into_string().ok()) else {
+        return Err(ToolError::new(ErrorCode::Unavailable, "DISPLAY is not set."));
+    };
+    set(&display, SelectionName::Clipboard, text)
+}
+
 /// The text of `which` on `display`; `None` when no program owns it or it holds no text.
 pub fn get(display: &str, which: SelectionName, stop: &StopFlag) -> Result<Option<String>, ToolError> {
     let (c, w) = window(display)?;
@@ -209,17 +198,4 @@ pub fn get(display: &str, which: SelectionName, stop: &StopFlag) -> Result<Optio
         ));
     }
     Ok(Some(String::from_utf8_lossy(&reply.value).into_owned()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn set_text_is_checked() {
-        assert!(check_text(None).is_err());
-        assert!(check_text(Some(&"x".repeat(MAX_SET_BYTES + 1))).is_err());
-        assert!(check_text(Some("a\u{0}b")).is_err());
-        assert_eq!(check_text(Some("two\nlines\tok")).unwrap(), "two\nlines\tok");
-    }
 }

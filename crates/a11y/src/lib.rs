@@ -20,10 +20,11 @@
 //! What it does not do: read text by OCR or touch the clipboard (those are separate tools), or
 //! turn accessibility on in an application: the errors say how the operator does that.
 
-// AT-SPI2 and the X11 selections are Unix only; on Windows both answer `unavailable`.
+// AT-SPI2 is Unix only (on Windows it answers `unavailable`); the clipboard is the X11
+// selections on Unix and the Win32 clipboard on Windows.
 #[cfg_attr(windows, path = "unavailable/atspi.rs")]
 pub mod atspi;
-#[cfg_attr(windows, path = "unavailable/clipboard.rs")]
+#[cfg_attr(windows, path = "clipboard_win32.rs")]
 pub mod clipboard;
 pub mod ids;
 pub mod model;

@@ -11,9 +11,14 @@
 //! dispatcher, chord detector and latch as X11; [`inject`] sends input with `SendInput` and
 //! marks mcec's own events in `dwExtraInfo`.
 //!
-//! [`provenance`] and [`vk`] are pure (flag classification, virtual-key mapping) and build and
-//! test on every target; everything that calls Win32 is `cfg(windows)`.
+//! [`clipboard`] is the Win32 clipboard (`CF_UNICODETEXT`), shared by the `clipboard` tool and
+//! the Agent tab's Copy buttons.
+//!
+//! [`provenance`], [`vk`] and [`clipboard_text`] are pure (flag classification, virtual-key
+//! mapping, the clipboard's line ends) and build and test on every target; everything that
+//! calls Win32 is `cfg(windows)`.
 
+pub mod clipboard_text;
 pub mod provenance;
 pub mod vk;
 
@@ -28,5 +33,7 @@ mod monitor;
 
 #[cfg(windows)]
 pub use desktop::WindowsDesktop;
+#[cfg(windows)]
+pub use desktop::clipboard;
 #[cfg(windows)]
 pub use monitor::WindowsMonitor;

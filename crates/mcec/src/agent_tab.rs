@@ -8,8 +8,8 @@
 //! the flag `provision-session` reads, so it applies without a restart. Every decision is
 //! audited. Delete, Delete all and Provision new… do what `mcec sessions rm` and `mcec
 //! provision` do, through the same functions. The handoff is offered in every client's format
-//! (`mcec provision --client`'s texts); a Copy puts the chosen one on the X CLIPBOARD through
-//! mcec's one clipboard owner (`mcec_a11y::clipboard`).
+//! (`mcec provision --client`'s texts); a Copy puts the chosen one on the clipboard (X11's
+//! CLIPBOARD, or the Win32 clipboard) through mcec's one clipboard code (`mcec_a11y::clipboard`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -17,7 +17,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clap::ValueEnum;
-use mcec_a11y::requests::SelectionName;
 use mcec_desktop::monitor::LastPhysicalInput;
 use mcec_mcp::audit::audit;
 use mcec_operator::{
@@ -225,7 +224,7 @@ impl AgentTabCore {
         }
     }
 
-    /// Put one entry of the shown handoff on the CLIPBOARD of this process's display.
+    /// Put one entry of the shown handoff on the clipboard of this process's desktop.
     pub fn copy(&self, client: &str, part: HandoffPart) {
         let shown = match part {
             HandoffPart::Stdio => "stdio",
@@ -236,10 +235,7 @@ impl AgentTabCore {
             return self
                 .finish(AgentMessage::error(format!("There is no {shown} entry for {client} to copy.")));
         };
-        let Some(display) = std::env::var_os("DISPLAY").and_then(|d| d.into_string().ok()) else {
-            return self.finish(AgentMessage::error("Not copied: DISPLAY is not set."));
-        };
-        let message = match mcec_a11y::clipboard::set(&display, SelectionName::Clipboard, text.to_string()) {
+        let message = match mcec_a11y::clipboard::copy_for_operator(text.to_string()) {
             Ok(()) => {
                 audit("handoff-copied", &format!("client={client}; part={shown}; by=operator-ui"));
                 AgentMessage::info(format!("Copied the {client} {shown} entry to the clipboard."))

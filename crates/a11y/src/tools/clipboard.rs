@@ -1,6 +1,7 @@
 //! `clipboard`: `get` and `set` of text on the CLIPBOARD or PRIMARY selection of the display
-//! mcec drives. The switch for reading (`[clipboard.read]`) is checked by the MCP layer,
-//! which knows the agent's commands; this layer checks the text and does the X11 work.
+//! mcec drives (on Windows, the Win32 clipboard). The switch for reading (`[clipboard.read]`)
+//! is checked by the MCP layer, which knows the agent's commands; this layer checks the text,
+//! the same on every platform, and hands the platform work to [`crate::clipboard`].
 
 use mcec_rules::{StopFlag, ToolError};
 use serde::Serialize;
@@ -23,6 +24,26 @@ pub struct ClipboardResult {
     pub length: usize,
 }
 
+/// The most text `set` accepts (one X11 property, no INCR transfer; the same bound on Windows).
+pub const MAX_SET_BYTES: usize = 1 << 20;
+
+/// Check text for `set`: at most [`MAX_SET_BYTES`], no control character but newline and tab.
+pub fn check_text(text: Option<&str>) -> Result<&str, ToolError> {
+    let Some(text) = text else {
+        return Err(ToolError::bad_argument("text", "is required for `set`"));
+    };
+    if text.len() > MAX_SET_BYTES {
+        return Err(ToolError::bad_argument("text", format!("is larger than {MAX_SET_BYTES} bytes")));
+    }
+    if let Some(c) = text.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+        return Err(ToolError::bad_argument(
+            "text",
+            format!("holds control character U+{:04X}", u32::from(c)),
+        ));
+    }
+    Ok(text)
+}
+
 fn name(which: SelectionName) -> &'static str {
     match which {
         SelectionName::Clipboard => "clipboard",
@@ -36,7 +57,7 @@ impl A11yTools {
         let display = self.desktop.backend().display_name().to_string();
         match req.action {
             ClipboardAction::Set => {
-                let text = clipboard::check_text(req.text.as_deref())?;
+                let text = check_text(req.text.as_deref())?;
                 if stop.is_set() {
                     return Err(ToolError::emergency_stopped());
                 }
@@ -63,5 +84,18 @@ impl A11yTools {
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_text_is_checked() {
+        assert!(check_text(None).is_err());
+        assert!(check_text(Some(&"x".repeat(MAX_SET_BYTES + 1))).is_err());
+        assert!(check_text(Some("a\u{0}b")).is_err());
+        assert_eq!(check_text(Some("two\nlines\tok")).unwrap(), "two\nlines\tok");
     }
 }

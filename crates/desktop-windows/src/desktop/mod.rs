@@ -11,6 +11,7 @@
 #![allow(unsafe_code)]
 
 mod capture;
+pub mod clipboard;
 mod dxgi;
 mod input;
 mod process;

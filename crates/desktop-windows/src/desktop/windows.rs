@@ -66,7 +66,7 @@ fn is_app_window(hwnd: HWND) -> bool {
     }
 }
 
-fn text_of(hwnd: HWND) -> String {
+pub(super) fn text_of(hwnd: HWND) -> String {
     // SAFETY: the buffer is one longer than the reported length, for the NUL.
     unsafe {
         let len = GetWindowTextLengthW(hwnd).max(0) as usize;
@@ -84,7 +84,7 @@ fn class_of(hwnd: HWND) -> String {
 }
 
 /// The executable's file stem of `pid`, when Windows lets us open it.
-fn process_name(pid: u32) -> Option<String> {
+pub(super) fn process_name(pid: u32) -> Option<String> {
     // SAFETY: the handle is checked and closed; the buffer size is passed in and out.
     let path = unsafe {
         let h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
