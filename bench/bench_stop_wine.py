@@ -10,9 +10,12 @@ mcec-stop-probe.exe runs under Wine on an Xvfb of its own (tests/windows/wine_de
     clock) is taken just before spawning `xdotool key s`, and the latch's own trip time
     (`LATCHED wall_ns`, read by the hook thread at Latch::trip) is subtracted. Includes the
     xdotool process start (its run time is printed too), Xvfb -> Wine, Wine's hook dispatch.
-  * hook callback: `work_ns` of every key event (classify, chord detector, latch trip, timed
-    inside the callback before the observer send), physical and injected (SendInput chords from
-    mcec-send-input.exe), plus the monitor's own maximum of the whole callback (`STATS max_ns`).
+  * hook callback: `work_ns` of every key event (classify, chord detector, engaging the latch,
+    timed inside the callback before the observer send), physical and injected (SendInput chords
+    from mcec-send-input.exe), plus the monitor's own maximum of the whole callback (`STATS
+    max_ns`). The tripping key's row is the callback alone: the stop worker is woken after the
+    callback has answered, and `latch -> worker woken` (`LATCHED woke_ns`, one monotonic clock)
+    times that hand-over, from the latch engaging to the worker holding the notice.
 
 Numbers are printed, never asserted. The issue's only bar: the callback never takes 1 ms.
 """
@@ -44,6 +47,7 @@ def main() -> None:
     ap.add_argument("--injected", type=int, default=10)
     args = ap.parse_args()
     latch_ms: list[float] = []
+    woke_us: list[float] = []
     xdotool_ms: list[float] = []
     with WineDesk() as desk, Probe(desk) as probe:
         for i in range(1, args.rounds + 1):
@@ -53,6 +57,7 @@ def main() -> None:
             xdotool_ms.append((time.time_ns() - t0) / 1e6)
             latched = probe.wait_for(lambda l: l.startswith("LATCHED"), count=i)
             latch_ms.append((int(fields(latched)["wall_ns"]) - t0) / 1e6)
+            woke_us.append(int(fields(latched)["woke_ns"]) / 1e3)
             desk.xdotool("keyup", "ctrl+alt+shift")
         for _ in range(args.injected):
             desk.wine("mcec-send-input", "chord")
@@ -68,6 +73,7 @@ def main() -> None:
     print(row("  of which xdotool key s runs", xdotool_ms, "ms"))
     print(row("hook callback, physical keys", phys, "us"))
     print(row("hook callback, the tripping key", trips, "us"))
+    print(row("latch -> stop worker woken", woke_us, "us"))
     print(row("hook callback, SendInput keys", inj, "us"))
     print(
         f"whole callback (monitor's own count): events={stats['events']} "

@@ -17,6 +17,8 @@
 pub mod provenance;
 pub mod vk;
 
+#[cfg(all(windows, test))]
+mod alloc_count;
 #[cfg(windows)]
 mod desktop;
 #[cfg(windows)]
