@@ -117,7 +117,8 @@ pub struct HookMonitor {
 }
 
 impl HookMonitor {
-    /// Whole-callback time per event.
+    /// Whole-callback time per event, up to the return of `CallNextHookEx` (under Wine that
+    /// call is a round trip to wineserver).
     pub fn stats(&self) -> StatsSnapshot {
         self.stats.snapshot()
     }
@@ -242,8 +243,12 @@ unsafe extern "system" fn keyboard_proc(code: i32, wparam: WPARAM, lparam: LPARA
         let info = unsafe { &*(lparam as *const KBDLLHOOKSTRUCT) };
         let down = matches!(wparam as u32, WM_KEYDOWN | WM_SYSKEYDOWN);
         with_state(|s| s.key(info, down, started));
+        // SAFETY: passing the call on unchanged; the hook handle argument is ignored.
+        let next = unsafe { CallNextHookEx(std::ptr::null_mut(), code, wparam, lparam) };
+        with_state(|s| s.dispatcher.account(started));
+        return next;
     }
-    // SAFETY: passing the call on unchanged; the hook handle argument is ignored.
+    // SAFETY: as above.
     unsafe { CallNextHookEx(std::ptr::null_mut(), code, wparam, lparam) }
 }
 
@@ -255,6 +260,10 @@ unsafe extern "system" fn mouse_proc(code: i32, wparam: WPARAM, lparam: LPARAM) 
         // SAFETY: for HC_ACTION, lparam points to an MSLLHOOKSTRUCT valid during the call.
         let info = unsafe { &*(lparam as *const MSLLHOOKSTRUCT) };
         with_state(|s| s.button(info, button, down, started));
+        // SAFETY: as in keyboard_proc.
+        let next = unsafe { CallNextHookEx(std::ptr::null_mut(), code, wparam, lparam) };
+        with_state(|s| s.dispatcher.account(started));
+        return next;
     }
     // SAFETY: as in keyboard_proc.
     unsafe { CallNextHookEx(std::ptr::null_mut(), code, wparam, lparam) }
@@ -328,7 +337,6 @@ impl HookState {
             let work_nanos = nanos_since(started);
             let _ = tx.try_send(HookEvent { input: seen, down, origin, flags, work_nanos, tripped });
         }
-        self.dispatcher.account(started);
     }
 }
 
