@@ -36,9 +36,9 @@ use windows_sys::Win32::System::Threading::{
 use windows_sys::Win32::UI::WindowsAndMessaging::{
     CallNextHookEx, DispatchMessageW, HC_ACTION, HHOOK, KBDLLHOOKSTRUCT, MSG, MSLLHOOKSTRUCT,
     MWMO_INPUTAVAILABLE, MsgWaitForMultipleObjectsEx, PM_NOREMOVE, PM_REMOVE, PeekMessageW,
-    PostThreadMessageW, QS_ALLINPUT, SetWindowsHookExW, TranslateMessage, UnhookWindowsHookEx, WH_KEYBOARD_LL,
-    WH_MOUSE_LL, WM_KEYDOWN, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN, WM_MBUTTONUP, WM_QUIT,
-    WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SYSKEYDOWN, WM_USER,
+    PostThreadMessageW, QS_ALLINPUT, SetWindowsHookExW, TranslateMessage, UnhookWindowsHookEx,
+    WH_KEYBOARD_LL, WH_MOUSE_LL, WM_KEYDOWN, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN, WM_MBUTTONUP,
+    WM_QUIT, WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SYSKEYDOWN, WM_USER,
 };
 
 use crate::provenance::{self, Origin};
@@ -208,7 +208,9 @@ fn run(cfg: HookConfig, ready: mpsc::Sender<Result<u32, HookError>>) {
         // Every callback of that batch has answered: now the trip may wake the worker.
         with_state(HookState::announce);
         // SAFETY: no handles; returns when any message (a hook call is a sent one) arrives.
-        unsafe { MsgWaitForMultipleObjectsEx(0, std::ptr::null(), INFINITE, QS_ALLINPUT, MWMO_INPUTAVAILABLE) };
+        unsafe {
+            MsgWaitForMultipleObjectsEx(0, std::ptr::null(), INFINITE, QS_ALLINPUT, MWMO_INPUTAVAILABLE)
+        };
     }
     for h in hooks {
         // SAFETY: h came from SetWindowsHookExW on this thread and is removed once.
@@ -388,7 +390,11 @@ mod tests {
             });
             assert!(latch.is_stopped(), "round {round}: the keyboard's chord engaged the latch");
             assert_eq!(in_callbacks, 0, "round {round}: the callbacks allocated");
-            assert_eq!(latch.wait_for_trip_timeout(Duration::from_millis(1)), None, "round {round}: woken early");
+            assert_eq!(
+                latch.wait_for_trip_timeout(Duration::from_millis(1)),
+                None,
+                "round {round}: woken early"
+            );
             let announcing = crate::alloc_count::allocations_in(|| with_state(HookState::announce));
             assert!(announcing > 0, "round {round}: the counter sees this thread's allocations");
             assert!(latch.wait_for_trip_timeout(Duration::from_secs(30)).is_some(), "round {round}: no wake");

@@ -48,7 +48,13 @@ fn allocations_in(f: impl FnOnce()) -> u64 {
 }
 
 fn key(key: Key, down: bool) -> ClassifiedEvent {
-    ClassifiedEvent { input: Input::Key { key, code: 0 }, down, physical: true, source_device: 0, at: Instant::now() }
+    ClassifiedEvent {
+        input: Input::Key { key, code: 0 },
+        down,
+        physical: true,
+        source_device: 0,
+        at: Instant::now(),
+    }
 }
 
 #[test]
