@@ -5,10 +5,15 @@
 //! fast part: classify the event by its `INJECTED` flags ([`crate::provenance`]) and hand it to
 //! mcec-desktop's platform-neutral [`Dispatcher`], the same one the X11 source feeds: it notes
 //! the press in the ledger the re-arm path reads, feeds keys to the pure chord detector and,
-//! when it fires, [`Latch::trip`]s (lock-free, no I/O). They never block, log or allocate except the chord
-//! text on a fire, because Windows silently unhooks a callback slower than
-//! `LowLevelHooksTimeout`. Observers get [`HookEvent`]s through a bounded channel that never
-//! blocks the hook; the latch wakes a worker for the slow stop steps.
+//! when it fires, engages the latch (atomics). A callback never blocks, logs, allocates or
+//! wakes another thread, because Windows silently unhooks a callback slower than
+//! `LowLevelHooksTimeout`, and a wake can hand the CPU to the woken thread mid-callback.
+//! The loop announces the trip, which wakes the stop worker, only after the callback has
+//! answered: every hook call happens inside `PeekMessageW` (Windows calls a low-level hook by
+//! sending the installing thread a message), so the loop peeks, announces, then sleeps in
+//! `MsgWaitForMultipleObjectsEx` until the next message. The thread runs at
+//! `THREAD_PRIORITY_TIME_CRITICAL`, as Windows advises for a low-level hook's thread.
+//! Observers get [`HookEvent`]s through a bounded channel that never blocks the hook.
 //!
 //! A low-level hook cannot tell one keyboard from another, so every key counts as device 0:
 //! a modifier held on one keyboard and the main key on another still make the chord.
@@ -25,10 +30,13 @@ use mcec_desktop::monitor::{ClassifiedEvent, Dispatcher, Input, MonitorSink, Mon
 use mcec_rules::chord::Key;
 use windows_sys::Win32::Foundation::{GetLastError, LPARAM, LRESULT, WPARAM};
 use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
-use windows_sys::Win32::System::Threading::GetCurrentThreadId;
+use windows_sys::Win32::System::Threading::{
+    GetCurrentThread, GetCurrentThreadId, INFINITE, SetThreadPriority, THREAD_PRIORITY_TIME_CRITICAL,
+};
 use windows_sys::Win32::UI::WindowsAndMessaging::{
-    CallNextHookEx, DispatchMessageW, GetMessageW, HC_ACTION, HHOOK, KBDLLHOOKSTRUCT, MSG, MSLLHOOKSTRUCT,
-    PM_NOREMOVE, PeekMessageW, PostThreadMessageW, SetWindowsHookExW, TranslateMessage, UnhookWindowsHookEx,
+    CallNextHookEx, DispatchMessageW, HC_ACTION, HHOOK, KBDLLHOOKSTRUCT, MSG, MSLLHOOKSTRUCT,
+    MWMO_INPUTAVAILABLE, MsgWaitForMultipleObjectsEx, PM_NOREMOVE, PM_REMOVE, PeekMessageW,
+    PostThreadMessageW, QS_ALLINPUT, SetWindowsHookExW, TranslateMessage, UnhookWindowsHookEx,
     WH_KEYBOARD_LL, WH_MOUSE_LL, WM_KEYDOWN, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN, WM_MBUTTONUP,
     WM_QUIT, WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SYSKEYDOWN, WM_USER,
 };
@@ -77,7 +85,7 @@ pub struct HookEvent {
     pub flags: u32,
     /// Time spent in the callback on classification, detector and latch, before the offer.
     pub work_nanos: u64,
-    /// True when this very event made the latch trip.
+    /// True when this very event engaged the latch (the worker is woken after the callback).
     pub tripped: bool,
 }
 
@@ -109,7 +117,8 @@ pub struct HookMonitor {
 }
 
 impl HookMonitor {
-    /// Whole-callback time per event.
+    /// Whole-callback time per event, up to the return of `CallNextHookEx` (under Wine that
+    /// call is a round trip to wineserver).
     pub fn stats(&self) -> StatsSnapshot {
         self.stats.snapshot()
     }
@@ -177,18 +186,31 @@ fn run(cfg: HookConfig, ready: mpsc::Sender<Result<u32, HookError>>) {
             return;
         }
     };
+    // SAFETY: a pseudo-handle for this thread; a refusal leaves the normal priority.
+    if unsafe { SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_TIME_CRITICAL) } == 0 {
+        // SAFETY: plain Win32 call with no arguments.
+        let err = unsafe { GetLastError() };
+        tracing::warn!("the input hook thread stays at normal priority (SetThreadPriority: error {err})");
+    }
     // SAFETY: plain Win32 call with no arguments.
     let _ = ready.send(Ok(unsafe { GetCurrentThreadId() }));
-    loop {
-        // SAFETY: msg is a valid MSG to fill; the loop ends on WM_QUIT (0) or an error (-1).
-        let got = unsafe { GetMessageW(&mut msg, std::ptr::null_mut(), 0, 0) };
-        if got == 0 || got == -1 {
-            break;
+    'pump: loop {
+        // SAFETY: msg is a valid MSG to fill. The hook callbacks run inside this call.
+        while unsafe { PeekMessageW(&mut msg, std::ptr::null_mut(), 0, 0, PM_REMOVE) } != 0 {
+            if msg.message == WM_QUIT {
+                break 'pump;
+            }
+            unsafe {
+                TranslateMessage(&msg);
+                DispatchMessageW(&msg);
+            }
         }
+        // Every callback of that batch has answered: now the trip may wake the worker.
+        with_state(HookState::announce);
+        // SAFETY: no handles; returns when any message (a hook call is a sent one) arrives.
         unsafe {
-            TranslateMessage(&msg);
-            DispatchMessageW(&msg);
-        }
+            MsgWaitForMultipleObjectsEx(0, std::ptr::null(), INFINITE, QS_ALLINPUT, MWMO_INPUTAVAILABLE)
+        };
     }
     for h in hooks {
         // SAFETY: h came from SetWindowsHookExW on this thread and is removed once.
@@ -223,8 +245,12 @@ unsafe extern "system" fn keyboard_proc(code: i32, wparam: WPARAM, lparam: LPARA
         let info = unsafe { &*(lparam as *const KBDLLHOOKSTRUCT) };
         let down = matches!(wparam as u32, WM_KEYDOWN | WM_SYSKEYDOWN);
         with_state(|s| s.key(info, down, started));
+        // SAFETY: passing the call on unchanged; the hook handle argument is ignored.
+        let next = unsafe { CallNextHookEx(std::ptr::null_mut(), code, wparam, lparam) };
+        with_state(|s| s.dispatcher.account(started));
+        return next;
     }
-    // SAFETY: passing the call on unchanged; the hook handle argument is ignored.
+    // SAFETY: as above.
     unsafe { CallNextHookEx(std::ptr::null_mut(), code, wparam, lparam) }
 }
 
@@ -236,6 +262,10 @@ unsafe extern "system" fn mouse_proc(code: i32, wparam: WPARAM, lparam: LPARAM) 
         // SAFETY: for HC_ACTION, lparam points to an MSLLHOOKSTRUCT valid during the call.
         let info = unsafe { &*(lparam as *const MSLLHOOKSTRUCT) };
         with_state(|s| s.button(info, button, down, started));
+        // SAFETY: as in keyboard_proc.
+        let next = unsafe { CallNextHookEx(std::ptr::null_mut(), code, wparam, lparam) };
+        with_state(|s| s.dispatcher.account(started));
+        return next;
     }
     // SAFETY: as in keyboard_proc.
     unsafe { CallNextHookEx(std::ptr::null_mut(), code, wparam, lparam) }
@@ -275,6 +305,10 @@ impl HookState {
         HookState { dispatcher: Dispatcher::new(cfg.sink), events: cfg.events }
     }
 
+    fn announce(&mut self) {
+        self.dispatcher.announce();
+    }
+
     fn key(&mut self, info: &KBDLLHOOKSTRUCT, down: bool, started: Instant) {
         let origin = provenance::classify_key(info.flags, info.dwExtraInfo);
         let key = vk::key_of(info.vkCode);
@@ -305,7 +339,6 @@ impl HookState {
             let work_nanos = nanos_since(started);
             let _ = tx.try_send(HookEvent { input: seen, down, origin, flags, work_nanos, tripped });
         }
-        self.dispatcher.account(started);
     }
 }
 
@@ -315,8 +348,9 @@ fn nanos_since(t: Instant) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    //! Run under Wine by `scripts/windows-build --test`. One test, so no other test's
-    //! injected keys reach this hook (hooks are global).
+    //! Run under Wine by `scripts/windows-build --test`. One test installs the hooks, so no
+    //! other test's injected keys reach them (hooks are global); the other calls the callback
+    //! itself.
     use super::*;
     use crate::inject::{self, Mark};
     use crate::vk::chord_strokes;
@@ -325,10 +359,47 @@ mod tests {
     use mcec_rules::hotkey::Hotkey;
     use mcec_rules::latch::Latch;
     use std::time::Duration;
+    use windows_sys::Win32::UI::WindowsAndMessaging::WM_KEYUP;
 
     fn next(rx: &mpsc::Receiver<HookEvent>) -> HookEvent {
         // A hang guard, not a timed assertion.
         rx.recv_timeout(Duration::from_secs(30)).expect("the hook reported nothing")
+    }
+
+    /// Calls the keyboard callback directly on this thread, as Windows would, with a
+    /// keyboard's (unflagged) chord: no hook is installed, so no other test's keys interfere.
+    #[test]
+    fn the_tripping_key_allocates_nothing_in_the_callback_and_the_loop_wakes_the_worker() {
+        let latch = Latch::new(StopFlag::new());
+        let sink = MonitorSink::new(latch.clone(), Hotkey::default(), LastPhysicalInput::new());
+        STATE.with(|s| *s.borrow_mut() = Some(HookState::new(HookConfig { sink, events: None })));
+        let strokes = chord_strokes(Hotkey::default());
+        let press = |vk: u16, down: bool| {
+            // SAFETY: KBDLLHOOKSTRUCT is plain data; zero flags is a keyboard's event.
+            let mut info: KBDLLHOOKSTRUCT = unsafe { std::mem::zeroed() };
+            info.vkCode = u32::from(vk);
+            let wparam = if down { WM_KEYDOWN } else { WM_KEYUP };
+            // SAFETY: lparam points to a KBDLLHOOKSTRUCT that outlives the call.
+            unsafe { keyboard_proc(HC_ACTION as i32, wparam as WPARAM, &info as *const _ as LPARAM) };
+        };
+        for round in 0..3 {
+            let in_callbacks = crate::alloc_count::allocations_in(|| {
+                for (vk, down) in &strokes {
+                    press(*vk, *down);
+                }
+            });
+            assert!(latch.is_stopped(), "round {round}: the keyboard's chord engaged the latch");
+            assert_eq!(in_callbacks, 0, "round {round}: the callbacks allocated");
+            assert_eq!(
+                latch.wait_for_trip_timeout(Duration::from_millis(1)),
+                None,
+                "round {round}: woken early"
+            );
+            let announcing = crate::alloc_count::allocations_in(|| with_state(HookState::announce));
+            assert!(announcing > 0, "round {round}: the counter sees this thread's allocations");
+            assert!(latch.wait_for_trip_timeout(Duration::from_secs(30)).is_some(), "round {round}: no wake");
+        }
+        STATE.with(|s| s.borrow_mut().take());
     }
 
     #[test]

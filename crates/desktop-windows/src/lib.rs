@@ -22,6 +22,8 @@ pub mod clipboard_text;
 pub mod provenance;
 pub mod vk;
 
+#[cfg(all(windows, test))]
+mod alloc_count;
 #[cfg(windows)]
 mod desktop;
 #[cfg(windows)]

@@ -6,11 +6,15 @@
 //!   more trips (each recorded, the state unchanged) and exactly one way out, a re-arm whose
 //!   [`RearmAttestation`] passes [`rearm_verdict`]. Every transition consumes the state and
 //!   returns the next one, and every `match` names every state.
-//! - [`Latch`] is the shared handle. [`Latch::trip`] is what the input thread calls: one
-//!   lock-free compare-and-swap on the latch word, one store to the [`StopFlag`], two channel
-//!   sends, no lock and no I/O. The state machine behind a mutex catches up with the trips
-//!   whenever anyone else looks (query, re-arm). A worker thread blocks in
-//!   [`Latch::wait_for_trip`] and does the slow work (audit line, release input, banner).
+//! - [`Latch`] is the shared handle. A trip has two halves. [`Latch::engage`] is what an input
+//!   callback calls: one lock-free update of the latch word, one store to the [`StopFlag`], two
+//!   clock reads; no lock, no allocation, no wake-up, so it cannot block or be preempted by the
+//!   thread it wakes. [`Latch::announce`] (the input thread calls it once its callback has
+//!   returned) hands the trip and its reason to the state machine and wakes the worker: two
+//!   channel sends, which may allocate and take the channel's lock. [`Latch::trip`] does both.
+//!   The state machine behind a mutex catches up with the trips whenever anyone else looks
+//!   (query, re-arm). A worker thread blocks in [`Latch::wait_for_trip`] and does the slow
+//!   work (audit line, release input, banner).
 //!
 //! The latch word holds the stopped bit and a trip counter; a re-arm clears the bit only with
 //! a compare-and-swap against the word it checked, so a trip that lands during a re-arm is
@@ -70,6 +74,16 @@ pub enum TripKind {
     /// Already stopped: the operator pressed the chord again (reopen the re-arm prompt) or
     /// more tampering arrived.
     Retriggered,
+}
+
+/// A trip [`Latch::engage`]d but not yet [`Latch::announce`]d: plain data, so an input callback
+/// can keep it without allocating.
+#[must_use = "an engaged trip must be announced, or the worker never hears of it"]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngagedTrip {
+    pub kind: TripKind,
+    pub at: Instant,
+    pub wall: SystemTime,
 }
 
 /// What a worker blocked in [`Latch::wait_for_trip`] is woken with.
@@ -359,9 +373,20 @@ impl Latch {
         &self.0.flag
     }
 
-    /// Engages the stop. Safe and cheap on the input thread: no lock, no I/O.
+    /// Engages the stop and announces it at once: [`Latch::engage`] then [`Latch::announce`].
     pub fn trip(&self, reason: StopReason) -> TripKind {
-        let trip = Trip { reason, at: Instant::now(), wall: SystemTime::now() };
+        let engaged = self.engage();
+        let kind = engaged.kind;
+        self.announce(engaged, reason);
+        kind
+    }
+
+    /// The half of a trip an input callback may do: from here every tool is refused and every
+    /// abortable loop stops. Lock-free; allocates nothing and wakes nobody. Each engaged trip
+    /// must reach [`Latch::announce`] exactly once: until it does, the worker sleeps and
+    /// [`Latch::rearm`] answers [`RearmRefusal::Busy`].
+    pub fn engage(&self) -> EngagedTrip {
+        let (at, wall) = (Instant::now(), SystemTime::now());
         let before =
             self.0.word.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |w| Some(w.wrapping_add(2) | 1));
         let before = match before {
@@ -369,10 +394,17 @@ impl Latch {
         };
         self.0.flag.set();
         let kind = if before & 1 == 1 { TripKind::Retriggered } else { TripKind::Engaged };
+        EngagedTrip { kind, at, wall }
+    }
+
+    /// Records an engaged trip with its reason and wakes the worker. Not for a hook callback:
+    /// the sends may allocate, take the channel's lock and hand the CPU to the woken worker.
+    pub fn announce(&self, engaged: EngagedTrip, reason: StopReason) {
+        let EngagedTrip { kind, at, wall } = engaged;
+        let trip = Trip { reason, at, wall };
         // Both receivers live as long as the senders (same Arc), so a send cannot fail.
         let _ = self.0.pending_tx.send(trip.clone());
         let _ = self.0.wake_tx.send(TripNotice { kind, trip });
-        kind
     }
 
     /// True from the first trip until an accepted re-arm.

@@ -5,7 +5,8 @@
 //!
 //!   mcec-stop-probe [--hotkey SPEC] [--release-on-trip]
 //!
-//! Lines: `READY`, `EVENT ...` per key or button, `LATCHED ...` per trip, `RELEASED n` after
+//! Lines: `READY`, `EVENT ...` per key or button, `LATCHED ...` per trip (`woke_ns`: from the
+//! latch engaging in the hook callback to this worker holding the notice), `RELEASED n` after
 //! mcec's own marked release of the modifiers (with `--release-on-trip`), `STATS ...` when
 //! stdin closes, then the program exits.
 
@@ -127,8 +128,9 @@ mod probe {
 
     fn print_trips(latch: Latch, release_on_trip: bool) {
         while let Some(n) = latch.wait_for_trip() {
+            let woke = n.trip.at.elapsed().as_nanos();
             let wall = n.trip.wall.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-            println!("LATCHED kind={:?} wall_ns={wall} reason={}", n.kind, n.trip.reason);
+            println!("LATCHED kind={:?} wall_ns={wall} woke_ns={woke} reason={}", n.kind, n.trip.reason);
             if release_on_trip {
                 match inject::release_modifiers() {
                     Ok(count) => println!("RELEASED {count}"),

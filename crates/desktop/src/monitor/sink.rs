@@ -1,10 +1,13 @@
 //! The platform-neutral half of every provenance source: what happens to a classified
 //! event on the input thread.
 //!
-//! In order: note a press in the ledger, feed keys to the chord detector, trip the latch on a
-//! fire, offer the event to the observer channel without blocking. Tampering records its time
-//! and trips the latch. Nothing here allocates on the hot path except the chord text on a
-//! fire, and nothing logs: the latch wakes a worker for that.
+//! In order: note a press in the ledger, feed keys to the chord detector, engage the latch on
+//! a fire, offer the event to the observer channel without blocking. [`Dispatcher::input`]
+//! takes no lock, allocates nothing and wakes no thread, even on a fire: the fire only engages
+//! the latch (atomics) and keeps the trip in a fixed array until the source calls
+//! [`Dispatcher::announce`] outside its callback (a Windows hook must answer within
+//! `LowLevelHooksTimeout`). Announcing sends the trip with its chord text and wakes the stop
+//! worker, which logs. Tampering records its time and trips the latch at once.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,7 +16,7 @@ use std::time::Instant;
 
 use mcec_rules::chord::{ChordDetector, ChordStep, KeyEvent};
 use mcec_rules::hotkey::Hotkey;
-use mcec_rules::latch::{Latch, StopReason};
+use mcec_rules::latch::{EngagedTrip, Latch, StopReason};
 
 use super::{ClassifiedEvent, Input, LastPhysicalInput, MonitorEvent};
 
@@ -95,13 +98,40 @@ impl MonitorStats {
     }
 }
 
-/// Lives on the input thread; owns the chord detector.
+/// How many fires the input thread keeps between two announcements; more is a burst of
+/// presses within one callback batch, and those share the last slot (the count stays exact).
+const PENDING_CAP: usize = 4;
+
+/// Fires engaged on the input thread and not yet announced. A fixed array, so a fire never
+/// allocates.
+#[derive(Debug, Default)]
+struct PendingTrips {
+    slots: [Option<EngagedTrip>; PENDING_CAP],
+    len: usize,
+    /// Fires past the capacity: each is announced again with the last slot's time.
+    extra: u64,
+}
+
+impl PendingTrips {
+    fn push(&mut self, t: EngagedTrip) {
+        if self.len < PENDING_CAP {
+            self.slots[self.len] = Some(t);
+            self.len += 1;
+        } else {
+            self.slots[PENDING_CAP - 1] = Some(t);
+            self.extra += 1;
+        }
+    }
+}
+
+/// Lives on the input thread; owns the chord detector. Dropping it announces what is pending.
 #[derive(Debug)]
 pub struct Dispatcher {
     sink: MonitorSink,
     detector: ChordDetector,
     chord_text: String,
     rearms_seen: u64,
+    pending: PendingTrips,
 }
 
 impl Dispatcher {
@@ -112,6 +142,7 @@ impl Dispatcher {
             chord_text: sink.hotkey.to_string(),
             sink,
             rearms_seen,
+            pending: PendingTrips::default(),
         }
     }
 
@@ -119,7 +150,8 @@ impl Dispatcher {
         &self.sink
     }
 
-    /// Handles one classified event; true when it fired the chord (and so tripped the latch).
+    /// Handles one classified event; true when it fired the chord (and so engaged the latch:
+    /// call [`Dispatcher::announce`] once out of the callback).
     pub fn input(&mut self, ev: ClassifiedEvent) -> bool {
         if ev.down {
             match ev.input {
@@ -139,7 +171,7 @@ impl Dispatcher {
             let kev = KeyEvent { key, down: ev.down, physical: ev.physical, device: ev.source_device };
             match self.detector.feed(&kev) {
                 ChordStep::Fired => {
-                    self.sink.latch.trip(StopReason::Chord(self.chord_text.clone()));
+                    self.pending.push(self.sink.latch.engage());
                     fired = true;
                 }
                 ChordStep::Quiet => {}
@@ -160,6 +192,28 @@ impl Dispatcher {
         let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.sink.stats.add(nanos);
     }
+
+    /// Announces every fire engaged since the last call (the chord as the reason) and wakes the
+    /// stop worker; returns how many. Call it outside the input callback: it may allocate,
+    /// take the channel's lock and lose the CPU to the worker it wakes.
+    pub fn announce(&mut self) -> u64 {
+        let p = std::mem::take(&mut self.pending);
+        let mut count = 0;
+        for (i, trip) in p.slots.into_iter().take(p.len).flatten().enumerate() {
+            let copies = if i + 1 == PENDING_CAP { 1 + p.extra } else { 1 };
+            for _ in 0..copies {
+                self.sink.latch.announce(trip, StopReason::Chord(self.chord_text.clone()));
+                count += 1;
+            }
+        }
+        count
+    }
+}
+
+impl Drop for Dispatcher {
+    fn drop(&mut self) {
+        self.announce();
+    }
 }
 
 #[cfg(test)]
@@ -168,7 +222,8 @@ mod tests {
     use mcec_rules::StopFlag;
     use mcec_rules::chord::{Key, Side};
     use mcec_rules::hotkey::{MainKey, Modifier};
-    use mcec_rules::latch::RearmAttestation;
+    use mcec_rules::latch::{RearmAttestation, RearmRefusal, TripKind};
+    use std::time::Duration;
 
     fn key(key: Key, down: bool, physical: bool) -> ClassifiedEvent {
         ClassifiedEvent {
@@ -199,6 +254,7 @@ mod tests {
         assert!(!latch.is_stopped());
         chord(&mut d, true);
         assert!(latch.is_stopped());
+        assert_eq!(d.announce(), 1);
         assert!(ledger.attest().input_physical);
         let att = RearmAttestation { input_at: Some(Instant::now()), ..ledger.attest() };
         assert!(latch.rearm(att).is_ok());
@@ -208,6 +264,57 @@ mod tests {
             d.input(key(Key::Main(s), true, true));
         }
         assert!(!latch.is_stopped());
+    }
+
+    #[test]
+    fn a_fire_engages_at_once_and_wakes_the_worker_only_when_announced() {
+        let latch = Latch::new(StopFlag::new());
+        let mut d =
+            Dispatcher::new(MonitorSink::new(latch.clone(), Hotkey::default(), LastPhysicalInput::new()));
+        chord(&mut d, true);
+        assert!(latch.is_stopped() && latch.flag().is_set(), "tools are refused before the announcement");
+        assert_eq!(latch.wait_for_trip_timeout(Duration::from_millis(1)), None, "nothing announced yet");
+        assert_eq!(latch.rearm(physical_now()), Err(RearmRefusal::Busy), "the trip is on its way");
+        assert_eq!(d.announce(), 1);
+        let notice = latch.wait_for_trip_timeout(Duration::from_secs(5)).map(|n| (n.kind, n.trip.reason));
+        assert_eq!(notice, Some((TripKind::Engaged, StopReason::Chord("Ctrl+Alt+Shift+S".into()))));
+        assert_eq!(d.announce(), 0, "each fire is announced once");
+        assert!(latch.rearm(physical_now()).is_ok());
+    }
+
+    #[test]
+    fn a_burst_past_the_fixed_array_still_announces_every_fire() {
+        let latch = Latch::new(StopFlag::new());
+        let mut d =
+            Dispatcher::new(MonitorSink::new(latch.clone(), Hotkey::default(), LastPhysicalInput::new()));
+        chord(&mut d, true);
+        let Some(s) = MainKey::letter('s') else { return };
+        let fires = PENDING_CAP as u64 + 3;
+        for _ in 1..fires {
+            d.input(key(Key::Main(s), true, true));
+            d.input(key(Key::Main(s), false, true));
+        }
+        assert_eq!(d.announce(), fires);
+        let record = latch.current().expect("stopped");
+        assert_eq!(record.later_count, fires - 1, "the state machine counted every fire");
+        assert!(latch.rearm(physical_now()).is_ok(), "no trip is left on its way");
+    }
+
+    #[test]
+    fn dropping_the_dispatcher_announces_what_is_pending() {
+        let latch = Latch::new(StopFlag::new());
+        let mut d =
+            Dispatcher::new(MonitorSink::new(latch.clone(), Hotkey::default(), LastPhysicalInput::new()));
+        chord(&mut d, true);
+        drop(d);
+        assert_eq!(
+            latch.wait_for_trip_timeout(Duration::from_secs(5)).map(|n| n.kind),
+            Some(TripKind::Engaged)
+        );
+    }
+
+    fn physical_now() -> RearmAttestation {
+        RearmAttestation { input_physical: true, input_at: Some(Instant::now()), last_tamper_at: None }
     }
 
     #[test]

@@ -296,6 +296,7 @@ impl Session {
             at,
         });
         self.dispatcher.account(at);
+        self.dispatcher.announce();
     }
 
     fn button(&mut self, button: u32, source: u16, down: bool, at: Instant) {
