@@ -1,5 +1,8 @@
 //! Sessions on disk, end to end through the public API: provision, run (a held lock), end,
-//! reap, list, and the bad inputs of issue 4.
+//! reap, list, and the bad inputs of issue 4. Unix only (it builds Linux copies, plants Unix
+//! links and modes); the Windows file-system code is tested in `src/os/windows.rs` under Wine.
+
+#![cfg(unix)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
