@@ -13,7 +13,6 @@ open, or fills it with a format that is not text.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -55,9 +54,7 @@ def desk():
 
 @pytest.fixture(autouse=True)
 def no_stop_record(desk: WineDesk):
-    """A stop left recorded by an earlier test would latch this one's mcec.exe at start."""
-    for record_dir in (desk.prefix / "drive_c" / "users").glob("*/AppData/Local/mcec/stop"):
-        shutil.rmtree(record_dir)
+    desk.forget_stop_record()
 
 
 def x_clipboard(desk: WineDesk) -> str:

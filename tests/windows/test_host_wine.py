@@ -11,7 +11,6 @@ pointer. Each test shows the physical answer working before the injected one is 
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -63,9 +62,7 @@ def desk():
 
 @pytest.fixture(autouse=True)
 def no_stop_record(desk: WineDesk):
-    """A stop left recorded by an earlier test would latch this one's mcec.exe at start."""
-    for record_dir in (desk.prefix / "drive_c" / "users").glob("*/AppData/Local/mcec/stop"):
-        shutil.rmtree(record_dir)
+    desk.forget_stop_record()
 
 
 def at(origin: tuple[int, int], offset: tuple[int, int]) -> list[str]:

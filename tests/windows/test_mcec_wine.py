@@ -37,7 +37,6 @@ from mcec_e2e import (  # noqa: E402 (wine_desk puts tests/e2e on the path)
     sdk_http,
     sdk_stdio,
     start_host,
-    stop_process,
 )
 
 OPT_IN = "AgentCommandsEnabled = true\nAllowSessionProvisioning = true\n"

@@ -13,6 +13,7 @@ manager, so a Wine window gets keys only after `xdotool windowfocus --sync`.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -70,6 +71,12 @@ class WineDesk:
         except BaseException:
             self.close()
             raise
+
+    def forget_stop_record(self) -> None:
+        """Delete a stop recorded in the prefix by an earlier test (it would latch the next
+        mcec.exe at start)."""
+        for record_dir in (self.prefix / "drive_c" / "users").glob("*/AppData/Local/mcec/stop"):
+            shutil.rmtree(record_dir)
 
     def __enter__(self) -> "WineDesk":
         return self

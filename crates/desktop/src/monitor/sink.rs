@@ -268,9 +268,7 @@ mod tests {
 
     #[test]
     fn a_fire_engages_at_once_and_wakes_the_worker_only_when_announced() {
-        let latch = Latch::new(StopFlag::new());
-        let mut d =
-            Dispatcher::new(MonitorSink::new(latch.clone(), Hotkey::default(), LastPhysicalInput::new()));
+        let (latch, mut d) = armed_dispatcher();
         chord(&mut d, true);
         assert!(latch.is_stopped() && latch.flag().is_set(), "tools are refused before the announcement");
         assert_eq!(latch.wait_for_trip_timeout(Duration::from_millis(1)), None, "nothing announced yet");
@@ -284,9 +282,7 @@ mod tests {
 
     #[test]
     fn a_burst_past_the_fixed_array_still_announces_every_fire() {
-        let latch = Latch::new(StopFlag::new());
-        let mut d =
-            Dispatcher::new(MonitorSink::new(latch.clone(), Hotkey::default(), LastPhysicalInput::new()));
+        let (latch, mut d) = armed_dispatcher();
         chord(&mut d, true);
         let Some(s) = MainKey::letter('s') else { return };
         let fires = PENDING_CAP as u64 + 3;
@@ -302,15 +298,20 @@ mod tests {
 
     #[test]
     fn dropping_the_dispatcher_announces_what_is_pending() {
-        let latch = Latch::new(StopFlag::new());
-        let mut d =
-            Dispatcher::new(MonitorSink::new(latch.clone(), Hotkey::default(), LastPhysicalInput::new()));
+        let (latch, mut d) = armed_dispatcher();
         chord(&mut d, true);
         drop(d);
         assert_eq!(
             latch.wait_for_trip_timeout(Duration::from_secs(5)).map(|n| n.kind),
             Some(TripKind::Engaged)
         );
+    }
+
+    /// A fresh armed latch and a dispatcher for the default chord feeding it.
+    fn armed_dispatcher() -> (Latch, Dispatcher) {
+        let latch = Latch::new(StopFlag::new());
+        let d = Dispatcher::new(MonitorSink::new(latch.clone(), Hotkey::default(), LastPhysicalInput::new()));
+        (latch, d)
     }
 
     fn physical_now() -> RearmAttestation {
