@@ -4,8 +4,9 @@
 //! did it come from a physical device? A provenance source answers it for one platform and
 //! feeds [`ClassifiedEvent`]s into a [`Dispatcher`], which does the platform-neutral part on
 //! the source's own thread: it records presses in [`LastPhysicalInput`] (read by the re-arm
-//! path), runs the [`ChordDetector`], and on a fire does exactly one thing, [`Latch::trip`].
-//! Tampering (forged input aimed at a physical device) trips the latch the same way.
+//! path), runs the [`ChordDetector`], and on a fire does exactly one thing in the callback,
+//! [`Latch::engage`]; the source calls [`Dispatcher::announce`] once out of it, which wakes the
+//! stop worker. Tampering (forged input aimed at a physical device) trips the latch at once.
 //!
 //! [`ProvenanceMonitor`] is the seam: the X11 source ([`x11::X11Monitor`], XInput2 raw events
 //! plus a RECORD watch on XTEST) is the first; a Windows `LLKHF_INJECTED` hook or an evdev
