@@ -26,7 +26,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def copy(tmp_path: Path) -> Copy:
-    """A manual copy with no settings files (every default, agent surface off)."""
+    """A manual copy with no settings files ("ask" mode: the surface on, nothing enabled)."""
     return manual_copy(tmp_path / "c")
 
 

@@ -5,7 +5,10 @@ temporary directory, with `mcec.settings` / `mcec.commands` written beside it (a
 non-installed copy reads its files from the directory of its executable and writes
 `mcec.log` there). Processes are started with a small, explicit environment (no DISPLAY,
 XDG directories inside the test's temp dir) so a test never touches the real desktop or the
-user's config, and every process a test starts is stopped when it ends.
+user's config, and every process a test starts is stopped when it ends. Without DISPLAY mcec
+looks for the operator's display itself (logind, then the X sockets); the environment points
+both searches at nothing ([`NO_X_SOCKETS`], [`NO_LOGIND`]) so that a test's mcec never finds
+another test's X server, unless the test passes DISPLAY or its own search places.
 
 Waits in here have generous upper bounds only to turn a hang into a failure with a
 message; nothing asserts how fast anything is.
@@ -37,6 +40,10 @@ BIN = Path(os.environ.get("MCEC_BIN", str(REPO / "target" / "debug" / "mcec")))
 HANG_GUARD_S = 30.0
 
 AUDIT = "AGENT-AUDIT:"
+#: For mcec's display search (the variables are for tests only): a socket directory that does
+#: not exist, and a D-Bus address where no bus listens, so "no display" stays "no display".
+NO_X_SOCKETS = "/nonexistent/mcec-test-no-x11-sockets"
+NO_LOGIND = "unix:path=/nonexistent/mcec-test-no-logind"
 
 
 # --------------------------------------------------------------------------- copies
@@ -99,6 +106,8 @@ class Copy:
             "XDG_STATE_HOME": str(self.root / "xdg-state"),
             "XDG_CACHE_HOME": str(self.root / "xdg-cache"),
             "LANG": "C.UTF-8",
+            "MCEC_X11_SOCKET_DIR": NO_X_SOCKETS,
+            "MCEC_LOGIND_BUS": NO_LOGIND,
         }
         env.update(self.extra_env)
         env.update(extra)

@@ -163,6 +163,24 @@ async def test_physical_allow_grants_at_once_and_a_restart_forgets_it(copy: Copy
     assert copy.commands_path.read_bytes() == before
 
 
+async def test_a_fresh_copy_with_no_files_asks_and_a_physical_allow_turns_it_on(tmp_path: Path, desk: Desk) -> None:
+    fresh = manual_copy(tmp_path / "fresh")
+    assert not any(fresh.config_dir.glob("mcec.*")), "the copy is not fresh"
+    async with agent(fresh, desk.inner) as c:
+        assert c.instructions.startswith("Nothing is enabled yet"), c.instructions
+        assert await c.code("capture", {}) == "command-disabled"
+        req = Request(c, ["capture", "click"], "look at the screen and click OK")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(req.run)
+            allow = await button(desk, ALLOW_OFFSET)
+            desk.physical("mousemove", *allow, "click", "1")
+        assert req.answer is not None and req.answer["ok"], req.answer
+        assert sorted(req.answer["result"]["granted"]) == ["capture", "click"]
+        assert await c.code("capture", {}) is None
+        assert await c.code("click", HARMLESS) is None
+    assert not any(fresh.config_dir.glob("mcec.settings")) and not fresh.commands_path.exists()
+
+
 async def test_physical_deny_is_sticky_and_no_prompt_opens_again(copy: Copy, desk: Desk) -> None:
     async with agent(copy, desk.inner) as c:
         req = Request(c, ["click", "type"], "fill in the form")

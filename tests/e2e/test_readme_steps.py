@@ -9,20 +9,24 @@ these: the build steps (`cargo build --release`, `cargo install --path crates/mc
 already-built binary (`MCEC_BIN`) where they would have put theirs, since building again here
 would only test cargo. The opt-in is the README's own line (a file edit before mcec starts).
 Each route ends with the official MCP Python SDK starting the server from the README's client
-JSON (with the scratch home for `/home/you`, as the README tells the reader to do) and calling
-a tool; the JSON must also be what the README's `mcec config` step printed."""
+line (with the scratch home for `/home/you`, as the README tells the reader to do) and calling
+a tool; the line must also be what the README's `mcec config` step printed. The server gets
+what such an entry gives it, HOME and PATH, and no DISPLAY: mcec finds the scratch display
+itself, through a socket directory holding only that display's socket (`MCEC_X11_SOCKET_DIR`,
+for tests; other X servers run on this machine) and no logind (`MCEC_LOGIND_BUS`)."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcec_e2e import BIN, REPO, unwrap_groups
+from mcec_e2e import BIN, NO_LOGIND, REPO, unwrap_groups
 from xdesk import Screen, wait_until
 
 pytestmark = pytest.mark.anyio
@@ -62,10 +66,13 @@ class Scratch:
         self.clone = tmp / "clone"
         self.home.mkdir(parents=True)
         self.clone.mkdir()
+        self.sockets = tmp / "x11-unix"
+        self.sockets.mkdir()
+        name = "X" + screen.display.lstrip(":")
+        (self.sockets / name).symlink_to(Path("/tmp/.X11-unix") / name)
         self.env = {
             "HOME": str(self.home),
             "PATH": f"{self.home}/.cargo/bin:/usr/local/bin:/usr/bin:/bin",
-            "DISPLAY": screen.display,
             "MCEC_BIN": str(BIN),
         }
 
@@ -83,20 +90,27 @@ class Scratch:
         assert done.returncode == 0, f"readme-step {name} failed ({done.returncode}):\n{done.stderr}"
         return done.stdout
 
-    def client_json(self, name: str) -> dict[str, Any]:
+    def client_line(self, name: str) -> str:
         lang, text = steps()[name]
-        assert lang == "json", f"readme-step {name} is {lang}, not JSON"
-        return json.loads(text.replace("/home/you", str(self.home)))
+        assert lang == "sh", f"readme-step {name} is {lang}, not a shell line"
+        return text.strip().replace("/home/you", str(self.home))
 
 
-async def call_displays(scratch: Scratch, config: dict[str, Any]) -> dict:
-    """Start the server from a client config as a client does, and call `displays`."""
+def server_argv(line: str) -> list[str]:
+    """The command Claude Code starts for `claude mcp add NAME -- CMD ARGS...`."""
+    words = shlex.split(line)
+    assert words[:3] == ["claude", "mcp", "add"] and "--" in words, line
+    return words[words.index("--") + 1 :]
+
+
+async def call_displays(scratch: Scratch, argv: list[str]) -> dict:
+    """Start the server as the client entry says, and call `displays`."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    (entry,) = config["mcpServers"].values()
-    client_env = {k: scratch.env[k] for k in ("HOME", "PATH", "DISPLAY")}
-    params = StdioServerParameters(command=entry["command"], args=entry["args"], env=client_env, cwd=str(scratch.home))
+    client_env = {k: scratch.env[k] for k in ("HOME", "PATH")}
+    client_env |= {"MCEC_X11_SOCKET_DIR": str(scratch.sockets), "MCEC_LOGIND_BUS": NO_LOGIND}
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=client_env, cwd=str(scratch.home))
     with open(scratch.home.parent / "server-stderr.txt", "w") as errlog, unwrap_groups():
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -116,20 +130,20 @@ def test_the_readme_marks_every_quick_start_block() -> None:
 
 
 async def test_manual_copy_route(scratch: Scratch) -> None:
-    printed = json.loads(scratch.run("manual-setup"))
-    config = scratch.client_json("manual-client")
-    assert printed == config, f"the README's JSON is not what its `mcec config` step prints:\n{printed}"
-    envelope = await call_displays(scratch, config)
+    printed = scratch.run("manual-setup").strip()
+    line = scratch.client_line("manual-client")
+    assert printed == line, f"the README's line is not what its `mcec config` step prints:\n{printed}"
+    envelope = await call_displays(scratch, server_argv(line))
     assert envelope["ok"], envelope
     assert envelope["result"]["displays"], envelope
 
 
 async def test_installed_copy_with_a_session_per_connection(scratch: Scratch) -> None:
-    printed = json.loads(scratch.run("installed-setup"))
-    config = scratch.client_json("installed-client")
-    assert printed == config, f"the README's JSON is not what its `mcec config` step prints:\n{printed}"
+    printed = scratch.run("installed-setup").strip()
+    line = scratch.client_line("installed-client")
+    assert printed == line, f"the README's line is not what its `mcec config` step prints:\n{printed}"
     sessions = scratch.home / ".local/state/mcec/sessions"
-    envelope = await call_displays(scratch, config)
+    envelope = await call_displays(scratch, server_argv(line))
     assert envelope["ok"], envelope  # an installed copy alone serves no desktop tool: a session copy answered
     # The connection's copy is deleted once the client has gone.
     assert wait_until(lambda: not any(sessions.glob("[0-9a-f]" * 12)), timeout=30), list(sessions.iterdir())

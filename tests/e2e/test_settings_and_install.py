@@ -91,7 +91,7 @@ async def test_unknown_keys_warn_but_do_not_stop_anything(tmp_path: Path) -> Non
 
 @pytest.mark.anyio
 async def test_settings_are_read_beside_the_executable_not_the_cwd(tmp_path: Path) -> None:
-    copy = manual_copy(tmp_path / "c")
+    copy = manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = false\n")
     # A settings file in the working directory (copy.root) and in $XDG_CONFIG_HOME must not count.
     (copy.root / "mcec.settings").write_text("AgentCommandsEnabled = true\n")
     xdg = copy.root / "xdg-config" / "mcec"

@@ -116,16 +116,17 @@ async def test_bad_arguments_come_before_the_desktop_gate(agent_copy: Copy) -> N
         assert "maxWidth" in env["error"]["detail"]
 
 
-async def test_agent_commands_disabled_by_default(copy: Copy) -> None:
-    async with sdk_stdio(copy) as (session, _):
-        names = {t.name for t in (await session.list_tools()).tools}
-        assert "session-status" not in names
-        for name in ["session-status", "capture", "frobnicate"]:
-            result = await session.call_tool(name, {})
-            env = sdk_envelope(result)
-            assert result.is_error is True
-            assert env["error"]["code"] == "agent-commands-disabled", (name, env)
-            assert env["error"]["category"] == "refused"
+async def test_no_settings_file_is_ask_mode(copy: Copy) -> None:
+    """A manual copy with no mcec.settings: nothing enabled, everything requestable, and the
+    agent told to ask first (the asking itself is in test_consent.py)."""
+    async with sdk_stdio(copy) as (session, init):
+        assert init.instructions.startswith("Nothing is enabled yet"), init.instructions
+        result = await session.call_tool("capture", {})
+        env = sdk_envelope(result)
+        assert result.is_error is True and env["error"]["code"] == "command-disabled", env
+        status = sdk_envelope(await session.call_tool("session-status", {}))
+        access = status["result"]["commandAccess"]
+        assert access["enabledTools"] == [] and {"capture", "click"} <= set(access["requestableTools"]), access
 
 
 async def test_agent_commands_explicitly_false(tmp_path) -> None:
@@ -193,7 +194,8 @@ async def test_every_call_and_refusal_is_audited(agent_copy: Copy) -> None:
             assert f"tool={name}" in line and marker in line, (where, line)
 
 
-async def test_refusal_with_agent_commands_off_is_audited(copy: Copy) -> None:
+async def test_refusal_with_agent_commands_off_is_audited(tmp_path) -> None:
+    copy = manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = false\n")
     async with sdk_stdio(copy) as (session, _):
         await session.call_tool("session-status", {})
     for text in [sdk_stderr(copy), copy.log()]:

@@ -78,6 +78,10 @@ pub struct ConfigArgs {
     /// The server's name in the client's configuration.
     #[arg(long, default_value = "mcec")]
     pub name: String,
+    /// Add DISPLAY and XAUTHORITY (this desktop's, as mcec finds them) to the stdio entry, for
+    /// machines with several displays.
+    #[arg(long)]
+    pub pin_display: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

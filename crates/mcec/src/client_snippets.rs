@@ -41,8 +41,9 @@ impl Client {
 /// How the client reaches mcec.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    /// The client starts `command args...` and speaks MCP on its stdio.
-    Stdio { command: String, args: Vec<String> },
+    /// The client starts `command args...` (with `env` added to its environment) and speaks
+    /// MCP on its stdio.
+    Stdio { command: String, args: Vec<String>, env: Vec<(String, String)> },
     /// Streamable HTTP at `url`, with `token` as the bearer when the server wants one.
     Http { url: String, token: Option<String> },
 }
@@ -53,8 +54,13 @@ pub const CODEX_TOKEN_VAR: &str = "MCEC_BEARER_TOKEN";
 /// The snippet for `client`, or why that client cannot take `target` from a file.
 pub fn snippet(client: Client, name: &str, target: &Target) -> Result<String, String> {
     Ok(match (client, target) {
-        (Client::ClaudeCode, Target::Stdio { command, args }) => {
-            let mut words = vec!["claude", "mcp", "add", name, "--"];
+        (Client::ClaudeCode, Target::Stdio { command, args, env }) => {
+            let pairs: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let mut words = vec!["claude", "mcp", "add"];
+            for pair in &pairs {
+                words.extend(["-e", pair.as_str()]);
+            }
+            words.extend([name, "--"]);
             words.push(command);
             words.extend(args.iter().map(String::as_str));
             shell_line(&words)
@@ -83,8 +89,8 @@ fn json_entry(client: Client, name: &str, target: &Target) -> Value {
         Some(token) => json!({"Authorization": format!("Bearer {token}")}),
         None => json!({}),
     };
-    let entry = match (client, target) {
-        (Client::Vscode, Target::Stdio { command, args }) => {
+    let mut entry = match (client, target) {
+        (Client::Vscode, Target::Stdio { command, args, .. }) => {
             json!({"type": "stdio", "command": command, "args": args})
         }
         (Client::Vscode, Target::Http { url, token }) => {
@@ -92,8 +98,14 @@ fn json_entry(client: Client, name: &str, target: &Target) -> Value {
         }
         (Client::Gemini, Target::Http { url, token }) => json!({"httpUrl": url, "headers": auth(token)}),
         (_, Target::Http { url, token }) => json!({"url": url, "headers": auth(token)}),
-        (_, Target::Stdio { command, args }) => json!({"command": command, "args": args}),
+        (_, Target::Stdio { command, args, .. }) => json!({"command": command, "args": args}),
     };
+    if let Target::Stdio { env, .. } = target
+        && !env.is_empty()
+    {
+        entry["env"] =
+            env.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>().into();
+    }
     let key = if client == Client::Vscode { "servers" } else { "mcpServers" };
     json!({ key: { name: entry } })
 }
@@ -101,10 +113,15 @@ fn json_entry(client: Client, name: &str, target: &Target) -> Value {
 fn codex_toml(name: &str, target: &Target) -> String {
     let mut out = format!("[mcp_servers.{}]\n", toml_key(name));
     match target {
-        Target::Stdio { command, args } => {
+        Target::Stdio { command, args, env } => {
             out += &format!("command = {}\n", toml_str(command));
             let args: Vec<String> = args.iter().map(|a| toml_str(a)).collect();
             out += &format!("args = [{}]\n", args.join(", "));
+            if !env.is_empty() {
+                let pairs: Vec<String> =
+                    env.iter().map(|(k, v)| format!("{} = {}", toml_key(k), toml_str(v))).collect();
+                out += &format!("env = {{ {} }}\n", pairs.join(", "));
+            }
         }
         Target::Http { url, token } => {
             out += &format!("url = {}\n", toml_str(url));
@@ -151,7 +168,42 @@ mod tests {
     use super::*;
 
     fn stdio() -> Target {
-        Target::Stdio { command: "/usr/bin/mcec".into(), args: vec!["mcp".into(), "--session".into()] }
+        Target::Stdio {
+            command: "/usr/bin/mcec".into(),
+            args: vec!["mcp".into(), "--session".into()],
+            env: vec![],
+        }
+    }
+
+    fn pinned() -> Target {
+        let env = vec![
+            ("DISPLAY".into(), ":1".into()),
+            ("XAUTHORITY".into(), "/run/user/1000/gdm/Xauthority".into()),
+        ];
+        Target::Stdio { command: "/home/you/mcec/mcec".into(), args: vec!["mcp".into()], env }
+    }
+
+    #[test]
+    fn a_pinned_display_reaches_every_clients_entry() {
+        for client in [Client::ClaudeDesktop, Client::Cursor, Client::Gemini, Client::Vscode] {
+            let v: Value =
+                serde_json::from_str(&snippet(client, "mcec", &pinned()).expect("entry")).expect("json");
+            let key = if client == Client::Vscode { "servers" } else { "mcpServers" };
+            assert_eq!(v[key]["mcec"]["env"]["DISPLAY"], ":1", "{client:?}");
+            assert_eq!(v[key]["mcec"]["env"]["XAUTHORITY"], "/run/user/1000/gdm/Xauthority", "{client:?}");
+        }
+        let codex = snippet(Client::Codex, "mcec", &pinned()).expect("codex");
+        assert!(
+            codex.contains(r#"env = { DISPLAY = ":1", XAUTHORITY = "/run/user/1000/gdm/Xauthority" }"#),
+            "{codex}"
+        );
+        let line = snippet(Client::ClaudeCode, "mcec", &pinned()).expect("claude code");
+        assert_eq!(
+            line,
+            "claude mcp add -e DISPLAY=:1 -e XAUTHORITY=/run/user/1000/gdm/Xauthority mcec -- /home/you/mcec/mcec mcp"
+        );
+        let plain = snippet(Client::Cursor, "mcec", &stdio()).expect("cursor");
+        assert!(!plain.contains("env"), "{plain}");
     }
 
     fn http() -> Target {

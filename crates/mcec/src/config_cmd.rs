@@ -3,6 +3,8 @@
 //! per connection); on any other copy it is `mcec mcp`. `--transport http` describes this
 //! copy's HTTP front door from its settings (an installed copy has none). The snippet goes to
 //! stdout and where to paste it to stderr; a bearer token in it is never logged.
+//! `--pin-display` adds this desktop's `DISPLAY` and `XAUTHORITY` to the stdio entry, for
+//! machines where mcec could not choose among several displays by itself.
 
 use std::process::ExitCode;
 
@@ -27,7 +29,11 @@ pub fn config_cmd(args: ConfigArgs) -> Result<ExitCode> {
             Target::Stdio {
                 command: paths.exe.display().to_string(),
                 args: words.iter().map(|w| (*w).to_string()).collect(),
+                env: if args.pin_display { pinned_env()? } else { Vec::new() },
             }
+        }
+        Transport::Http if args.pin_display => {
+            bail!("--pin-display is for the stdio entry: over HTTP the client starts nothing")
         }
         Transport::Http if paths.installed => bail!(
             "this is an installed copy, which never serves HTTP; use the stdio entry (`mcec config --client \
@@ -50,6 +56,17 @@ pub fn config_cmd(args: ConfigArgs) -> Result<ExitCode> {
         }
     };
     print_snippet(args.client, &args.name, &target)
+}
+
+/// DISPLAY and XAUTHORITY for a pinned entry: this desktop's, found as `mcec mcp` finds them.
+#[cfg(unix)]
+fn pinned_env() -> Result<Vec<(String, String)>> {
+    crate::desktop_find::pinned().map_err(anyhow::Error::msg)
+}
+
+#[cfg(windows)]
+fn pinned_env() -> Result<Vec<(String, String)>> {
+    bail!("--pin-display is for X11 displays; Windows has one interactive desktop")
 }
 
 /// Print the snippet on stdout and where it goes on stderr.

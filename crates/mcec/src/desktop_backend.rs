@@ -1,7 +1,7 @@
 //! Which desktop this build drives: the one place the binary names a platform backend.
 //!
 //! Everything above it (the tool layer, the gates, the stop worker) sees only
-//! [`DesktopTools`] and a [`MonitorHandle`]. On Unix that is X11 (`$DISPLAY`); on Windows it
+//! [`DesktopTools`] and a [`MonitorHandle`]. On Unix that is X11 (`$DISPLAY`, found by `desktop_find` when the client did not pass it); on Windows it
 //! is the Win32 backend of `mcec-desktop-windows` (GDI, `EnumWindows`, `SendInput`, and the
 //! low-level hooks as the provenance monitor). A backend that cannot connect answers
 //! `no-desktop`; a monitor that cannot start leaves actuation at `emergency-stop-unavailable`.
@@ -13,7 +13,41 @@ use mcec_rules::ToolError;
 /// Connects to this platform's desktop; `no-desktop` (naming what was tried) when there is none.
 #[cfg(unix)]
 pub fn connect_desktop(config: DesktopConfig) -> Result<DesktopTools, ToolError> {
-    DesktopTools::connect_x11(None, config)
+    match crate::desktop_find::desktop() {
+        crate::desktop_find::Desktop::Found { .. } => DesktopTools::connect_x11(None, config),
+        crate::desktop_find::Desktop::Missing(detail) => {
+            Err(ToolError::new(mcec_rules::ErrorCode::NoDesktop, detail))
+        }
+    }
+}
+
+/// The display this process uses and how it was found (`session-status`), `None` without one.
+#[cfg(unix)]
+pub fn desktop_found() -> Option<(String, mcec_rules::desktop_choice::Source)> {
+    match crate::desktop_find::desktop() {
+        crate::desktop_find::Desktop::Found { display, source } => Some((display, source)),
+        crate::desktop_find::Desktop::Missing(_) => None,
+    }
+}
+
+/// Says in the log which display this process uses and how it was found, or why none.
+#[cfg(unix)]
+pub fn log_desktop() {
+    match crate::desktop_find::desktop() {
+        crate::desktop_find::Desktop::Found { display: name, source } => {
+            tracing::info!("desktop: X display `{name}` (source: {source})");
+        }
+        crate::desktop_find::Desktop::Missing(detail) => tracing::warn!("desktop: {detail}"),
+    }
+}
+
+#[cfg(windows)]
+pub fn log_desktop() {}
+
+/// Windows has one interactive desktop and no display to find.
+#[cfg(windows)]
+pub fn desktop_found() -> Option<(String, mcec_rules::desktop_choice::Source)> {
+    None
 }
 
 /// Starts this platform's provenance monitor feeding `sink`; `Ok` means the stop is armed.

@@ -74,7 +74,11 @@ pub struct ClientEntries {
 
 pub fn client_entries(h: &Handoff, client: Client) -> Result<ClientEntries, String> {
     let name = format!("mcec-{}", h.session_id.as_str());
-    let stdio = Target::Stdio { command: h.exe_path.display().to_string(), args: vec!["mcp".into()] };
+    let stdio = Target::Stdio {
+        command: h.exe_path.display().to_string(),
+        args: vec!["mcp".into()],
+        env: Vec::new(),
+    };
     let http =
         h.mcp_endpoint.as_ref().map(|url| Target::Http { url: url.clone(), token: Some(h.token.clone()) });
     let token_note = match (client, &http) {

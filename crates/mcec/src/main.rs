@@ -14,6 +14,8 @@ mod config;
 mod config_cmd;
 mod consent;
 mod desktop_backend;
+#[cfg(unix)]
+mod desktop_find;
 mod handoff;
 mod logging;
 mod malloc_tuning;
@@ -34,6 +36,10 @@ use cli::{Cli, Command, HotkeyCommand};
 fn main() -> ExitCode {
     malloc_tuning::fix_mmap_threshold();
     let cli = Cli::parse();
+    #[cfg(unix)]
+    if matches!(cli.command, Some(Command::Mcp(_) | Command::Run) | None) {
+        desktop_find::settle();
+    }
     match cli.command {
         Some(Command::Hotkey(HotkeyCommand::Check { spec })) => hotkey_check(&spec),
         Some(Command::Mcp(args)) if args.session => relay::run(),

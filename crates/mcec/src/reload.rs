@@ -39,7 +39,8 @@ pub struct Watch {
 
 /// The agent surface a loaded configuration gives: whether agent commands are on, and which
 /// commands. In a session copy `launch` is off whatever the file says (the agent can
-/// write its copy's files; only `request-command-access` grants `launch` there).
+/// write its copy's files; only `request-command-access` grants `launch` there), and a
+/// missing settings file is not "ask" mode (an agent could delete its copy's file).
 pub fn surface(loaded: &Loaded, session_copy: bool) -> (bool, Commands) {
     let mut commands = loaded.commands.clone();
     if session_copy && commands.is_enabled(LAUNCH) {
@@ -48,7 +49,8 @@ pub fn surface(loaded: &Loaded, session_copy: bool) -> (bool, Commands) {
         );
         commands.set(LAUNCH, false);
     }
-    (loaded.agent_commands_enabled(), commands)
+    let on = loaded.agent_commands_enabled() && !(session_copy && loaded.ask_first);
+    (on, commands)
 }
 
 /// Start the reload thread; `at_start` is what the process started with.
@@ -161,6 +163,7 @@ mod tests {
                 problem: "not valid TOML".into(),
             }),
             warnings: Vec::new(),
+            ask_first: false,
         }
     }
 

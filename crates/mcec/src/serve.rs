@@ -70,6 +70,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     mcec_sessions::reaper::reap(&paths.sessions_root, REAP_AGE, SystemTime::now());
     let settings = &loaded.settings;
     let plan = operator_plan(mode, &paths, &loaded);
+    crate::desktop_backend::log_desktop();
     let mut side = OperatorSide::bring_up(plan);
     *ui = side.ui_shutdown();
     // A session copy can never provision: the agent must not widen its own rights.
@@ -78,6 +79,9 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     ));
     let note = (mode == Mode::SessionBootstrap).then(|| crate::relay::bootstrap_note(&paths, &loaded));
     let agent = Arc::new(build_agent(&paths, &loaded, &mut side, allow_provisioning.clone(), note));
+    if side.desktop.is_some() {
+        agent.with_record(|r| r.desktop = crate::desktop_backend::desktop_found());
+    }
     crate::reload::spawn(
         crate::reload::Watch {
             settings_file: paths.settings_file(),
@@ -261,12 +265,21 @@ fn build_agent(
     instructions_note: Option<String>,
 ) -> Agent {
     let (agent_commands_enabled, commands) = crate::reload::surface(loaded, paths.session.is_some());
+    let bootstrap = instructions_note.is_some();
+    let ask_first = loaded.ask_first && agent_commands_enabled && !bootstrap && !paths.installed;
+    if ask_first {
+        tracing::info!(
+            "no {} here: \"ask\" mode, the agent asks for each command and you allow it in a prompt",
+            paths.settings_file().display()
+        );
+    }
     let config = AgentConfig {
         run_id: new_run_id(),
         stop: side.stop_flag(),
         // The bootstrap surface of `--session` is the installed copy's, whatever copy this is.
-        installed_copy: paths.installed || instructions_note.is_some(),
-        instructions_note,
+        installed_copy: paths.installed || bootstrap,
+        instructions_note: instructions_note
+            .or_else(|| ask_first.then(|| mcec_mcp::ASK_FIRST_NOTE.to_string())),
         agent_commands_enabled,
         commands,
         desktop_gate: side.gate.clone(),

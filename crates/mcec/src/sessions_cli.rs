@@ -92,7 +92,11 @@ fn print_client_handoff(h: &Handoff, client: Client) -> Result<()> {
         println!("{line}");
     }
     let name = format!("mcec-{}", h.session_id.as_str());
-    let stdio = Target::Stdio { command: h.exe_path.display().to_string(), args: vec!["mcp".into()] };
+    let stdio = Target::Stdio {
+        command: h.exe_path.display().to_string(),
+        args: vec!["mcp".into()],
+        env: Vec::new(),
+    };
     println!("\n{} entry, stdio (the client starts the copy):", client.place().0);
     print_snippet(client, &name, &stdio)?;
     if let Some(url) = &h.mcp_endpoint {

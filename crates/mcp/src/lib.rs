@@ -20,3 +20,4 @@ pub mod stdio;
 pub mod tools;
 
 pub use agent::{Agent, AgentConfig, CallObserver, ConsentAsker};
+pub use server::ASK_FIRST_NOTE;

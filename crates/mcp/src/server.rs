@@ -35,6 +35,11 @@ read error.detail: it says what to do next. Window selectors never pick \"the fi
 `commandAccess` below lists the commands enabled now and those you may ask the operator for with \
 request-command-access (session-status carries it too; notifications/tools/list_changed says when it changes).";
 
+/// Said first when the copy runs with no settings file ("ask" mode): nothing is enabled yet.
+pub const ASK_FIRST_NOTE: &str = "Nothing is enabled yet: this mcec runs without a settings file, so ask first. \
+Before using any tool, call request-command-access once with every command you need (for example capture and click) \
+and a one-line reason; the operator allows it with a click in a local prompt, for this process only.";
+
 /// What an agent is told by an installed copy, which serves only the provisioning tools.
 pub const INSTALLED_INSTRUCTIONS: &str = "This is the operator's installed copy of mcec, which is bootstrap-only: \
 it never drives the desktop itself and lists only provision-session and end-session. Call provision-session (the \

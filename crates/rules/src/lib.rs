@@ -15,6 +15,7 @@ pub mod catalog;
 pub mod chord;
 pub mod command_lang;
 pub mod consent;
+pub mod desktop_choice;
 pub mod envelope;
 pub mod error;
 pub mod gates;

@@ -7,6 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::ErrorCode;
+use crate::desktop_choice::Source;
 
 /// One engagement of the emergency stop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,11 +24,13 @@ pub struct RunRecord {
     pub calls: u64,
     pub refusals: BTreeMap<ErrorCode, u64>,
     pub stops: Vec<StopStamp>,
+    /// The X display this process uses and how it was found (`None`: no desktop).
+    pub desktop: Option<(String, Source)>,
 }
 
 impl RunRecord {
     pub fn new(id: String, started_at: SystemTime) -> Self {
-        RunRecord { id, started_at, calls: 0, refusals: BTreeMap::new(), stops: Vec::new() }
+        RunRecord { id, started_at, calls: 0, refusals: BTreeMap::new(), stops: Vec::new(), desktop: None }
     }
 
     pub fn count_call(&mut self) {
@@ -73,6 +76,7 @@ impl RunRecord {
             "refusals": refusals,
             "emergencyStopped": stopped,
             "stops": stops,
+            "desktop": self.desktop.as_ref().map(|(display, source)| json!({"display": display, "source": source.as_str()})),
         })
     }
 }

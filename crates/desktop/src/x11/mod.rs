@@ -81,10 +81,21 @@ impl X11Desktop {
         };
         let (conn, screen_num) = RustConnection::connect(Some(&name)).map_err(|e| {
             tracing::warn!("connecting to X display {name}: {e}");
-            ToolError::new(
-                ErrorCode::NoDesktop,
-                format!("Could not reach the X display `{name}`; is an X server running there?"),
-            )
+            let detail = match e {
+                x11rb::errors::ConnectError::SetupAuthenticate(_)
+                | x11rb::errors::ConnectError::SetupFailed(_) => {
+                    let authority = std::env::var("XAUTHORITY").unwrap_or_else(|_| "~/.Xauthority".into());
+                    format!(
+                        "The X display `{name}` refused mcec's connection: the X authority is the problem \
+                         (mcec used {authority}); set XAUTHORITY to the desktop session's authority file."
+                    )
+                }
+                _ => format!(
+                    "Could not reach the X display `{name}` (DISPLAY); is an X server running there? \
+                     mcec never falls back to another display."
+                ),
+            };
+            ToolError::new(ErrorCode::NoDesktop, detail)
         })?;
         Self::from_connection(conn, screen_num, name)
     }
