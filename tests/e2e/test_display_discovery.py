@@ -180,3 +180,21 @@ def test_the_typescript_sdk_client_finds_the_one_display(copy: Copy, tmp_path: P
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["capture"]["ok"] and out["click"]["ok"], out
     assert out["session-status"]["result"]["desktop"] == {"display": screen.display, "source": "socket"}, out
+
+
+async def test_a_wayland_session_found_through_logind_is_reported_as_one(copy: Copy, tmp_path: Path) -> None:
+    """logind says the active session is a Wayland one: its X server is an XWayland, where the
+    X11 stop cannot see the keyboard, so the stop is not armed and actuation is refused; what
+    only observes still works."""
+    with Screen() as screen:
+        with private_logind(os.getuid(), f"3,wayland,{screen.display},yes") as bus:
+            env = client_env(socket_dir(tmp_path, screen.display), logind=bus)
+            async with connected(copy, env) as s:
+                shot = await call(s, "capture", {})
+                click = await call(s, "click", {"at": {"x": 10, "y": 10}})
+                status = await call(s, "session-status")
+    assert shot["ok"], shot
+    assert not click["ok"] and click["error"]["code"] == "emergency-stop-unavailable", click
+    assert "Wayland" in click["error"]["detail"], click
+    assert status["result"]["desktop"] == {"display": screen.display, "source": "logind"}, status
+    assert status["result"]["emergencyStop"]["armed"] is False, status
