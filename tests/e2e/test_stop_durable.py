@@ -2,8 +2,11 @@
 engages; a relaunched mcec (after SIGTERM or SIGKILL, with another HOME and another spelling
 of DISPLAY) comes up stopped with the banner and the prompt; a stop seen by one of two
 running `mcec mcp` holds in both; the host and a session copy started later come up stopped;
-a physical re-arm re-arms every running mcec and the next one; a record deleted by a program
-re-arms nothing; a record that cannot be read is a stop.
+each running mcec is re-armed by a physical click on its own prompt, and the one re-armed
+first is not stopped again by the record the other keeps; a record deleted by a program, in
+any rhythm, is written back and re-arms nothing; a record that cannot be read is a stop; a
+place where no record can be written keeps a stop latched (and says so on the banner) and
+keeps a relaunch from acting until a record can be written there.
 
 Real `mcec mcp` processes on the inner display of an Xvfb + Xephyr desk, driven by the
 official MCP Python SDK (raw stdio only for the process that is killed by a signal), with
@@ -14,6 +17,8 @@ from __future__ import annotations
 import os
 import pwd
 import signal
+import subprocess
+import time
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
@@ -121,7 +126,7 @@ async def test_a_physical_stop_survives_a_signal_and_a_relaunch_comes_up_stopped
         assert await code_of(s, "displays") is None
 
 
-async def test_a_stop_seen_by_one_of_two_running_mcec_holds_in_both_and_one_rearm_frees_both(
+async def test_a_stop_seen_by_one_of_two_running_mcec_holds_in_both_until_each_is_rearmed(
     tmp_path: Path, desk: Desk
 ) -> None:
     # `other` listens for a different chord, so it only learns of this stop from the record.
@@ -136,15 +141,108 @@ async def test_a_stop_seen_by_one_of_two_running_mcec_holds_in_both_and_one_rear
         assert f"reason={RECORDED}" in other.log(), other.log()
         assert "reason=operator pressed Ctrl+Alt+Shift+S" in mine.log(), mine.log()
 
+        # Each prompt is re-armed by its own physical click; the record goes with the last.
+        click_rearm(desk)
+        assert await wait_for_either(a, b, None), f"no mcec re-armed:\n{mine.log()}\n{other.log()}"
+        assert wait_until(lambda: len(desk._search(PROMPT_TITLE)) == 1, 10), "the re-armed prompt stayed open"
         click_rearm(desk)
         assert await wait_for_code(a, None) is None, f"the first mcec stayed stopped:\n{mine.log()}"
         assert await wait_for_code(b, None) is None, f"the second mcec stayed stopped:\n{other.log()}"
-        assert not record_of(desk).exists()
+        assert wait_until(lambda: not record_of(desk).exists()), "the last re-arm left the record"
         c = await stack.enter_async_context(agent(mine, desk))
-        assert await code_of(c, "displays") is None, "a new mcec after the re-arm is not armed"
-    logs = mine.log() + other.log()
-    assert "re-armed by the operator (physical input)" in logs
-    assert "re-armed after a re-arm in another mcec (physical input)" in logs
+        assert await code_of(c, "displays") is None, "a new mcec after the re-arms is not armed"
+    assert "re-armed by the operator (physical input)" in mine.log()
+    assert "re-armed by the operator (physical input)" in other.log()
+
+
+async def wait_for_either(a, b, want: str | None) -> bool:
+    """Whether one of two sessions comes to answer `want` (the prompt on top is either one's)."""
+    for _ in range(100):
+        if await code_of(a, "displays") == want or await code_of(b, "displays") == want:
+            return True
+        await anyio.sleep(0.05)
+    return False
+
+
+def delete(record: Path) -> None:
+    """What a program running as the user can do to the record."""
+    record.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("rhythm", ["twice-10ms-apart", "rm-every-50ms-for-3s", "0.3s-after-a-physical-key"])
+async def test_a_deleted_record_is_written_back_and_the_stop_holds_here_and_in_a_relaunch(
+    tmp_path: Path, desk: Desk, rhythm: str
+) -> None:
+    copy = stop_copy(tmp_path / "c")
+    record = record_of(desk)
+    async with agent(copy, desk) as s:
+        assert await code_of(s, "click", {"at": {"x": 5, "y": 5}}) is None, "the positive control: it acts"
+        desk.physical("key", CHORD)
+        assert await wait_for_code(s, "emergency-stopped") == "emergency-stopped"
+        assert wait_until(record.exists, 10), "the stop was not recorded"
+        if rhythm == "twice-10ms-apart":
+            for round in range(3):
+                delete(record)
+                await anyio.sleep(0.01)
+                delete(record)
+                assert wait_until(record.exists, 10), f"round {round}: the record was not written back"
+        elif rhythm == "rm-every-50ms-for-3s":
+            end = time.monotonic() + 3
+            while time.monotonic() < end:
+                delete(record)
+                await anyio.sleep(0.05)
+        else:
+            await anyio.sleep(2.5)  # the chord is older than any "recent input" window
+            desk.physical("key", "shift")  # the operator's own key, anywhere
+            await anyio.sleep(0.3)
+            delete(record)
+        assert wait_until(record.exists, 10), "the record was not written back after the last delete"
+        assert await code_of(s, "displays") == "emergency-stopped"
+        assert await code_of(s, "click", {"at": {"x": 5, "y": 5}}) == "emergency-stopped"
+    assert record.exists(), "the stop's record did not outlive the process"
+    assert "stop-record-written" in copy.log(), copy.log()
+    assert "re-armed" not in copy.log(), copy.log()
+    async with agent(copy, desk) as s:
+        assert await code_of(s, "displays") == "emergency-stopped", "a relaunch after the deletions is armed"
+        click_rearm(desk)  # the way out: the operator's own click on the prompt
+        assert await wait_for_code(s, None) is None
+    assert not record.exists()
+
+
+async def test_two_mcec_on_one_display_are_rearmed_one_by_one_and_the_record_holds_for_the_other(
+    tmp_path: Path, desk: Desk
+) -> None:
+    copies = [stop_copy(tmp_path / "a"), stop_copy(tmp_path / "b")]
+    record = record_of(desk)
+    async with AsyncExitStack() as stack:
+        sessions = [await stack.enter_async_context(agent(c, desk)) for c in copies]
+        for s in sessions:
+            assert await code_of(s, "displays") is None
+        desk.physical("key", CHORD)  # both latch on their own monitor
+        for s in sessions:
+            assert await wait_for_code(s, "emergency-stopped") == "emergency-stopped"
+        assert wait_until(record.exists, 10), "the stop was not recorded"
+        for c in copies:
+            assert wait_until(lambda: "reason=operator pressed Ctrl+Alt+Shift+S" in c.log(), 10), c.log()
+
+        click_rearm(desk)  # the operator re-arms the one whose prompt is on top
+        assert await wait_for_either(*sessions, None), "the physical click re-armed neither"
+        answers = [await code_of(s, "displays") for s in sessions]
+        assert sorted(answers, key=str) == ["emergency-stopped", None], answers
+        rearmed, stopped = (0, 1) if answers[0] is None else (1, 0)
+        # The one still stopped writes the record back; the re-armed one is not stopped by it.
+        assert wait_until(record.exists, 10), "the process still stopped did not write the record back"
+        assert "stop-record-written" in copies[stopped].log(), copies[stopped].log()
+        delete(record)  # and once more, for good measure: back again, and still only one stopped
+        assert wait_until(record.exists, 10), "the record was not written back"
+        assert await code_of(sessions[rearmed], "click", {"at": {"x": 5, "y": 5}}) is None, copies[rearmed].log()
+        assert await code_of(sessions[stopped], "displays") == "emergency-stopped"
+        assert "re-armed" not in copies[stopped].log(), copies[stopped].log()
+
+        fresh = await stack.enter_async_context(agent(stop_copy(tmp_path / "c"), desk))
+        assert await code_of(fresh, "displays") == "emergency-stopped", "a relaunch while one is stopped is armed"
+        assert await code_of(sessions[rearmed], "displays") is None
+    record.unlink(missing_ok=True)  # no mcec runs on the display any more: the documented way out
 
 
 async def test_a_record_deleted_without_a_physical_rearm_rearms_nothing_and_comes_back(
@@ -156,9 +254,8 @@ async def test_a_record_deleted_without_a_physical_rearm_rearms_nothing_and_come
         desk.physical("key", CHORD)
         assert await wait_for_code(s, "emergency-stopped") == "emergency-stopped"
         assert wait_until(lambda: record.exists(), 10), "the stop was not recorded"
-        await anyio.sleep(2.5)  # the chord itself is older than the re-arm window now
         record.unlink()  # what a program running as the user could do
-        assert wait_until(lambda: "rearm-refused" in copy.log(), 10), copy.log()
+        assert wait_until(lambda: "stop-record-written" in copy.log(), 10), copy.log()
         assert await code_of(s, "displays") == "emergency-stopped"
         assert wait_until(lambda: record.exists(), 10), "the running mcec did not write the record back"
     assert "re-armed" not in copy.log()
@@ -218,30 +315,126 @@ async def test_a_recorded_stop_holds_in_the_host_and_in_a_session_copy(
         assert await code_of(s, "session-status") == "emergency-stopped"
 
 
-async def test_a_record_that_cannot_be_removed_keeps_the_stop(tmp_path: Path, desk: Desk) -> None:
+STOP_DIR_SCRIPT = (
+    'mkdir -p "$1" && mount --bind "$1" "$1" && mount -o remount,bind,"$2" "$1" '
+    '&& echo $$ > "$3" && shift 3 && exec "$@"'
+)
+
+
+class StopDirMount:
+    """The stop directory as one mcec process sees it: a bind mount of it in a mount namespace
+    of its own (`unshare -m`), read-only or writable. The tests run as root, for whom a mode
+    0500 directory is still writable; a read-only mount is not, and it touches no other
+    process (other tests on other displays share the real directory)."""
+
+    def __init__(self, desk: Desk, root: Path, mode: str) -> None:
+        self.dir = record_of(desk).parent
+        self.dir.mkdir(parents=True, exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True)
+        self.pid_file = root / "mcec.pid"
+        self.mode = mode
+
+    def wrapper(self) -> list[str]:
+        return ["unshare", "-m", "--propagation", "private", "sh", "-c", STOP_DIR_SCRIPT, "sh",
+                str(self.dir), self.mode, str(self.pid_file)]
+
+    def remount(self, mode: str) -> None:
+        pid = self.pid_file.read_text().strip()
+        subprocess.run(["nsenter", "-t", pid, "-m", "mount", "-o", f"remount,bind,{mode}", str(self.dir)], check=True)
+
+
+@asynccontextmanager
+async def agent_in(copy: Copy, desk: Desk, mount: StopDirMount):
+    async with sdk_stdio(copy, env_extra={"DISPLAY": desk.inner}, wrapper=mount.wrapper()) as (session, _init):
+        yield session
+
+
+async def click_code(s) -> tuple[str | None, str]:
+    env = sdk_envelope(await s.call_tool("click", {"at": {"x": 5, "y": 5}}))
+    return (None, "") if env["ok"] else (env["error"]["code"], env["error"]["detail"])
+
+
+async def wait_for_click(s, want: str | None) -> tuple[str | None, str]:
+    got: tuple[str | None, str] = ("never asked", "")
+    for _ in range(100):
+        got = await click_code(s)
+        if got[0] == want:
+            break
+        await anyio.sleep(0.05)
+    return got
+
+
+def banner_text(desk: Desk, name: str) -> str:
+    """What the top of the screen (the overlay's strip) says, read by Tesseract."""
+    shot = desk.screenshot(ARTIFACTS / f"{name}.png")
+    strip = ARTIFACTS / f"{name}-strip.png"
+    subprocess.run(["convert", str(shot), "-crop", "640x200+192+0", "-resize", "200%", str(strip)], check=True)
+    done = subprocess.run(["tesseract", str(strip), "stdout"], capture_output=True, text=True, check=True)
+    return " ".join(done.stdout.split())
+
+
+async def test_a_stop_that_cannot_be_recorded_stays_latched_and_says_so_and_a_relaunch_does_not_act(
+    tmp_path: Path, desk: Desk
+) -> None:
     copy = stop_copy(tmp_path / "c")
     record = record_of(desk)
-    record.mkdir(parents=True)  # a directory where the record file goes: unreadable, unremovable
+    first_dir = StopDirMount(desk, tmp_path / "first", "rw")
+    async with agent_in(copy, desk, first_dir) as first:
+        assert (await click_code(first))[0] is None, "the positive control: it acts while a stop can be recorded"
+        first_dir.remount("ro")  # the stop directory turns read-only before the chord
+        desk.physical("key", CHORD)
+        assert await wait_for_code(first, "emergency-stopped") == "emergency-stopped"
+        assert wait_until(lambda: "stop-record-unwritten" in copy.log(), 10), copy.log()
+        assert not record.exists()
+        assert wait_until(lambda: "NOT RECORDED" in banner_text(desk, "durable-unrecorded"), 10), banner_text(
+            desk, "durable-unrecorded"
+        )
+        assert await code_of(first, "displays") == "emergency-stopped"
+        assert (await click_code(first))[0] == "emergency-stopped"
+
+        # A relaunch while the directory is still read-only: observation only, and it says why.
+        second_dir = StopDirMount(desk, tmp_path / "second", "ro")
+        async with agent_in(copy, desk, second_dir) as second:
+            assert await code_of(second, "displays") is None
+            code, detail = await click_code(second)
+            assert code == "emergency-stop-unavailable", (code, detail)
+            assert str(record.parent) in detail and "Read-only file system" in detail, detail
+            assert (await click_code(first))[0] == "emergency-stopped", "the unrecorded stop did not stay latched"
+    # The stopped process is gone; once a record can be written again the relaunch acts.
+    third_dir = StopDirMount(desk, tmp_path / "third", "ro")
+    async with agent_in(copy, desk, third_dir) as third:
+        assert (await click_code(third))[0] == "emergency-stop-unavailable"
+        third_dir.remount("rw")
+        code, detail = await wait_for_click(third, None)
+        assert code is None, (code, detail, copy.log())
+    assert "stop-record-usable" in copy.log(), copy.log()
+
+
+@pytest.mark.parametrize("planted", ["directory", "fifo"])
+async def test_something_planted_in_the_records_place_keeps_a_relaunch_from_acting_until_it_goes(
+    tmp_path: Path, desk: Desk, planted: str
+) -> None:
+    copy = stop_copy(tmp_path / "c")
+    record = record_of(desk)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    if planted == "directory":
+        record.mkdir()
+    else:
+        os.mkfifo(record)
     try:
         async with agent(copy, desk) as s:
-            assert await code_of(s, "displays") == "emergency-stopped"
-            click_rearm(desk)
-            assert wait_until(lambda: "the stop record could not be cleared" in copy.log(), 10), copy.log()
-            assert await code_of(s, "displays") == "emergency-stopped"
-            # The operator deletes it by hand. No physical press came with that, so the running
-            # mcec writes the record back (a program could have done it), and stays stopped.
-            record.rmdir()
-            assert wait_until(lambda: record.is_file(), 10), "the record was not written back"
-            assert await code_of(s, "displays") == "emergency-stopped"
-            # A fresh prompt (Esc, then the chord) and the operator's click: now it re-arms.
-            for _ in range(3):
-                desk.physical("key", "Escape")
-                if wait_until(lambda: not desk.visible_window(PROMPT_TITLE), timeout=3):
-                    break
-            desk.physical("key", CHORD)
-            click_rearm(desk)
-            assert await wait_for_code(s, None) is None, copy.log()
-        assert not record.exists()
+            assert await code_of(s, "displays") is None, "observation still works"
+            code, detail = await click_code(s)
+            assert code == "emergency-stop-unavailable", (code, detail)
+            assert str(record) in detail and "not a stop record" in detail, detail
+            if planted == "directory":
+                record.rmdir()
+            else:
+                record.unlink()
+            code, detail = await wait_for_click(s, None)
+            assert code is None, (code, detail, copy.log())
     finally:
         if record.is_dir():
             record.rmdir()
+        elif record.exists() and not record.is_file():
+            record.unlink()

@@ -20,10 +20,12 @@ mod handoff;
 mod logging;
 mod malloc_tuning;
 mod operator;
+mod record_watch;
 mod relay;
 mod reload;
 mod serve;
 mod sessions_cli;
+mod stop_follower;
 mod stop_record;
 mod stopless;
 

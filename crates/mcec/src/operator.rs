@@ -2,10 +2,9 @@
 //! connection, the emergency stop (provenance monitor → latch, seeded from the durable stop
 //! record), the operator windows, and the threads that act on the latch: the stop worker
 //! (the slow steps of a stop, the record first), the re-arm handler (operator clicks,
-//! honoured only on the monitor's attestation) and the record follower (stops and re-arms
-//! made by other mcec processes on the same display).
+//! honoured only on the monitor's attestation) and the record follower (`stop_follower.rs`:
+//! stops made by other mcec processes on the same display, deleted records written back).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
@@ -19,15 +18,14 @@ use mcec_rules::StopFlag;
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason, TripKind};
-use mcec_rules::stop_record::{FollowerAction, Observation};
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
 use crate::consent::{self, ConsentClick, OperatorConsent};
-use crate::stop_record::StopRecords;
+use crate::stop_follower::{Keeper, follow_record};
 use crate::stopless::{NoStopWatch, stopless_display};
 
-/// How often a running process looks at the stop record.
-const RECORD_POLL: Duration = Duration::from_millis(200);
+/// How often a running process looks at the stop record when nothing woke it earlier.
+pub const RECORD_POLL: Duration = Duration::from_millis(200);
 
 /// What was brought up; the agent is built from it, then [`OperatorSide::run`] starts the
 /// threads that need the agent.
@@ -39,21 +37,10 @@ pub struct OperatorSide {
     ui_events: Option<Receiver<OperatorEvent>>,
     monitor: Option<MonitorHandle>,
     ledger: LastPhysicalInput,
-    record: Record,
+    record: Keeper,
     ui_thread: Option<UiShutdown>,
     /// Where consent-prompt clicks go, once [`OperatorSide::consent_asker`] made the asker.
     consent_clicks: Option<Sender<ConsentClick>>,
-}
-
-/// The durable stop record and the last thing this process saw in it. The mutex also keeps
-/// this process's own re-arm (which removes the record) and its follower from interleaving.
-#[derive(Clone)]
-struct Record {
-    files: Arc<StopRecords>,
-    seen: Arc<Mutex<Observation>>,
-    /// Whether this process's monitor watches the input, so that its refusal to follow a
-    /// re-arm means "no physical input happened" rather than "I cannot see input".
-    watching: Arc<AtomicBool>,
 }
 
 /// What to bring up.
@@ -72,7 +59,7 @@ pub struct Plan<'a> {
 impl OperatorSide {
     pub fn bring_up(plan: Plan<'_>) -> OperatorSide {
         let latch = Latch::new(StopFlag::new());
-        let record = seed_from_record(&latch);
+        let record = Keeper::seed(&latch);
         let ledger = LastPhysicalInput::new();
         let desktop =
             match crate::desktop_backend::connect_desktop(DesktopConfig { artifact_dir: plan.artifacts_dir })
@@ -86,7 +73,7 @@ impl OperatorSide {
                         "no desktop: {}; the protocol serves and desktop tools answer no-desktop",
                         e.detail
                     );
-                    let gate = DesktopGate::NoDesktop { detail: e.detail };
+                    let gate = record.gate(DesktopGate::NoDesktop { detail: e.detail });
                     return OperatorSide {
                         latch,
                         desktop: None,
@@ -113,6 +100,7 @@ impl OperatorSide {
                 (None, DesktopGate::NotArmed { why: "EmergencyStopEnabled is false".into() })
             }
         };
+        let gate = record.gate(gate);
         let (ui, ui_events, ui_thread) = start_ui(plan.surfaces);
         if let Some(ui) = ui.as_ref().filter(|_| !gate.stop_armed()) {
             ui.set_front_door(gate.stop_line());
@@ -177,7 +165,7 @@ impl OperatorSide {
             consent_clicks,
             ..
         } = self;
-        record.watching.store(monitor.is_some(), Ordering::SeqCst);
+        record.attach(agent.clone(), ui.clone());
         let rearm = Rearm {
             latch: latch.clone(),
             ledger,
@@ -186,8 +174,8 @@ impl OperatorSide {
             record: record.clone(),
         };
         {
-            let rearm = rearm.clone();
-            spawn("mcec-stop-record", move || follow_record(rearm));
+            let (record, latch) = (record.clone(), latch.clone());
+            spawn("mcec-stop-record", move || follow_record(record, latch, RECORD_POLL));
         }
         if let Some(events) = ui_events {
             let tab = match (agent_tab, &ui) {
@@ -208,26 +196,6 @@ impl OperatorSide {
             spawn("mcec-rearm", move || rearm_handler(events, rearm, tab, consent_clicks, ui_thread));
         }
         spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent, record));
-    }
-}
-
-/// Before anything serves: a stop recorded for this display (or a record that cannot be
-/// read) latches this process too, so a restart never clears a stop.
-fn seed_from_record(latch: &Latch) -> Record {
-    let files = StopRecords::for_this_process();
-    let seen = files.observe();
-    if let Some(reason) = seen.stop_reason() {
-        tracing::warn!(
-            "{reason}: starting stopped until the operator re-arms ({}; stop record {})",
-            files.scope(),
-            files.path().map_or_else(|| "unavailable".into(), |p| p.display().to_string())
-        );
-        latch.trip(StopReason::Recorded(reason));
-    }
-    Record {
-        files: Arc::new(files),
-        seen: Arc::new(Mutex::new(seen)),
-        watching: Arc::new(AtomicBool::new(false)),
     }
 }
 
@@ -368,7 +336,7 @@ fn stop_worker(
     desktop: Option<Arc<DesktopTools>>,
     ui: Option<OperatorState>,
     agent: Arc<Agent>,
-    record: Record,
+    record: Keeper,
 ) {
     let mut display_lost = false;
     loop {
@@ -377,10 +345,9 @@ fn stop_worker(
                 && !display_lost
             {
                 display_lost = true;
-                record.watching.store(false, Ordering::SeqCst);
                 tracing::error!("the display went away ({why}); desktop tools now answer no-desktop");
                 audit("display-lost", &why);
-                agent.set_desktop_gate(DesktopGate::NoDesktop {
+                record.set_base_gate(DesktopGate::NoDesktop {
                     detail: format!("the X display went away: {why}"),
                 });
             }
@@ -391,13 +358,8 @@ fn stop_worker(
             TripKind::Engaged => {
                 // First, before the audit line, the release and the banner: the stop must
                 // survive this process even if it dies in the very next instant.
-                if !matches!(notice.trip.reason, StopReason::Recorded(_))
-                    && let Err(e) = record.files.record(&reason, notice.trip.wall)
-                {
-                    tracing::error!(
-                        "the stop could not be recorded ({e}); a restarted mcec would not know of it"
-                    );
-                    audit("stop-record-unwritten", &e);
+                if !matches!(notice.trip.reason, StopReason::Recorded(_)) {
+                    record.record_own_stop(&reason, notice.trip.wall);
                 }
                 audit("emergency-stop", &format!("engaged; reason={reason}"));
                 if let Some(desktop) = &desktop
@@ -426,29 +388,27 @@ fn stop_worker(
     }
 }
 
-/// What a re-arm touches; shared by the operator's clicks and the record follower.
+/// What the operator's re-arm touches.
 #[derive(Clone)]
 struct Rearm {
     latch: Latch,
     ledger: LastPhysicalInput,
     ui: Option<OperatorState>,
     agent: Arc<Agent>,
-    record: Record,
+    record: Keeper,
 }
 
 impl Rearm {
-    /// Ask the latch to re-arm on the monitor's attestation. `clear_record` removes the
-    /// durable record after an accepted re-arm (the operator's own click); the follower
-    /// re-arms because the record is already gone. Holds the record lock throughout.
-    fn attempt(&self, by: &str, clear_record: bool) -> bool {
-        let mut seen = self.record.seen.lock().unwrap_or_else(PoisonError::into_inner);
+    /// Ask the latch to re-arm on the monitor's attestation; an accepted re-arm releases this
+    /// stop's ids and removes the durable record. Holds the record lock throughout, so the
+    /// follower cannot write the record back between the verdict and the removal.
+    fn attempt(&self, by: &str) -> bool {
+        let mut held = self.record.hold();
         match self.latch.rearm(self.ledger.attest()) {
             Ok(_) => {
                 audit("emergency-stop", &format!("re-armed {by} (physical input)"));
                 self.agent.with_record(|r| r.stamp_rearm(SystemTime::now()));
-                let cleared = if clear_record { self.record.files.clear() } else { Ok(()) };
-                *seen = Observation::Absent;
-                match cleared {
+                match held.release_and_clear() {
                     Ok(()) => {
                         if let Some(ui) = &self.ui {
                             ui.set_rearmed();
@@ -458,7 +418,6 @@ impl Rearm {
                     Err(e) => {
                         let why = format!("the stop record could not be cleared: {e}");
                         self.latch.trip(StopReason::Recorded(why));
-                        *seen = self.record.files.observe();
                         tracing::error!("the stop record could not be cleared: {e}");
                         audit("rearm-refused", &format!("the stop record could not be cleared: {e}"));
                         if let Some(ui) = &self.ui {
@@ -495,7 +454,7 @@ fn rearm_handler(
             OperatorEvent::RearmClicked { .. } | OperatorEvent::MenuRearm { .. } => {
                 // The toolkit saw the press; give the monitor thread a moment to log it too.
                 std::thread::sleep(Duration::from_millis(60));
-                rearm.attempt("by the operator", true);
+                rearm.attempt("by the operator");
             }
             OperatorEvent::LeaveStopped => audit("rearm-prompt", "dismissed; still stopped"),
             OperatorEvent::ConsentAllow { .. } | OperatorEvent::ConsentDeny => {
@@ -522,42 +481,6 @@ fn rearm_handler(
                 Some(tab) if tab.send(tab_event).is_ok() => {}
                 _ => tracing::warn!("an Agent tab event arrived but this process has no Agent tab"),
             },
-        }
-    }
-}
-
-/// Follows the durable record: a stop recorded by another process latches this one; when a
-/// record this process saw is removed (a physical re-arm elsewhere), this process re-arms too,
-/// but only on its own monitor's attestation that physical input just happened. If that is
-/// refused by a process that watches the input, the record is put back, so a record deleted by
-/// a program never re-arms anything; a process that cannot see input (no monitor, display
-/// lost) just stays stopped.
-fn follow_record(rearm: Rearm) {
-    loop {
-        std::thread::sleep(RECORD_POLL);
-        let action = {
-            // Looked at under the lock, so a re-arm of this process that removes the record
-            // cannot slip in between the look and the verdict.
-            let mut seen = rearm.record.seen.lock().unwrap_or_else(PoisonError::into_inner);
-            let now = rearm.record.files.observe();
-            let action = mcec_rules::stop_record::follow(&seen, &now, rearm.latch.is_stopped());
-            if let FollowerAction::Trip(reason) = &action {
-                rearm.latch.trip(StopReason::Recorded(reason.clone()));
-            }
-            *seen = now;
-            action
-        };
-        if action == FollowerAction::TryRearm
-            && !rearm.attempt("after a re-arm in another mcec", false)
-            && rearm.record.watching.load(Ordering::SeqCst)
-        {
-            let reason = "the stop record was removed without a physical re-arm seen by this process";
-            let _seen = rearm.record.seen.lock().unwrap_or_else(PoisonError::into_inner);
-            if rearm.latch.is_stopped()
-                && let Err(e) = rearm.record.files.record(reason, SystemTime::now())
-            {
-                tracing::error!("the stop record could not be restored: {e}");
-            }
         }
     }
 }

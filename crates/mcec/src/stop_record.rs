@@ -4,16 +4,19 @@
 //! says, what a running process does when it changes) are `mcec_rules::stop_record`; this
 //! file only reads, writes and removes.
 //!
-//! Every read is fail closed: a record that is not a regular file, cannot be opened or read,
-//! or a directory that cannot be listed, counts as a stop. Files are opened without following
-//! symlinks and without blocking, so a FIFO or a device planted there cannot hang mcec.
+//! Every read is fail closed: a regular file that cannot be read or parsed counts as a stop;
+//! anything else in the record's place (a directory, FIFO, socket, device or symlink), a
+//! directory that cannot be listed, or one where no file can be written, is
+//! [`Observation::Unusable`]: no stop could be recorded there. Files are opened without
+//! following symlinks and without blocking, so a FIFO or a device planted there cannot hang
+//! mcec. Whether a record could be written is tried for real ([`StopRecords::probe`]).
 
 use std::fs::{DirBuilder, File, OpenOptions};
-use std::io::{ErrorKind, Read};
+use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mcec_rules::stop_record::{self, MAX_RECORD_BYTES, Observation, Scope};
+use mcec_rules::stop_record::{self, MAX_RECORD_BYTES, Observation, Scope, StopId};
 
 /// Where the record lives under the home directory.
 #[cfg(unix)]
@@ -39,7 +42,7 @@ impl StopRecords {
     }
 
     #[cfg(test)]
-    fn at(dir: PathBuf, scope: Scope) -> StopRecords {
+    pub(crate) fn at(dir: PathBuf, scope: Scope) -> StopRecords {
         StopRecords { dir: Ok(dir), scope }
     }
 
@@ -56,11 +59,28 @@ impl StopRecords {
         self.scope.file_name().unwrap_or_else(|| UNIDENTIFIED.to_string())
     }
 
+    /// The directory the records live in (`None` when the home is unknown).
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_ref().ok().map(PathBuf::as_path)
+    }
+
+    /// What the record's place holds now, with a place that holds nothing tried for a write
+    /// ([`StopRecords::probe`]): [`Observation::Absent`] only when a record could be written.
+    pub fn look(&self) -> Observation {
+        match self.observe() {
+            Observation::Absent => match self.probe() {
+                Ok(()) => Observation::Absent,
+                Err(why) => Observation::Unusable(why),
+            },
+            seen => seen,
+        }
+    }
+
     /// What the applicable record says now.
     pub fn observe(&self) -> Observation {
         let dir = match &self.dir {
             Ok(dir) => dir,
-            Err(why) => return Observation::Unreadable(format!("no home directory to keep it in: {why}")),
+            Err(why) => return Observation::Unusable(format!("no home directory to keep it in: {why}")),
         };
         match (&self.scope, self.scope.file_name()) {
             (Scope::NoDisplay, _) => Observation::Absent,
@@ -69,23 +89,43 @@ impl StopRecords {
         }
     }
 
-    /// Record a stop that engaged for `reason` at `wall` (written atomically, mode 0600).
-    pub fn record(&self, reason: &str, wall: SystemTime) -> Result<(), String> {
+    /// Whether a record could be written now: the directory is made if missing, and a file
+    /// is created and written in it for real (on Linux an unnamed `O_TMPFILE`, so nobody
+    /// watching the directory sees it), which a read-only or immutable directory, a
+    /// read-only mount or a full disk refuses. The error names the directory and the reason.
+    pub fn probe(&self) -> Result<(), String> {
         if self.scope == Scope::NoDisplay {
             return Ok(());
         }
-        let dir = self.dir.as_ref().map_err(Clone::clone)?;
+        let dir = self.make_dir()?;
+        probe_write(dir).map_err(|e| format!("cannot write in {}: {e}", dir.display()))
+    }
+
+    fn make_dir(&self) -> Result<&Path, String> {
+        let dir = self.dir.as_ref().map_err(|why| format!("no home directory to keep it in: {why}"))?;
         mcec_sessions::os::private_dir(DirBuilder::new().recursive(true))
             .create(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(dir)
+    }
+
+    /// Record the stop `id` that engaged for `reason` at `wall` (written atomically, mode
+    /// 0600, replacing whatever regular file or FIFO was there).
+    pub fn record(&self, reason: &str, wall: SystemTime, id: StopId) -> Result<(), String> {
+        if self.scope == Scope::NoDisplay {
+            return Ok(());
+        }
+        let dir = self.make_dir()?;
         let secs = wall.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let text = stop_record::render(reason, secs, std::process::id());
+        let text = stop_record::render(reason, secs, std::process::id(), id);
         mcec_sessions::atomic::write_atomic(dir, &self.own_file_name(), text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", dir.join(self.own_file_name()).display()))
     }
 
     /// Remove this process's record after a physical re-arm. A record that is already gone
-    /// is fine; one that cannot be removed is an error (and keeps the stop for everyone).
+    /// is fine, and so is a directory in its place (no record; the follower reports the place
+    /// as unusable); a record that cannot be removed is an error (and keeps the stop for
+    /// everyone).
     pub fn clear(&self) -> Result<(), String> {
         if self.scope == Scope::NoDisplay {
             return Ok(());
@@ -93,6 +133,9 @@ impl StopRecords {
         let Some(path) = self.path() else {
             return Err(self.dir.clone().err().unwrap_or_default());
         };
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            return Ok(());
+        }
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
@@ -135,7 +178,7 @@ fn observe_all(dir: &Path) -> Observation {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == ErrorKind::NotFound => return Observation::Absent,
-        Err(e) => return Observation::Unreadable(format!("cannot list {}: {e}", dir.display())),
+        Err(e) => return Observation::Unusable(format!("cannot list {}: {e}", dir.display())),
     };
     let mut seen = Vec::new();
     for entry in entries {
@@ -143,7 +186,7 @@ fn observe_all(dir: &Path) -> Observation {
             // Names starting with a dot are the atomic writer's temporary files.
             Ok(entry) if entry.file_name().as_encoded_bytes().starts_with(b".") => {}
             Ok(entry) => seen.push(read_record(&entry.path())),
-            Err(e) => seen.push(Observation::Unreadable(format!("cannot list {}: {e}", dir.display()))),
+            Err(e) => seen.push(Observation::Unusable(format!("cannot list {}: {e}", dir.display()))),
         }
     }
     stop_record::strongest(seen)
@@ -154,25 +197,72 @@ fn read_record(path: &Path) -> Observation {
     let file = match file {
         Ok(file) => file,
         Err(e) if e.kind() == ErrorKind::NotFound => return Observation::Absent,
+        Err(e) if mcec_sessions::os::open_error_is_not_regular(&e) => {
+            return not_a_record(path, "a symbolic link or a socket");
+        }
+        Err(e) if e.kind() == ErrorKind::NotADirectory => {
+            return Observation::Unusable(format!("cannot open {}: {e}", path.display()));
+        }
         Err(e) => return Observation::Unreadable(format!("cannot open {}: {e}", path.display())),
     };
-    match read_regular(file) {
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
+        Err(e) => return Observation::Unreadable(format!("{}: {e}", path.display())),
+    };
+    if !meta.is_file() {
+        return not_a_record(path, mcec_sessions::os::kind_in_words(&meta.file_type()));
+    }
+    match read_bounded(file) {
         Ok(bytes) => match stop_record::parse(&bytes) {
             Observation::Unreadable(why) => Observation::Unreadable(format!("{}: {why}", path.display())),
             seen => seen,
         },
-        Err(why) => Observation::Unreadable(format!("{}: {why}", path.display())),
+        Err(e) => Observation::Unreadable(format!("{}: {e}", path.display())),
     }
 }
 
-fn read_regular(file: File) -> Result<Vec<u8>, String> {
-    let meta = file.metadata().map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
+fn not_a_record(path: &Path, what: &str) -> Observation {
+    Observation::Unusable(format!("{} is {what}, not a stop record", path.display()))
+}
+
+fn read_bounded(file: File) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    file.take(MAX_RECORD_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    file.take(MAX_RECORD_BYTES as u64 + 1).read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// Create and write a file in `dir` and let it go: whether a record could be written there.
+fn probe_write(dir: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let unnamed = OpenOptions::new().write(true).custom_flags(libc::O_TMPFILE).mode(0o600).open(dir);
+        match unnamed {
+            Ok(mut file) => return file.write_all(&[0; 512]),
+            // A file system without unnamed files: fall through to a named probe.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let mut suffix = [0u8; 6];
+    getrandom::fill(&mut suffix).map_err(|e| std::io::Error::other(format!("no OS randomness: {e}")))?;
+    let path = dir.join(format!(".probe-{}", hex::encode(suffix)));
+    let written = mcec_sessions::os::private_file(OpenOptions::new().write(true).create_new(true))
+        .open(&path)
+        .and_then(|mut file| file.write_all(&[0; 512]));
+    let _ = std::fs::remove_file(&path);
+    written
+}
+
+/// A new stop id from the OS's randomness; without any, from the clock and the process id,
+/// so a new stop still differs from the ones a process was re-armed from.
+pub fn fresh_stop_id() -> StopId {
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        bytes = (nanos ^ u64::from(std::process::id()).rotate_left(40)).to_be_bytes();
+    }
+    StopId::from_bytes(bytes)
 }
 
 #[cfg(all(test, unix))]
@@ -190,10 +280,12 @@ mod tests {
         let mine = records(tmp.path(), Scope::Display(7));
         let other = records(tmp.path(), Scope::Display(8));
         assert_eq!(mine.observe(), Observation::Absent);
-        mine.record("operator pressed Ctrl+Alt+Shift+S", SystemTime::now()).expect("record");
+        let id = fresh_stop_id();
+        assert_ne!(id, fresh_stop_id());
+        mine.record("operator pressed Ctrl+Alt+Shift+S", SystemTime::now(), id).expect("record");
         assert_eq!(
             mine.observe(),
-            Observation::Stopped { reason: "operator pressed Ctrl+Alt+Shift+S".into() }
+            Observation::Stopped { reason: "operator pressed Ctrl+Alt+Shift+S".into(), id: Some(id) }
         );
         assert_eq!(other.observe(), Observation::Absent);
         assert!(records(tmp.path(), Scope::AnyDisplay).observe().is_stop());
@@ -209,7 +301,7 @@ mod tests {
     }
 
     #[test]
-    fn anything_but_a_readable_record_is_a_stop() {
+    fn garbage_is_a_stop_and_anything_else_in_its_place_is_unusable() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let mine = records(tmp.path(), Scope::Display(3));
         let path = mine.path().expect("path");
@@ -219,27 +311,56 @@ mod tests {
         assert!(matches!(mine.observe(), Observation::Unreadable(w) if w.contains("does not start with")));
         std::fs::remove_file(&path).expect("rm");
 
+        let unusable = |what: &str| {
+            let seen = mine.look();
+            assert!(
+                matches!(&seen, Observation::Unusable(w) if w.contains(what) && w.contains("display-3")),
+                "{what}: {seen:?}"
+            );
+        };
         std::os::unix::fs::symlink("/dev/zero", &path).expect("symlink");
-        assert!(matches!(mine.observe(), Observation::Unreadable(_)));
+        unusable("symbolic link");
         std::fs::remove_file(&path).expect("rm");
 
         std::fs::create_dir(&path).expect("mkdir");
-        assert!(matches!(mine.observe(), Observation::Unreadable(w) if w.contains("not a regular file")));
-        assert!(mine.clear().is_err(), "a directory in the record's place is not silently kept");
+        unusable("a directory");
+        mine.clear().expect("a directory in its place is no record to clear");
+        assert!(mine.record("r", SystemTime::now(), fresh_stop_id()).is_err());
+        unusable("a directory");
         std::fs::remove_dir(&path).expect("rmdir");
 
         let fifo = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo");
         assert!(fifo.success());
-        assert!(matches!(mine.observe(), Observation::Unreadable(w) if w.contains("not a regular file")));
+        unusable("a FIFO");
+        let id = fresh_stop_id();
+        mine.record("r", SystemTime::now(), id).expect("a record replaces a FIFO");
+        assert_eq!(mine.look(), Observation::Stopped { reason: "r".into(), id: Some(id) });
         std::fs::remove_file(&path).expect("rm");
 
-        assert_eq!(mine.observe(), Observation::Absent, "the positive control: nothing there, no stop");
+        assert_eq!(mine.look(), Observation::Absent, "the positive control: nothing there, no stop");
         let nowhere = StopRecords { dir: Err("no passwd entry".into()), scope: Scope::Display(3) };
-        assert!(matches!(nowhere.observe(), Observation::Unreadable(_)));
-        assert!(nowhere.record("r", SystemTime::now()).is_err());
+        assert!(matches!(nowhere.look(), Observation::Unusable(_)));
+        assert!(nowhere.record("r", SystemTime::now(), fresh_stop_id()).is_err());
         let headless = records(tmp.path(), Scope::NoDisplay);
         std::fs::write(&path, "garbage").expect("write");
-        assert_eq!(headless.observe(), Observation::Absent, "no display, no record applies");
+        assert_eq!(headless.look(), Observation::Absent, "no display, no record applies");
+    }
+
+    #[test]
+    fn a_place_where_nothing_can_be_written_is_unusable() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let mine = records(tmp.path(), Scope::Display(4));
+        assert_eq!(mine.look(), Observation::Absent, "the positive control");
+        // A file where the directory should be: nothing can be created under it, even by root.
+        let blocked = StopRecords::at(tmp.path().join("file"), Scope::Display(4));
+        std::fs::write(tmp.path().join("file"), "x").expect("write");
+        let seen = blocked.look();
+        assert!(matches!(&seen, Observation::Unusable(w) if w.contains("file")), "{seen:?}");
+        assert_eq!(
+            std::fs::read_dir(mine.dir().expect("dir")).expect("ls").count(),
+            0,
+            "the probe leaves nothing"
+        );
     }
 
     #[test]

@@ -99,7 +99,7 @@ impl eframe::App for OperatorApp {
             let state = self.state.clone();
             ctx.show_viewport_deferred(
                 overlay::viewport_id(),
-                overlay::builder(look, snap.narration.len(), monitor.x),
+                overlay::builder(look, &snap, monitor.x),
                 move |ui, _class| overlay::show(ui, &state),
             );
             if self.shown.overlay.is_none() {

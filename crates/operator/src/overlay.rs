@@ -49,25 +49,32 @@ pub(crate) fn look(snap: &Snapshot, now: Instant) -> Option<Look> {
     }
 }
 
-fn height(look: Look, lines: usize) -> f32 {
+/// Lines of the STOPPED banner's "not recorded" warning (it wraps).
+const UNRECORDED_LINES: f32 = 3.0;
+
+fn height(look: Look, lines: usize, unrecorded: bool) -> f32 {
     match look {
         Look::Acting => 44.0 + LINE_HEIGHT * lines as f32,
-        Look::Stopped => 74.0 + LINE_HEIGHT * lines.min(2) as f32,
+        Look::Stopped => {
+            74.0 + LINE_HEIGHT * lines.min(2) as f32
+                + if unrecorded { LINE_HEIGHT * UNRECORDED_LINES } else { 0.0 }
+        }
         Look::Rearmed => 40.0,
     }
 }
 
-/// Top-left corner and size of the overlay for `look`, centred at the top of a monitor
-/// `monitor_width` wide.
-pub(crate) fn geometry(look: Look, lines: usize, monitor_width: f32) -> (egui::Pos2, egui::Vec2) {
+/// Top-left corner and size of the overlay for `look` over `snap`, centred at the top of a
+/// monitor `monitor_width` wide.
+pub(crate) fn geometry(look: Look, snap: &Snapshot, monitor_width: f32) -> (egui::Pos2, egui::Vec2) {
     let width = OVERLAY_WIDTH.min(monitor_width);
-    (egui::pos2(((monitor_width - width) / 2.0).max(0.0), 0.0), egui::vec2(width, height(look, lines)))
+    let height = height(look, snap.narration.len(), snap.stop_unrecorded.is_some());
+    (egui::pos2(((monitor_width - width) / 2.0).max(0.0), 0.0), egui::vec2(width, height))
 }
 
 /// The overlay window for `look`, centred at the top of a monitor `monitor_width` wide.
 #[cfg(unix)]
-pub(crate) fn builder(look: Look, lines: usize, monitor_width: f32) -> ViewportBuilder {
-    let (pos, size) = geometry(look, lines, monitor_width);
+pub(crate) fn builder(look: Look, snap: &Snapshot, monitor_width: f32) -> ViewportBuilder {
+    let (pos, size) = geometry(look, snap, monitor_width);
     ViewportBuilder::default()
         .with_title(OVERLAY_TITLE)
         .with_app_id(OVERLAY_CLASS)
@@ -113,6 +120,16 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState) {
                         ))
                         .size(14.0)
                         .color(Color32::WHITE),
+                    );
+                }
+                if let Some(why) = &snap.stop_unrecorded {
+                    ui.label(
+                        RichText::new(format!(
+                            "NOT RECORDED: this stop could not be saved, so a relaunched mcec would not know of it ({why})"
+                        ))
+                        .size(14.0)
+                        .strong()
+                        .color(Color32::from_rgb(0xFF, 0xEB, 0x3B)),
                     );
                 }
                 let last = snap.narration.len().saturating_sub(2);
@@ -168,8 +185,9 @@ mod tests {
 
     #[test]
     fn height_grows_with_narration() {
-        assert!(height(Look::Acting, 5) > height(Look::Acting, 1));
-        assert!(height(Look::Stopped, 0) > height(Look::Rearmed, 0));
+        assert!(height(Look::Acting, 5, false) > height(Look::Acting, 1, false));
+        assert!(height(Look::Stopped, 0, false) > height(Look::Rearmed, 0, false));
+        assert!(height(Look::Stopped, 0, true) > height(Look::Stopped, 0, false));
     }
 
     #[test]

@@ -80,6 +80,8 @@ pub struct Snapshot {
     pub rearm_pending: bool,
     /// What the front door is doing (host window status line).
     pub front_door: String,
+    /// Why the stop could not be recorded on disk (the STOPPED banner says so), if it could not.
+    pub stop_unrecorded: Option<String>,
     /// False when this display has no armed stop (stop turned off, a Wayland session): the
     /// host window must not say "Armed".
     pub stop_armed: bool,
@@ -101,6 +103,7 @@ struct Inner {
     refusal: Option<String>,
     rearm_pending: bool,
     front_door: String,
+    stop_unrecorded: Option<String>,
     stop_unarmed: bool,
     quit_requested: bool,
     settings_open: bool,
@@ -137,6 +140,7 @@ impl OperatorState {
                 refusal: None,
                 rearm_pending: false,
                 front_door: String::new(),
+                stop_unrecorded: None,
                 stop_unarmed: false,
                 quit_requested: false,
                 settings_open: false,
@@ -185,6 +189,7 @@ impl OperatorState {
             refusal: inner.refusal.clone(),
             rearm_pending: inner.rearm_pending,
             front_door: inner.front_door.clone(),
+            stop_unrecorded: inner.stop_unrecorded.clone(),
             stop_armed: !inner.stop_unarmed,
             quit_requested: inner.quit_requested,
             settings_open: inner.settings_open,
@@ -280,6 +285,12 @@ impl OperatorState {
     pub fn set_front_door(&self, status: impl Into<String>) {
         let status = status.into();
         self.update(|inner| inner.front_door = status);
+    }
+
+    /// Whether the stop could be recorded on disk (`Some(why)` when it could not); the
+    /// STOPPED banner carries a line saying so.
+    pub fn set_stop_unrecorded(&self, why: Option<String>) {
+        self.update(|inner| inner.stop_unrecorded = why);
     }
 
     /// Say that this display has no armed stop, so the host window never shows "Armed".

@@ -1,14 +1,21 @@
 //! The durable stop record's rules: which record applies to a process, what a record file
-//! says, and what a running process does when the record changes.
+//! says, and what a running process does when it looks at the record's place.
 //!
 //! A stop must outlive the process that latched it, so the binary writes a small file the
-//! moment a stop engages and reads it when it starts and, while it runs, every few hundred
-//! milliseconds. This module is that protocol without the file system: the binary hands it
-//! `DISPLAY` and file contents and gets back a [`Scope`], an [`Observation`] and a
-//! [`FollowerAction`].
+//! moment a stop engages, reads it when it starts and, while it runs, looks again on every
+//! change of the directory (and at least every few hundred milliseconds). This module is that
+//! protocol without the file system: the binary hands it `DISPLAY` and what it found and gets
+//! back a [`Scope`], an [`Observation`] and a [`FollowerAction`].
 //!
-//! Two choices make it fail closed:
+//! Choices that make it fail closed:
 //! - A record that cannot be read or does not parse counts as a stop ([`Observation::Unreadable`]).
+//! - A place where no record can be written ([`Observation::Unusable`]) keeps a stopped process
+//!   latched and keeps an armed one from actuating ([`gate_with_record`]).
+//! - While a process is stopped its record exists: whatever it sees there that is not its
+//!   stop's record, it writes the record again ([`FollowerAction::WriteBack`]).
+//! - A file going away never re-arms anything; only the operator's attested click does. Each
+//!   record names its stop ([`StopId`]); a process re-armed from a stop ignores that stop's
+//!   record (which processes still stopped keep writing back), and any other stop latches it.
 //! - A `DISPLAY` whose identity cannot be pinned down (a socket path that is not a display's
 //!   standard socket, a remote host) gets [`Scope::AnyDisplay`]: every record of the user
 //!   applies, so relaunching with an odd `DISPLAY` spelling never escapes a stop.
@@ -17,6 +24,8 @@
 //! record applies to it.
 
 use std::fmt;
+
+use crate::gates::DesktopGate;
 
 /// First line of every record, so a stray file is told apart from a record.
 pub const MAGIC: &str = "mcec-stop v1";
@@ -99,28 +108,59 @@ impl fmt::Display for Scope {
     }
 }
 
-/// What the record says right now.
+/// The identity of one stop: written into its record, so a process re-armed from that stop
+/// can tell it from a new one. Made from 8 random bytes by the binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StopId(u64);
+
+impl StopId {
+    pub fn from_bytes(bytes: [u8; 8]) -> StopId {
+        StopId(u64::from_be_bytes(bytes))
+    }
+
+    /// The id in a record's `stop-id:` line (16 lowercase hex digits).
+    pub fn parse(text: &str) -> Option<StopId> {
+        let text = text.trim();
+        if text.len() != 16 || !text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+            return None;
+        }
+        u64::from_str_radix(text, 16).ok().map(StopId)
+    }
+}
+
+impl fmt::Display for StopId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+/// What the record's place holds right now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Observation {
-    /// No record: not stopped.
+    /// No record, and one could be written there: not stopped.
     Absent,
-    /// A stop is recorded, for the reason given.
-    Stopped { reason: String },
-    /// The record exists but could not be read or parsed (why): treated as a stop.
+    /// A stop is recorded, for the reason given, by the stop `id` (`None`: a record without
+    /// an id, as earlier versions wrote them).
+    Stopped { reason: String, id: Option<StopId> },
+    /// A regular file is there but could not be read or parsed (why): treated as a stop.
     Unreadable(String),
+    /// No record could be written there (why): a directory, FIFO or link in the record's
+    /// place, a read-only or full file system, no home directory. Not a stop, but no stop
+    /// could be recorded, so nothing may actuate.
+    Unusable(String),
 }
 
 impl Observation {
     /// Whether this observation holds the stop.
     pub fn is_stop(&self) -> bool {
-        !matches!(self, Observation::Absent)
+        matches!(self, Observation::Stopped { .. } | Observation::Unreadable(_))
     }
 
     /// The reason a process that follows this observation gives for its own stop.
     pub fn stop_reason(&self) -> Option<String> {
         match self {
-            Observation::Absent => None,
-            Observation::Stopped { reason } => {
+            Observation::Absent | Observation::Unusable(_) => None,
+            Observation::Stopped { reason, .. } => {
                 Some(format!("a stop is recorded for this display ({reason})"))
             }
             Observation::Unreadable(why) => Some(format!("the stop record cannot be read ({why})")),
@@ -128,10 +168,10 @@ impl Observation {
     }
 }
 
-/// The contents of a record for a stop that engaged for `reason` at `engaged_unix` seconds.
-pub fn render(reason: &str, engaged_unix: u64, pid: u32) -> String {
+/// The contents of a record for the stop `id` that engaged for `reason` at `engaged_unix` seconds.
+pub fn render(reason: &str, engaged_unix: u64, pid: u32, id: StopId) -> String {
     let reason = reason.replace(['\n', '\r'], " ");
-    format!("{MAGIC}\nreason: {reason}\nengaged-unix: {engaged_unix}\npid: {pid}\n")
+    format!("{MAGIC}\nreason: {reason}\nengaged-unix: {engaged_unix}\npid: {pid}\nstop-id: {id}\n")
 }
 
 /// What the bytes of an existing record say.
@@ -146,48 +186,95 @@ pub fn parse(contents: &[u8]) -> Observation {
     if lines.next() != Some(MAGIC) {
         return Observation::Unreadable(format!("does not start with `{MAGIC}`"));
     }
-    match lines.find_map(|l| l.strip_prefix("reason: ")) {
+    let field = |name: &str| text.lines().skip(1).find_map(|l| l.strip_prefix(name));
+    let id = field("stop-id: ").and_then(StopId::parse);
+    match field("reason: ") {
         Some(reason) if !reason.trim().is_empty() => {
-            Observation::Stopped { reason: reason.trim().to_string() }
+            Observation::Stopped { reason: reason.trim().to_string(), id }
         }
         _ => Observation::Unreadable("no reason line".into()),
     }
 }
 
-/// Of several records (the [`Scope::AnyDisplay`] case), the one that holds: any stop wins.
+/// Of several records (the [`Scope::AnyDisplay`] case), the one that holds: any stop wins,
+/// then a place that cannot hold a record.
 pub fn strongest(observations: impl IntoIterator<Item = Observation>) -> Observation {
+    let rank = |o: &Observation| match o {
+        Observation::Absent => 0,
+        Observation::Unusable(_) => 1,
+        Observation::Stopped { .. } => 2,
+        Observation::Unreadable(_) => 3,
+    };
     let mut held = Observation::Absent;
     for observation in observations {
-        match (&held, observation) {
-            (_, Observation::Absent) => {}
-            (Observation::Absent, stop) => held = stop,
-            (_, unreadable @ Observation::Unreadable(_)) => held = unreadable,
-            (_, Observation::Stopped { .. }) => {}
+        if rank(&observation) > rank(&held) {
+            held = observation;
         }
     }
     held
 }
 
-/// What a running process does after looking at the record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FollowerAction {
-    /// Nothing changes.
-    Nothing,
-    /// The record holds a stop this process has not latched: trip the latch (reason).
-    Trip(String),
-    /// The record this process saw as a stop is gone: ask the latch to re-arm, with this
-    /// process's own attestation that physical input just happened (the re-arm rule itself
-    /// decides; a record that vanished without a physical press re-arms nothing).
-    TryRearm,
+/// This process, as far as the record is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing<'a> {
+    /// Latched; `id` is the stop it holds (`None` until one is assigned or adopted).
+    Stopped { id: Option<StopId> },
+    /// Armed; `released` are the stops the operator re-armed this process from.
+    Armed { released: &'a [StopId] },
 }
 
-/// The follower rule. `before` is the previous observation, `now` the current one,
-/// `latch_stopped` whether this process's latch is stopped.
-pub fn follow(before: &Observation, now: &Observation, latch_stopped: bool) -> FollowerAction {
-    match (now.stop_reason(), latch_stopped) {
-        (Some(reason), false) => FollowerAction::Trip(reason),
-        (None, true) if before.is_stop() => FollowerAction::TryRearm,
-        _ => FollowerAction::Nothing,
+/// What a process does after looking at the record's place. Nothing here re-arms: only the
+/// operator's attested click does, and a file going away is not one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FollowerAction {
+    /// Nothing to do.
+    Ignore,
+    /// Stopped, and the place holds no record of it (gone, garbage, an old record without an
+    /// id, something else in its place): write this process's record (again). If that
+    /// fails, the stop stays latched and the operator is told it is not recorded.
+    WriteBack,
+    /// Stopped, and the record names another stop: this stop holds that id too (several
+    /// processes latched on one chord converge on one record).
+    Adopt(StopId),
+    /// Armed, and the record holds a stop this process was not re-armed from: latch.
+    Latch { reason: String, id: Option<StopId> },
+    /// Armed, and no stop could be recorded (why): refuse actuation until one can.
+    RefuseActuation(String),
+}
+
+/// The follower rule: what `now` means for a process in `me`.
+pub fn follow(now: &Observation, me: Standing<'_>) -> FollowerAction {
+    match (me, now) {
+        (Standing::Stopped { id: mine }, Observation::Stopped { id: Some(theirs), .. }) => {
+            if mine == Some(*theirs) { FollowerAction::Ignore } else { FollowerAction::Adopt(*theirs) }
+        }
+        (Standing::Stopped { .. }, _) => FollowerAction::WriteBack,
+        (Standing::Armed { released }, Observation::Stopped { id: Some(id), .. })
+            if released.contains(id) =>
+        {
+            FollowerAction::Ignore
+        }
+        (Standing::Armed { .. }, Observation::Stopped { id, .. }) => {
+            FollowerAction::Latch { reason: now.stop_reason().unwrap_or_default(), id: *id }
+        }
+        (Standing::Armed { .. }, Observation::Unreadable(_)) => {
+            FollowerAction::Latch { reason: now.stop_reason().unwrap_or_default(), id: None }
+        }
+        (Standing::Armed { .. }, Observation::Unusable(why)) => FollowerAction::RefuseActuation(why.clone()),
+        (Standing::Armed { .. }, Observation::Absent) => FollowerAction::Ignore,
+    }
+}
+
+/// The gate actuation passes while the record's place cannot hold a record (`unusable`,
+/// why): an armed stop that could not be recorded is not armed. Any other gate is kept.
+pub fn gate_with_record(base: &DesktopGate, unusable: Option<&str>) -> DesktopGate {
+    match (base, unusable) {
+        (DesktopGate::Ready, Some(why)) => DesktopGate::StopUnavailable {
+            why: format!(
+                "a stop could not be recorded: {why}; actuation is refused until a stop record can be written there"
+            ),
+        },
+        (base, _) => base.clone(),
     }
 }
 
@@ -216,13 +303,26 @@ mod tests {
         assert_eq!(Scope::for_display(Some(" ")), Scope::NoDisplay);
     }
 
+    fn id(n: u8) -> StopId {
+        StopId::from_bytes([n; 8])
+    }
+
     #[test]
-    fn a_rendered_record_parses_back_and_garbage_is_a_stop() {
-        let text = render("operator pressed Ctrl+Alt+Shift+S\nforged", 1_700_000_000, 42);
+    fn a_rendered_record_parses_back_with_its_id_and_garbage_is_a_stop() {
+        let text = render("operator pressed Ctrl+Alt+Shift+S\nforged", 1_700_000_000, 42, id(7));
         assert_eq!(
             parse(text.as_bytes()),
-            Observation::Stopped { reason: "operator pressed Ctrl+Alt+Shift+S forged".into() }
+            Observation::Stopped {
+                reason: "operator pressed Ctrl+Alt+Shift+S forged".into(),
+                id: Some(id(7))
+            }
         );
+        assert_eq!(StopId::parse(&id(0xab).to_string()), Some(id(0xab)));
+        for bad in ["", "0707070707070707x", "070707070707070", "ABABABABABABABAB"] {
+            assert_eq!(StopId::parse(bad), None, "{bad}");
+        }
+        let older = format!("{MAGIC}\nreason: r\nengaged-unix: 1\npid: 2\n");
+        assert_eq!(parse(older.as_bytes()), Observation::Stopped { reason: "r".into(), id: None });
         for garbage in [&b""[..], b"hello", b"\xff\xfe", b"mcec-stop v1\n", b"mcec-stop v2\nreason: x\n"] {
             let seen = parse(garbage);
             assert!(matches!(seen, Observation::Unreadable(_)), "{garbage:?} -> {seen:?}");
@@ -230,31 +330,84 @@ mod tests {
         }
         let long = format!("{MAGIC}\nreason: {}\n", "x".repeat(MAX_RECORD_BYTES));
         assert!(matches!(parse(long.as_bytes()), Observation::Unreadable(_)));
+        assert!(!Observation::Unusable("read-only".into()).is_stop());
     }
 
     #[test]
-    fn any_stop_among_several_records_holds() {
-        let stop = Observation::Stopped { reason: "r".into() };
+    fn any_stop_among_several_records_holds_then_an_unusable_place() {
+        let stop = Observation::Stopped { reason: "r".into(), id: Some(id(1)) };
         let bad = Observation::Unreadable("u".into());
+        let unusable = Observation::Unusable("a FIFO".into());
         assert_eq!(strongest([]), Observation::Absent);
         assert_eq!(strongest([Observation::Absent, stop.clone()]), stop);
         assert_eq!(strongest([stop.clone(), bad.clone(), stop.clone()]), bad);
+        assert_eq!(strongest([Observation::Absent, unusable.clone()]), unusable);
+        assert_eq!(strongest([unusable.clone(), stop.clone()]), stop);
+    }
+
+    /// Issue 24: a record that vanishes is written back; a record that cannot be written
+    /// keeps the stop latched; a file going away never re-arms; a process re-armed from a
+    /// stop ignores that stop's record and latches on any other.
+    #[test]
+    fn the_follower_table() {
+        use FollowerAction::{Adopt, Ignore, RefuseActuation, WriteBack};
+        let (mine, other, released) = (id(1), id(2), [id(1), id(3)]);
+        let absent = Observation::Absent;
+        let stop = |i: Option<StopId>| Observation::Stopped { reason: "r".into(), id: i };
+        let garbage = Observation::Unreadable("garbage".into());
+        let unusable = Observation::Unusable("read-only file system".into());
+        let stopped = Standing::Stopped { id: Some(mine) };
+        let stopped_no_id = Standing::Stopped { id: None };
+        let armed = Standing::Armed { released: &released };
+        let fresh = Standing::Armed { released: &[] };
+        // The reason is checked against the observation below; the table names the id.
+        let latch = |i: Option<StopId>| FollowerAction::Latch { reason: String::new(), id: i };
+        let rows: Vec<(Observation, Standing<'_>, FollowerAction)> = vec![
+            // Stopped: the record exists as long as the stop does.
+            (absent.clone(), stopped, WriteBack),
+            (absent.clone(), stopped_no_id, WriteBack),
+            (stop(Some(mine)), stopped, Ignore),
+            (stop(Some(other)), stopped, Adopt(other)),
+            (stop(Some(other)), stopped_no_id, Adopt(other)),
+            (stop(None), stopped, WriteBack),
+            (garbage.clone(), stopped, WriteBack),
+            (unusable.clone(), stopped, WriteBack),
+            // Armed (re-armed from ids 1 and 3): their records are ignored, any other latches.
+            (absent.clone(), armed, Ignore),
+            (stop(Some(mine)), armed, Ignore),
+            (stop(Some(id(3))), armed, Ignore),
+            (stop(Some(other)), armed, latch(Some(other))),
+            (stop(None), armed, latch(None)),
+            (garbage.clone(), armed, latch(None)),
+            (unusable.clone(), armed, RefuseActuation("read-only file system".into())),
+            // Never re-armed: every record latches.
+            (absent, fresh, Ignore),
+            (stop(Some(mine)), fresh, latch(Some(mine))),
+            (garbage, fresh, latch(None)),
+            (unusable, fresh, RefuseActuation("read-only file system".into())),
+        ];
+        for (now, me, want) in rows {
+            let got = match follow(&now, me) {
+                FollowerAction::Latch { reason, id } => {
+                    assert_eq!(Some(reason), now.stop_reason(), "{now:?} {me:?}");
+                    FollowerAction::Latch { reason: String::new(), id }
+                }
+                other => other,
+            };
+            assert_eq!(got, want, "{now:?} × {me:?}");
+        }
     }
 
     #[test]
-    fn a_follower_trips_on_a_record_and_asks_to_rearm_only_when_a_seen_stop_vanishes() {
-        let stop = Observation::Stopped { reason: "r".into() };
-        let bad = Observation::Unreadable("u".into());
-        let absent = Observation::Absent;
-        assert!(matches!(follow(&absent, &stop, false), FollowerAction::Trip(r) if r.contains("(r)")));
-        assert!(
-            matches!(follow(&stop, &bad, false), FollowerAction::Trip(r) if r.contains("cannot be read"))
-        );
-        assert_eq!(follow(&stop, &stop, true), FollowerAction::Nothing);
-        assert_eq!(follow(&stop, &absent, true), FollowerAction::TryRearm);
-        assert_eq!(follow(&bad, &absent, true), FollowerAction::TryRearm);
-        // Stopped by its own chord before its record was written: no record was ever seen.
-        assert_eq!(follow(&absent, &absent, true), FollowerAction::Nothing);
-        assert_eq!(follow(&stop, &absent, false), FollowerAction::Nothing);
+    fn an_unusable_place_takes_actuation_from_an_armed_stop_only() {
+        let ready = DesktopGate::Ready;
+        assert_eq!(gate_with_record(&ready, None), ready);
+        let refused = gate_with_record(&ready, Some("cannot write in /h/stop: read-only file system"));
+        assert!(!refused.actuation_allowed());
+        assert!(matches!(&refused, DesktopGate::StopUnavailable { why } if why.contains("/h/stop")));
+        let off = DesktopGate::NotArmed { why: "EmergencyStopEnabled is false".into() };
+        assert_eq!(gate_with_record(&off, Some("x")), off);
+        let none = DesktopGate::NoDesktop { detail: "d".into() };
+        assert_eq!(gate_with_record(&none, Some("x")), none);
     }
 }

@@ -52,7 +52,7 @@ pub(crate) fn wanted(
     let (look, (pos, size)) = match role {
         Role::Overlay => {
             let look = if surfaces.overlay { overlay::look(snap, now) } else { None }?;
-            (Some(look), overlay::geometry(look, snap.narration.len(), monitor.x))
+            (Some(look), overlay::geometry(look, snap, monitor.x))
         }
         Role::Prompt => {
             let open = surfaces.prompt && snap.prompt_open && snap.is_stopped();
