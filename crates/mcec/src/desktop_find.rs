@@ -163,7 +163,7 @@ fn logind_sessions() -> Result<Vec<LogindSession>, String> {
     };
     let bus: Connection = builder
         .and_then(|b| b.method_timeout(PROBE_TIMEOUT).build())
-        .map_err(|e| format!("no system bus: {e}"))?;
+        .map_err(|e| format!("cannot connect to the bus: {e}"))?;
     let reply = bus
         .call_method(
             Some(LOGIND),
@@ -177,8 +177,7 @@ fn logind_sessions() -> Result<Vec<LogindSession>, String> {
         reply.body().deserialize().map_err(|e| format!("ListSessions answered oddly: {e}"))?;
     let uid = rustix::process::getuid().as_raw();
     let mut sessions = Vec::new();
-    for (id, owner, _user, _seat, path) in listed.into_iter().filter(|s| s.1 == uid) {
-        debug_assert_eq!(owner, uid);
+    for (id, _uid, _user, _seat, path) in listed.into_iter().filter(|s| s.1 == uid) {
         let reply = bus
             .call_method(
                 Some(LOGIND),
