@@ -25,7 +25,6 @@ use std::time::Duration;
 use mcec_rules::desktop_choice::{
     self, Found, LogindLook, LogindSession, LogindVerdict, SocketAnswer, SocketSeen, Source,
 };
-use x11rb::errors::ConnectError;
 use zbus::blocking::Connection;
 use zbus::blocking::connection::Builder;
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
@@ -210,7 +209,7 @@ fn probe_sockets(dir: &Path) -> Vec<SocketSeen> {
             let (tx, rx) = std::sync::mpsc::channel();
             let probe = display.clone();
             let _ = std::thread::Builder::new().name("mcec-x-probe".into()).spawn(move || {
-                let _ = tx.send(answer(&probe));
+                let _ = tx.send(mcec_desktop::x11::probe::answer(&probe));
             });
             (display, rx)
         })
@@ -224,19 +223,6 @@ fn probe_sockets(dir: &Path) -> Vec<SocketSeen> {
             SocketSeen { display, answer }
         })
         .collect()
-}
-
-fn answer(display: &str) -> SocketAnswer {
-    match x11rb::rust_connection::RustConnection::connect(Some(display)) {
-        Ok(_) => SocketAnswer::Accepts,
-        Err(ConnectError::SetupAuthenticate(e)) => {
-            SocketAnswer::RefusedAuthority(String::from_utf8_lossy(&e.reason).trim().to_string())
-        }
-        Err(ConnectError::SetupFailed(e)) => {
-            SocketAnswer::RefusedAuthority(String::from_utf8_lossy(&e.reason).trim().to_string())
-        }
-        Err(e) => SocketAnswer::Silent(e.to_string()),
-    }
 }
 
 /// The session's X authority file when `XAUTHORITY` is not set and `~/.Xauthority` (what
