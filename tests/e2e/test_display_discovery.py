@@ -250,3 +250,20 @@ async def test_a_server_that_refuses_this_user_says_the_authority_is_the_problem
     assert f"`{display}` refused" in detail and "authority" in detail and "XAUTHORITY" in detail, detail
     assert shot["ok"], shot
     assert status["result"]["desktop"] == {"display": display, "source": "socket"}, status
+
+
+async def test_the_logind_sessions_own_authority_is_used(copy: Copy, tmp_path: Path) -> None:
+    """XAUTHORITY not passed: the one in the environment of the session's leader (a process of
+    this user, standing for the session's login process) lets mcec in."""
+    with xvfb_with_authority(tmp_path) as (display, client_auth):
+        leader = subprocess.Popen(["sleep", "600"], env={"XAUTHORITY": str(client_auth)})
+        try:
+            with private_logind(os.getuid(), f"5,x11,{display},yes,{leader.pid}") as bus:
+                async with connected(copy, client_env(socket_dir(tmp_path), logind=bus)) as s:
+                    shot = await call(s, "capture", {})
+                    status = await call(s, "session-status")
+        finally:
+            leader.kill()
+            leader.wait(timeout=10)
+    assert shot["ok"], shot
+    assert status["result"]["desktop"] == {"display": display, "source": "logind"}, status

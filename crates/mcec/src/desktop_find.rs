@@ -50,6 +50,10 @@ pub enum Desktop {
 
 static DESKTOP: OnceLock<Desktop> = OnceLock::new();
 
+/// The `Leader` process of each logind session seen, by the session's display: where the
+/// session's own `XAUTHORITY` can be read (when the leader runs as this user).
+static LEADERS: OnceLock<Vec<(String, u32)>> = OnceLock::new();
+
 /// The desktop this process settled on; [`settle`] must have run.
 pub fn desktop() -> Desktop {
     DESKTOP.get().cloned().unwrap_or_else(|| Desktop::Missing("No X display: DISPLAY is not set.".into()))
@@ -99,7 +103,7 @@ fn re_exec(found: &Found) -> Desktop {
         .env("DISPLAY", &found.display)
         .env(FOUND_VAR, format!("{} {}", found.source, found.display));
     if non_empty("XAUTHORITY").is_none()
-        && let Some(file) = authority_file()
+        && let Some(file) = session_authority(&found.display).or_else(authority_file)
     {
         command.env("XAUTHORITY", file);
     }
@@ -176,6 +180,7 @@ fn logind_sessions() -> Result<Vec<LogindSession>, String> {
         reply.body().deserialize().map_err(|e| format!("ListSessions answered oddly: {e}"))?;
     let uid = rustix::process::getuid().as_raw();
     let mut sessions = Vec::new();
+    let mut leaders = Vec::new();
     for (id, _uid, _user, _seat, path) in listed.into_iter().filter(|s| s.1 == uid) {
         let reply = bus
             .call_method(
@@ -190,8 +195,12 @@ fn logind_sessions() -> Result<Vec<LogindSession>, String> {
             reply.body().deserialize().map_err(|e| format!("session {id} answered oddly: {e}"))?;
         let text = |k: &str| props.get(k).and_then(|v| String::try_from(v.clone()).ok()).unwrap_or_default();
         let active = props.get("Active").and_then(|v| bool::try_from(v).ok()).unwrap_or(false);
+        if let Some(leader) = props.get("Leader").and_then(|v| u32::try_from(v).ok()) {
+            leaders.push((text("Display"), leader));
+        }
         sessions.push(LogindSession { id, kind: text("Type"), display: text("Display"), active });
     }
+    let _ = LEADERS.set(leaders);
     Ok(sessions)
 }
 
@@ -223,6 +232,18 @@ fn probe_sockets(dir: &Path) -> Vec<SocketSeen> {
             SocketSeen { display, answer }
         })
         .collect()
+}
+
+/// The `XAUTHORITY` in the environment of the logind session's leader, when this user may
+/// read it and the file is there.
+fn session_authority(display: &str) -> Option<PathBuf> {
+    let (_, leader) = LEADERS.get()?.iter().find(|(d, _)| d == display)?;
+    let environ = std::fs::read(format!("/proc/{leader}/environ")).ok()?;
+    environ
+        .split(|b| *b == 0)
+        .find_map(|var| var.strip_prefix(b"XAUTHORITY="))
+        .map(|path| PathBuf::from(String::from_utf8_lossy(path).into_owned()))
+        .filter(|path| path.is_file())
 }
 
 /// The session's X authority file when `XAUTHORITY` is not set and `~/.Xauthority` (what
