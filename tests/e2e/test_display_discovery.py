@@ -213,7 +213,7 @@ def xvfb_with_authority(tmp: Path) -> Iterator[tuple[str, Path]]:
     subprocess.run(["xauth", "-f", str(server_auth), *add], check=True, capture_output=True)
     read_fd, write_fd = os.pipe()
     proc = subprocess.Popen(
-        ["Xvfb", "-auth", str(server_auth), "-screen", "0", "1280x800x24", "-nolisten", "tcp"]
+        ["Xvfb", "-auth", str(server_auth), "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"]
         + ["-displayfd", str(write_fd)],
         pass_fds=(write_fd,),
         stdout=subprocess.DEVNULL,
