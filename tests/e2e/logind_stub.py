@@ -3,10 +3,10 @@
 bus whose address is in DBUS_STARTER_ADDRESS (a private bus a test started). Run with the
 system Python (python3-gi).
 
-    logind_stub.py UID 'ID,TYPE,DISPLAY,yes|no' ...
+    logind_stub.py UID 'ID,TYPE,DISPLAY,yes|no[,LEADER_PID]' ...
 
 serves `Manager.ListSessions` (`a(susso)`) and, per session, the `Session` properties `Id`,
-`Type`, `Display`, `Active` and `User` (through GDBus's own `Properties.Get/GetAll`). It
+`Type`, `Display`, `Active`, `Leader` and `User` (through GDBus's own `Properties.Get/GetAll`). It
 prints `ready` once the name is owned."""
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ SESSION_XML = """<node><interface name="org.freedesktop.login1.Session">
 <property name="Type" type="s" access="read"/>
 <property name="Display" type="s" access="read"/>
 <property name="Active" type="b" access="read"/>
+<property name="Leader" type="u" access="read"/>
 <property name="User" type="(uo)" access="read"/>
 </interface></node>"""
 
@@ -33,8 +34,9 @@ def main() -> None:
     uid = int(sys.argv[1])
     sessions = []
     for spec in sys.argv[2:]:
-        sid, kind, display, active = spec.split(",")
-        sessions.append({"id": sid, "type": kind, "display": display, "active": active == "yes"})
+        sid, kind, display, active, *leader = spec.split(",")
+        pid = int(leader[0]) if leader else 0
+        sessions.append({"id": sid, "type": kind, "display": display, "active": active == "yes", "leader": pid})
     bus = Gio.DBusConnection.new_for_address_sync(
         os.environ["DBUS_STARTER_ADDRESS"],
         Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
@@ -64,6 +66,7 @@ def main() -> None:
                 "Type": GLib.Variant("s", s["type"]),
                 "Display": GLib.Variant("s", s["display"]),
                 "Active": GLib.Variant("b", s["active"]),
+                "Leader": GLib.Variant("u", s["leader"]),
                 "User": GLib.Variant("(uo)", (uid, user_path)),
             }[prop]
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
+import time
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -84,6 +86,7 @@ async def test_one_display_of_this_user_is_found_through_its_socket(copy: Copy, 
             assert click["ok"], click
             status = await call(s, "session-status")
             assert status["result"]["desktop"] == {"display": screen.display, "source": "socket"}, status
+            assert status["result"]["emergencyStop"]["armed"] is True, "the stop watches the display found"
     assert f"desktop: X display `{screen.display}` (source: socket)" in copy.log()
 
 
@@ -198,3 +201,69 @@ async def test_a_wayland_session_found_through_logind_is_reported_as_one(copy: C
     assert "Wayland" in click["error"]["detail"], click
     assert status["result"]["desktop"] == {"display": screen.display, "source": "logind"}, status
     assert status["result"]["emergencyStop"]["armed"] is False, status
+
+
+@contextmanager
+def xvfb_with_authority(tmp: Path) -> Iterator[tuple[str, Path]]:
+    """An Xvfb that admits only holders of its cookie; yields its display and a client
+    authority file holding the cookie. Killed by PID."""
+    cookie = secrets.token_hex(16)
+    server_auth, client_auth = tmp / "server.auth", tmp / "client.auth"
+    add = ["add", ":0", "MIT-MAGIC-COOKIE-1", cookie]
+    subprocess.run(["xauth", "-f", str(server_auth), *add], check=True, capture_output=True)
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen(
+        ["Xvfb", "-auth", str(server_auth), "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"]
+        + ["-displayfd", str(write_fd)],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_fd)
+    try:
+        with os.fdopen(read_fd) as pipe:
+            display = ":" + pipe.readline().strip()
+        add = ["add", display, "MIT-MAGIC-COOKIE-1", cookie]
+        subprocess.run(["xauth", "-f", str(client_auth), *add], check=True, capture_output=True)
+        probe = {"PATH": os.environ.get("PATH", ""), "XAUTHORITY": str(client_auth)}
+        deadline = time.monotonic() + 10  # a hang guard, not a speed assertion
+        while subprocess.run(["xdpyinfo", "-display", display], env=probe, capture_output=True).returncode != 0:
+            assert time.monotonic() < deadline and proc.poll() is None, f"Xvfb on {display} never answered"
+            time.sleep(0.05)
+        yield display, client_auth
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+async def test_a_server_that_refuses_this_user_says_the_authority_is_the_problem(copy: Copy, tmp_path: Path) -> None:
+    with xvfb_with_authority(tmp_path) as (display, client_auth):
+        sockets = socket_dir(tmp_path, display)
+        async with connected(copy, client_env(sockets)) as s:
+            refused = await call(s, "capture", {})
+        # Positive control: with the session's authority, the same server is found and used.
+        async with connected(copy, client_env(sockets, XAUTHORITY=str(client_auth))) as s:
+            shot = await call(s, "capture", {})
+            status = await call(s, "session-status")
+    assert not refused["ok"] and refused["error"]["code"] == "no-desktop", refused
+    detail = refused["error"]["detail"]
+    assert f"`{display}` refused" in detail and "authority" in detail and "XAUTHORITY" in detail, detail
+    assert shot["ok"], shot
+    assert status["result"]["desktop"] == {"display": display, "source": "socket"}, status
+
+
+async def test_the_logind_sessions_own_authority_is_used(copy: Copy, tmp_path: Path) -> None:
+    """XAUTHORITY not passed: the one in the environment of the session's leader (a process of
+    this user, standing for the session's login process) lets mcec in."""
+    with xvfb_with_authority(tmp_path) as (display, client_auth):
+        leader = subprocess.Popen(["sleep", "600"], env={"XAUTHORITY": str(client_auth)})
+        try:
+            with private_logind(os.getuid(), f"5,x11,{display},yes,{leader.pid}") as bus:
+                async with connected(copy, client_env(socket_dir(tmp_path), logind=bus)) as s:
+                    shot = await call(s, "capture", {})
+                    status = await call(s, "session-status")
+        finally:
+            leader.kill()
+            leader.wait(timeout=10)
+    assert shot["ok"], shot
+    assert status["result"]["desktop"] == {"display": display, "source": "logind"}, status

@@ -25,7 +25,6 @@ use std::time::Duration;
 use mcec_rules::desktop_choice::{
     self, Found, LogindLook, LogindSession, LogindVerdict, SocketAnswer, SocketSeen, Source,
 };
-use x11rb::errors::ConnectError;
 use zbus::blocking::Connection;
 use zbus::blocking::connection::Builder;
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
@@ -50,6 +49,10 @@ pub enum Desktop {
 }
 
 static DESKTOP: OnceLock<Desktop> = OnceLock::new();
+
+/// The `Leader` process of each logind session seen, by the session's display: where the
+/// session's own `XAUTHORITY` can be read (when the leader runs as this user).
+static LEADERS: OnceLock<Vec<(String, u32)>> = OnceLock::new();
 
 /// The desktop this process settled on; [`settle`] must have run.
 pub fn desktop() -> Desktop {
@@ -100,7 +103,7 @@ fn re_exec(found: &Found) -> Desktop {
         .env("DISPLAY", &found.display)
         .env(FOUND_VAR, format!("{} {}", found.source, found.display));
     if non_empty("XAUTHORITY").is_none()
-        && let Some(file) = authority_file()
+        && let Some(file) = session_authority(&found.display).or_else(authority_file)
     {
         command.env("XAUTHORITY", file);
     }
@@ -163,7 +166,7 @@ fn logind_sessions() -> Result<Vec<LogindSession>, String> {
     };
     let bus: Connection = builder
         .and_then(|b| b.method_timeout(PROBE_TIMEOUT).build())
-        .map_err(|e| format!("no system bus: {e}"))?;
+        .map_err(|e| format!("cannot connect to the bus: {e}"))?;
     let reply = bus
         .call_method(
             Some(LOGIND),
@@ -177,8 +180,8 @@ fn logind_sessions() -> Result<Vec<LogindSession>, String> {
         reply.body().deserialize().map_err(|e| format!("ListSessions answered oddly: {e}"))?;
     let uid = rustix::process::getuid().as_raw();
     let mut sessions = Vec::new();
-    for (id, owner, _user, _seat, path) in listed.into_iter().filter(|s| s.1 == uid) {
-        debug_assert_eq!(owner, uid);
+    let mut leaders = Vec::new();
+    for (id, _uid, _user, _seat, path) in listed.into_iter().filter(|s| s.1 == uid) {
         let reply = bus
             .call_method(
                 Some(LOGIND),
@@ -192,8 +195,12 @@ fn logind_sessions() -> Result<Vec<LogindSession>, String> {
             reply.body().deserialize().map_err(|e| format!("session {id} answered oddly: {e}"))?;
         let text = |k: &str| props.get(k).and_then(|v| String::try_from(v.clone()).ok()).unwrap_or_default();
         let active = props.get("Active").and_then(|v| bool::try_from(v).ok()).unwrap_or(false);
+        if let Some(leader) = props.get("Leader").and_then(|v| u32::try_from(v).ok()) {
+            leaders.push((text("Display"), leader));
+        }
         sessions.push(LogindSession { id, kind: text("Type"), display: text("Display"), active });
     }
+    let _ = LEADERS.set(leaders);
     Ok(sessions)
 }
 
@@ -211,7 +218,7 @@ fn probe_sockets(dir: &Path) -> Vec<SocketSeen> {
             let (tx, rx) = std::sync::mpsc::channel();
             let probe = display.clone();
             let _ = std::thread::Builder::new().name("mcec-x-probe".into()).spawn(move || {
-                let _ = tx.send(answer(&probe));
+                let _ = tx.send(mcec_desktop::x11::probe::answer(&probe));
             });
             (display, rx)
         })
@@ -227,17 +234,16 @@ fn probe_sockets(dir: &Path) -> Vec<SocketSeen> {
         .collect()
 }
 
-fn answer(display: &str) -> SocketAnswer {
-    match x11rb::rust_connection::RustConnection::connect(Some(display)) {
-        Ok(_) => SocketAnswer::Accepts,
-        Err(ConnectError::SetupAuthenticate(e)) => {
-            SocketAnswer::RefusedAuthority(String::from_utf8_lossy(&e.reason).trim().to_string())
-        }
-        Err(ConnectError::SetupFailed(e)) => {
-            SocketAnswer::RefusedAuthority(String::from_utf8_lossy(&e.reason).trim().to_string())
-        }
-        Err(e) => SocketAnswer::Silent(e.to_string()),
-    }
+/// The `XAUTHORITY` in the environment of the logind session's leader, when this user may
+/// read it and the file is there.
+fn session_authority(display: &str) -> Option<PathBuf> {
+    let (_, leader) = LEADERS.get()?.iter().find(|(d, _)| d == display)?;
+    let environ = std::fs::read(format!("/proc/{leader}/environ")).ok()?;
+    environ
+        .split(|b| *b == 0)
+        .find_map(|var| var.strip_prefix(b"XAUTHORITY="))
+        .map(|path| PathBuf::from(String::from_utf8_lossy(path).into_owned()))
+        .filter(|path| path.is_file())
 }
 
 /// The session's X authority file when `XAUTHORITY` is not set and `~/.Xauthority` (what

@@ -166,7 +166,7 @@ pub fn from_sockets(
         [one] => Ok(Found { display: (*one).to_string(), source: Source::Socket, wayland }),
         [] => {
             let what = if seen.is_empty() {
-                format!("no X server sockets in {looked}")
+                "no X server sockets".to_string()
             } else {
                 seen.iter()
                     .map(|s| match &s.answer {
@@ -268,7 +268,7 @@ mod tests {
         assert!(two.contains("`:4`") && two.contains("`:9`") && two.contains("DISPLAY"), "{two}");
 
         let none = from_sockets("D", &[], "logind: x", false).unwrap_err();
-        assert!(none.contains("no X server sockets in D") && none.contains("logind: x"), "{none}");
+        assert!(none.contains("in D: no X server sockets") && none.contains("logind: x"), "{none}");
 
         let refused = from_sockets("D", &[s(":0", auth()), s(":3", dead())], "L", false).unwrap_err();
         assert!(refused.contains("`:0` refused") && refused.contains("authority"), "{refused}");

@@ -12,6 +12,7 @@ mod dpi;
 mod input;
 mod keymap;
 mod own_windows;
+pub mod probe;
 mod windows;
 
 use std::collections::HashMap;
