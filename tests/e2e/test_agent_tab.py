@@ -42,6 +42,7 @@ CHECKBOX = (15, 43)
 PROVISION_NEW = (355, 145)
 DELETE_ALL = (257, 145)
 IGNORED_CLICK = "the opt-in checkbox was clicked in a session copy; ignored"
+IGNORED_PROVISION = "Provision new… was clicked while provisioning is off; ignored"
 
 SETTINGS = (
     "# the operator's own settings; comments and order must survive\n"
@@ -197,5 +198,46 @@ async def test_the_running_host_applies_the_opt_in_without_a_restart(tmp_path: P
             assert "AllowSessionProvisioning=false" in audit_with(copy, "provisioning-opt-in;")[1]
             assert await provision_code() == "provisioning-not-authorized"
         assert copy.settings_path.read_text() == settings + "AllowSessionProvisioning = false\n"
+    finally:
+        stop_process(proc)
+
+
+def session_dirs(copy: Copy) -> list[Path]:
+    root = sessions_root(copy)
+    return [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+
+
+def test_provision_new_is_refused_while_the_opt_in_is_off(host_copy: Copy, desk: Desk) -> None:
+    """Provision new… with AllowSessionProvisioning off: the button is disabled, so an
+    injected click (XTEST on the inner display) and the operator's own click both reach it
+    (the window logs each) and provision nothing; the core refuses and audits a request that
+    got past it (its unit test). Positive control: with the opt-in on, the operator's click on
+    the same button provisions."""
+    proc = start_host(host_copy, desk)
+    try:
+        origin = open_agent_tab(desk)
+        desk.injected("mousemove", *at(origin, PROVISION_NEW), "click", "1")
+        assert wait_until(lambda: host_copy.log().count(IGNORED_PROVISION) == 1, timeout=10), (
+            f"the injected click never reached the button:\n{host_copy.log()}"
+        )
+        desk.physical("sleep", "0.3", "mousemove", *at(origin, PROVISION_NEW), "click", "1")
+        assert wait_until(lambda: host_copy.log().count(IGNORED_PROVISION) == 2, timeout=10), host_copy.log()
+        desk.physical("sleep", "0.5")
+        desk.screenshot(ARTIFACTS / "agent-tab-provision-refused.png")
+        assert session_dirs(host_copy) == []
+        assert not audit_with(host_copy, "session-provisioned"), host_copy.log()
+        assert host_copy.settings_path.read_text() == SETTINGS
+    finally:
+        stop_process(proc)
+
+    host_copy.write_settings(SETTINGS + "AllowSessionProvisioning = true\n")
+    proc = start_host(host_copy, desk)
+    try:
+        origin = open_agent_tab(desk)
+        desk.physical("mousemove", *at(origin, PROVISION_NEW), "click", "1")
+        assert wait_until(lambda: bool(audit_with(host_copy, "session-provisioned", "by=operator-ui")), timeout=30), (
+            f"Provision new… did not provision with the opt-in on:\n{host_copy.log()}"
+        )
+        assert len(session_dirs(host_copy)) == 1
     finally:
         stop_process(proc)

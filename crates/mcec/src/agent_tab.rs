@@ -201,7 +201,15 @@ impl AgentTabCore {
 
     /// Provision a session for the operator, as `mcec provision` does (the opt-in is needed).
     pub fn provision_new(&self) {
-        if self.config.in_session_copy || !self.config.allow_provisioning.load(Ordering::SeqCst) {
+        let why = if self.config.in_session_copy {
+            Some("this is a session copy, which never provisions")
+        } else if !self.config.allow_provisioning.load(Ordering::SeqCst) {
+            Some("AllowSessionProvisioning is off")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            audit("provision-refused", &format!("reason=provisioning-not-authorized; by=operator-ui; {why}"));
             return self.finish(AgentMessage::error(
                 "Provisioning is off: tick the checkbox above (with your own mouse) first.",
             ));
@@ -291,4 +299,102 @@ fn handoff_view(h: &mcec_sessions::provision::Handoff) -> HandoffView {
         clients.push(entry);
     }
     HandoffView { summary: text.summary.join("\n"), clients }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::path::Path;
+    use std::sync::Mutex;
+
+    use mcec_rules::StopFlag;
+
+    use super::*;
+
+    fn core(root: &Path, allow: bool, in_session_copy: bool) -> (AgentTabCore, OperatorState) {
+        let exe = root.join("source-mcec");
+        std::fs::write(&exe, b"not really mcec").expect("source exe");
+        let config = AgentTabConfig {
+            config_dir: root.join("config"),
+            sessions_root: root.join("sessions"),
+            exe,
+            in_session_copy,
+            allow_provisioning: Arc::new(AtomicBool::new(allow)),
+            operator_hotkey: "Ctrl+Alt+Shift+S".into(),
+            settings_error: None,
+        };
+        let ui = OperatorState::new();
+        let core = AgentTabCore::new(
+            config,
+            ui.clone(),
+            LastPhysicalInput::new(),
+            Latch::new(StopFlag::new()),
+            true,
+        );
+        (core, ui)
+    }
+
+    /// The session directories under `root/sessions` (none when it does not exist).
+    fn sessions(root: &Path) -> Vec<String> {
+        std::fs::read_dir(root.join("sessions"))
+            .map(|d| d.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The `AGENT-AUDIT:` lines `f` writes on this thread.
+    fn audited(f: impl FnOnce()) -> Vec<String> {
+        struct Sink(Arc<Mutex<Vec<u8>>>);
+        impl Write for Sink {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().expect("sink").extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let sink = buffer.clone();
+        let subscriber =
+            tracing_subscriber::fmt().with_writer(move || Sink(sink.clone())).with_ansi(false).finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let text = String::from_utf8(buffer.lock().expect("sink").clone()).expect("utf-8");
+        text.lines().filter_map(|l| l.find("AGENT-AUDIT: ").map(|at| l[at..].to_string())).collect()
+    }
+
+    #[test]
+    fn provision_new_is_refused_and_audited_while_the_opt_in_is_off_or_in_a_session_copy() {
+        for (allow, in_session_copy, why) in [
+            (false, false, "AllowSessionProvisioning is off"),
+            (false, true, "session copy"),
+            (true, true, "session copy"),
+        ] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let (core, ui) = core(dir.path(), allow, in_session_copy);
+            let audit = audited(|| core.provision_new());
+            let case = format!("allow={allow} in_session_copy={in_session_copy}");
+            assert_eq!(sessions(dir.path()), Vec::<String>::new(), "{case}: nothing provisioned");
+            let refused: Vec<_> =
+                audit.iter().filter(|l| l.starts_with("AGENT-AUDIT: provision-refused;")).collect();
+            assert_eq!(refused.len(), 1, "{case}: {audit:?}");
+            assert!(
+                refused[0].contains("provisioning-not-authorized") && refused[0].contains(why),
+                "{case}: {audit:?}"
+            );
+            assert!(!audit.iter().any(|l| l.contains("session-provisioned")), "{case}: {audit:?}");
+            let tab = ui.snapshot().agent;
+            assert!(tab.handoff.is_none(), "{case}: no handoff shown");
+            assert!(tab.message.is_some_and(|m| m.text.contains("Provisioning is off")), "{case}");
+        }
+        // Positive control: with the opt-in on, in the operator's own copy, it provisions.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (core, ui) = core(dir.path(), true, false);
+        let audit = audited(|| core.provision_new());
+        assert_eq!(sessions(dir.path()).len(), 1, "{audit:?}");
+        assert!(
+            audit.iter().any(|l| l.contains("session-provisioned") && l.contains("by=operator-ui")),
+            "{audit:?}"
+        );
+        assert!(ui.snapshot().agent.handoff.is_some());
+    }
 }

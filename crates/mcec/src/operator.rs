@@ -277,8 +277,8 @@ impl UiShutdown {
 
     /// Ask the windows to close and wait up to `within` for their thread to end. False when
     /// it is still running.
-    /// A thread parked after losing its display never returns, and is not inside any call
-    /// exit could race, so it counts as ended.
+    /// A thread parked after losing its display never returns, so it counts as ended (but it
+    /// holds Xlib's display lock: see [`exit_after_ui`]).
     pub fn close(&self, within: Duration) -> bool {
         self.state.request_quit();
         let deadline = Instant::now() + within;
@@ -302,13 +302,23 @@ impl UiShutdown {
 pub const UI_CLOSE_WAIT: Duration = Duration::from_secs(5);
 
 /// Exit with `code`: after the operator windows closed, normally; when they did not close
-/// in time, at once, without the exit-time destructors that would race the UI thread.
+/// in time, or their display went away, at once, without the exit-time destructors.
+///
+/// After a display loss the windows' thread is parked inside Xlib's I/O-error handler, and
+/// Xlib called that handler with the display's lock held, for good. libGLX's destructor
+/// (run by `exit`) takes that lock to unhook the display, so a normal exit would wait forever.
 pub fn exit_after_ui(ui: Option<&UiShutdown>, code: u8) -> ! {
-    if let Some(ui) = ui
-        && !ui.close(UI_CLOSE_WAIT)
-    {
-        tracing::warn!("the operator windows did not close within {UI_CLOSE_WAIT:?}; exiting without them");
-        exit_now(code);
+    if let Some(ui) = ui {
+        if !ui.close(UI_CLOSE_WAIT) {
+            tracing::warn!(
+                "the operator windows did not close within {UI_CLOSE_WAIT:?}; exiting without them"
+            );
+            exit_now(code);
+        }
+        if mcec_operator::ui_display_lost() {
+            tracing::info!("exiting without exit-time destructors: the operator windows' display went away");
+            exit_now(code);
+        }
     }
     std::process::exit(i32::from(code))
 }
@@ -324,6 +334,8 @@ fn exit_now(code: u8) -> ! {
 #[allow(unsafe_code, reason = "_exit: end the process without running C exit-time destructors")]
 fn exit_now(code: u8) -> ! {
     use std::io::Write as _;
+    // The log writes each line through at once; stdout is Rust's own buffer.
+    let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
     // SAFETY: _exit ends the process immediately; nothing in this process runs afterwards.
     unsafe { libc::_exit(i32::from(code)) }

@@ -342,3 +342,118 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
     mcec_mcp::http::serve_http(agent, listener, config, shutdown).await?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use mcec_rules::settings::{Commands, SettingsError};
+    use mcec_sessions::id::SessionId;
+
+    use super::*;
+
+    /// One combination of everything `operator_plan` reads.
+    #[derive(Debug, Clone, Copy)]
+    struct Inputs {
+        mode: Mode,
+        installed: bool,
+        session_copy: bool,
+        settings_error: bool,
+        stop_enabled: bool,
+        server_enabled: bool,
+        agent_commands: bool,
+        overlay_enabled: bool,
+        unsafe_wayland: bool,
+    }
+
+    /// Every combination: three modes times eight switches.
+    fn every_input() -> impl Iterator<Item = Inputs> {
+        [Mode::Stdio, Mode::Host, Mode::SessionBootstrap].into_iter().flat_map(|mode| {
+            (0u16..1 << 8).map(move |bits| {
+                let on = |n: u16| bits & (1 << n) != 0;
+                Inputs {
+                    mode,
+                    installed: on(0),
+                    session_copy: on(1),
+                    settings_error: on(2),
+                    stop_enabled: on(3),
+                    server_enabled: on(4),
+                    agent_commands: on(5),
+                    overlay_enabled: on(6),
+                    unsafe_wayland: on(7),
+                }
+            })
+        })
+    }
+
+    fn paths(i: Inputs) -> McecPaths {
+        McecPaths {
+            exe: PathBuf::from("/copy/mcec"),
+            exe_dir: PathBuf::from("/copy"),
+            installed: i.installed,
+            config_dir: PathBuf::from("/copy"),
+            sessions_root: PathBuf::from("/state/sessions"),
+            artifacts_dir: PathBuf::from("/state/artifacts"),
+            session: i.session_copy.then(|| SessionId::parse("0123456789ab").expect("a session id")),
+        }
+    }
+
+    fn loaded(i: Inputs) -> Loaded {
+        let mut settings = Settings::default();
+        settings.emergency_stop_enabled = i.stop_enabled;
+        settings.mcp_server_enabled = i.server_enabled;
+        settings.agent_commands_enabled = i.agent_commands;
+        settings.command_overlay_enabled = i.overlay_enabled;
+        settings.unsafe_allow_actuation_without_stop_on_wayland = i.unsafe_wayland;
+        settings.emergency_stop_hotkey = "Ctrl+Alt+F7".into();
+        let error = i.settings_error.then(|| SettingsError {
+            file: "mcec.commands".into(),
+            line: Some(1),
+            key: None,
+            problem: "does not parse".into(),
+        });
+        Loaded { settings, commands: Commands::default(), error, warnings: Vec::new() }
+    }
+
+    /// The contract's rows for `mcec` and `mcec mcp`, said independently of the code:
+    /// `mcec mcp` (and its `--session` bootstrap) has the stop and the re-arm prompt, the host
+    /// has its window (whose menu re-arms) and arms the stop when it serves agents at all (HTTP
+    /// or agent commands); `EmergencyStopEnabled = false` never arms; the banner shows when
+    /// `CommandOverlayEnabled` and an agent surface is on (agent commands with readable
+    /// settings, or the bootstrap tools of an installed copy); the Wayland escape hatch is
+    /// never honoured in a session copy.
+    #[test]
+    fn every_combination_of_mode_and_settings_gets_the_contracts_plan() {
+        let mut seen = 0;
+        let mut armed = 0;
+        for i in every_input() {
+            let (paths, loaded) = (paths(i), loaded(i));
+            let plan = operator_plan(i.mode, &paths, &loaded);
+            let stdio = matches!(i.mode, Mode::Stdio | Mode::SessionBootstrap);
+            let serves_agents = stdio || i.server_enabled || i.agent_commands;
+            assert_eq!(plan.arm_stop, i.stop_enabled && serves_agents, "arm_stop for {i:?}");
+            if i.stop_enabled && (stdio || i.server_enabled || (i.agent_commands && !i.settings_error)) {
+                assert!(plan.arm_stop, "something can act, so the stop must be armed: {i:?}");
+            }
+            let agent_surface = (i.agent_commands && !i.settings_error) || i.installed;
+            let want = Surfaces {
+                overlay: i.overlay_enabled && agent_surface,
+                prompt: stdio,
+                host_window: i.mode == Mode::Host,
+            };
+            assert_eq!(plan.surfaces, want, "surfaces for {i:?}");
+            assert_eq!(
+                plan.unsafe_without_stop_on_wayland,
+                i.unsafe_wayland && !i.session_copy,
+                "the Wayland escape hatch for {i:?}"
+            );
+            assert_eq!(plan.hotkey_spec, "Ctrl+Alt+F7", "{i:?}");
+            assert_eq!(plan.artifacts_dir, paths.artifacts_dir, "{i:?}");
+            assert_eq!(plan.capture, capture_defaults(&loaded.settings), "{i:?}");
+            seen += 1;
+            armed += usize::from(plan.arm_stop);
+        }
+        assert_eq!(seen, 3 * 256, "every combination was checked");
+        assert!(armed > 0 && armed < seen, "both verdicts occur: {armed} of {seen} armed");
+    }
+}

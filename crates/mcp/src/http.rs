@@ -3,7 +3,8 @@
 //! One `middleware::from_fn` layer on the whole router gathers the request head, asks the
 //! pure [`mcec_rules::http_gate::decide`], audits and answers any rejection before the
 //! body is read. Only then is the body read, under a 1 MiB limit that also holds for
-//! chunked bodies and must arrive within [`BODY_READ_TIMEOUT`], and handed to rmcp complete.
+//! chunked bodies and must arrive within [`BODY_READ_TIMEOUT`], checked to be one JSON-RPC
+//! message ([`crate::http_body`]), and handed to rmcp complete.
 //! rmcp's own Host check is turned off: our gate is the one authority. Connections (accept
 //! loop, header timeout, connection cap) are [`crate::http_conns`].
 
@@ -26,7 +27,9 @@ use tokio::net::TcpListener;
 
 use crate::agent::Agent;
 use crate::audit::audit;
+use crate::http_body;
 use crate::http_conns::{self, BODY_READ_TIMEOUT, ConnHandle};
+use crate::http_wire::SentHead;
 use crate::server::McecServer;
 
 /// How the front door is configured. The token is only ever compared, never logged.
@@ -65,7 +68,7 @@ pub async fn serve_http(
 
 /// The front door as a router: the gate in front of rmcp's Streamable HTTP service at `/mcp`.
 /// Each request must carry the extensions [`http_conns`] gives it: the peer's
-/// `ConnectInfo<SocketAddr>` and its [`ConnHandle`].
+/// `ConnectInfo<SocketAddr>`, its [`ConnHandle`] and its [`SentHead`].
 pub fn router(agent: Arc<Agent>, config: HttpConfig) -> Router {
     let mcp_config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
@@ -85,6 +88,7 @@ async fn gate(
     State(state): State<Arc<GateState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Extension(conn): Extension<ConnHandle>,
+    Extension(sent): Extension<SentHead>,
     request: Request,
     next: Next,
 ) -> Response {
@@ -99,11 +103,13 @@ async fn gate(
     let head = RequestHead {
         method: request.method().as_str(),
         path: request.uri().path(),
+        target_authority: request.uri().authority().map(|a| a.as_str()),
         host: header_str(headers, header::HOST),
         origin: header_str(headers, header::ORIGIN),
         authorization: header_str(headers, header::AUTHORIZATION),
         content_length: header_str(headers, header::CONTENT_LENGTH).map(|v| v.parse().unwrap_or(u64::MAX)),
         repeated_header: repeated.as_ref().map(header::HeaderName::as_str),
+        wire_fault: sent.fault,
     };
     let config = GateConfig {
         port: state.config.port,
@@ -129,7 +135,14 @@ async fn gate(
     let (parts, body) = request.into_parts();
     let read = tokio::time::timeout(BODY_READ_TIMEOUT, Limited::new(body, MAX_BODY_BYTES as usize).collect());
     match read.await {
-        Ok(Ok(collected)) => next.run(Request::from_parts(parts, Body::from(collected.to_bytes()))).await,
+        Ok(Ok(collected)) => {
+            let body = collected.to_bytes();
+            if let Some(refusal) = http_body::refusal(&body) {
+                audit("http-rejected", &format!("status=400 reason={} {who}", refusal.reason));
+                return refusal.response();
+            }
+            next.run(Request::from_parts(parts, Body::from(body))).await
+        }
         Ok(Err(e)) if e.is::<LengthLimitError>() => reject(413, "request body over 1 MiB", &who),
         Ok(Err(_)) => reject(400, "the request body could not be read", &who),
         Err(_) => reject(408, "the request body did not arrive in time", &who),

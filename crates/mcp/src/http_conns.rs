@@ -15,7 +15,9 @@
 //!   idle sockets thus cost a legitimate client nothing but a slot it takes from them.
 //!
 //! Each connection registers a [`Conn`] handle; the request extension [`ConnHandle`] lets the
-//! gate mark the connection busy for as long as it serves a request.
+//! gate mark the connection busy for as long as it serves a request. Its bytes reach hyper
+//! through [`crate::http_wire`], which gives each request the [`crate::http_wire::SentHead`]
+//! the gate also judges.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -32,6 +34,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, watch};
 use tower_service::Service;
+
+use crate::http_wire::{SentHeads, Watched};
 
 /// How long a connection may take to send a complete request head, counted from when it
 /// starts waiting for one (so also the idle keep-alive timeout).
@@ -173,10 +177,13 @@ async fn serve_connection(
     mut stop: watch::Receiver<bool>,
 ) {
     let handle = ConnHandle(conn.clone());
+    let heads = SentHeads::default();
+    let stream = Watched::new(stream, heads.clone());
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let mut request = request.map(Body::new);
         request.extensions_mut().insert(ConnectInfo(peer));
         request.extensions_mut().insert(handle.clone());
+        request.extensions_mut().insert(heads.next());
         let mut app = app.clone();
         async move { Ok::<_, Infallible>(app.call(request).await.unwrap_or_else(|never| match never {})) }
     });

@@ -38,6 +38,10 @@ pub const COPY_HTTP_LABEL: &str = "Copy HTTP entry";
 const IGNORED_OPT_IN_CLICK: &str =
     "the opt-in checkbox was clicked in a session copy; ignored (a copy never provisions)";
 
+/// Logged when the disabled `Provision new…` (opt-in off, or a session copy) is clicked.
+const IGNORED_PROVISION_CLICK: &str =
+    "Provision new… was clicked while provisioning is off; ignored (the button is disabled)";
+
 /// Shown under the disabled checkbox inside a session copy.
 pub const SESSION_COPY_NOTE: &str = "This is a session copy: it can never provision further copies.";
 
@@ -157,9 +161,14 @@ fn sessions(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &S
             send(events, OperatorEvent::DeleteAllSessions);
         }
         let allowed = tab.allow_provisioning && !tab.in_session_copy;
-        if ui.add_enabled(allowed, egui::Button::new(PROVISION_NEW_LABEL)).clicked() {
+        let response = ui.add_enabled(allowed, egui::Button::new(PROVISION_NEW_LABEL));
+        if response.clicked() {
             state.mark_agent_pending();
             send(events, OperatorEvent::ProvisionNew);
+        }
+        if !allowed && response.contains_pointer() && ui.input(|i| i.pointer.primary_released()) {
+            // Nothing reaches the core from here; the line lets a test see the click arrived.
+            tracing::info!("{IGNORED_PROVISION_CLICK}");
         }
     });
     let size = egui::vec2(ui.available_width(), SESSIONS_HEIGHT);

@@ -16,8 +16,9 @@ use x11_dl::xlib::{Display, Xlib};
 static INSTALLED: Once = Once::new();
 static LOST: AtomicBool = AtomicBool::new(false);
 
-/// True once the UI thread has lost its display and is parked for good (it will never
-/// return from the event loop, and it is not inside any library call that exit could race).
+/// True once the UI thread has lost its display and is parked for good: it will never
+/// return from the event loop, and it holds that display's Xlib lock (Xlib calls the handler
+/// with it held), so nothing may take the lock again, `exit`'s destructors included.
 pub fn display_lost() -> bool {
     LOST.load(Ordering::SeqCst)
 }

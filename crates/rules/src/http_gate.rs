@@ -1,7 +1,9 @@
 //! The HTTP front door's gate as one pure decision over the request head, taken before
-//! the body is read: 405 → 404 → 400 (a repeated Host/Origin/Authorization/Content-Length)
-//! → 403 (Host) → 403 (Origin) → 401 (bearer) → 413 (declared size) → 503 (too many in
-//! flight). The axum layer only gathers the head and applies the
+//! the body is read: 405 → 404 → 400 (a repeated Host/Origin/Authorization/Content-Length,
+//! even with the same value, or a fragment in the request target) → 403 (the authority:
+//! the target's in absolute form, else `Host`) → 403 (Origin) → 401 (bearer) → 413
+//! (declared size) → 503 (too many in flight). The axum layer only gathers the head (with
+//! what the wire showed before the HTTP parser merged or dropped it) and applies the
 //! verdict; chunked bodies are capped again by a streaming limit there.
 
 use subtle::ConstantTimeEq;
@@ -12,17 +14,61 @@ pub const MAX_BODY_BYTES: u64 = 1024 * 1024;
 pub const MAX_IN_FLIGHT: usize = 16;
 
 /// What the gate looks at. Header values that are not valid UTF-8 arrive as `Some("")`
-/// (never as `None`), so a garbage header can't pass as an absent one.
-#[derive(Debug, Clone, Copy, Default)]
+/// (never as `None`), so a garbage header can't pass as an absent one. `Debug` never shows
+/// the `Authorization` value.
+#[derive(Clone, Copy, Default)]
 pub struct RequestHead<'a> {
     pub method: &'a str,
     pub path: &'a str,
+    /// The authority of a request target in absolute form (`POST http://host:port/mcp`),
+    /// which is judged instead of `Host` (RFC 9112 §3.2.2).
+    pub target_authority: Option<&'a str>,
     pub host: Option<&'a str>,
     pub origin: Option<&'a str>,
     pub authorization: Option<&'a str>,
     pub content_length: Option<u64>,
     /// The name of a header that must appear once but appeared more than once.
     pub repeated_header: Option<&'a str>,
+    /// What was wrong with the head as it was sent, which the HTTP parser hides.
+    pub wire_fault: Option<WireFault>,
+}
+
+impl std::fmt::Debug for RequestHead<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestHead")
+            .field("method", &self.method)
+            .field("path", &self.path)
+            .field("target_authority", &self.target_authority)
+            .field("host", &self.host)
+            .field("origin", &self.origin)
+            .field("authorization", &self.authorization.map(|_| "<hidden>"))
+            .field("content_length", &self.content_length)
+            .field("repeated_header", &self.repeated_header)
+            .field("wire_fault", &self.wire_fault)
+            .finish()
+    }
+}
+
+/// A fault in the request head as it arrived on the wire, seen before the HTTP parser
+/// merges repeated identical `Content-Length` headers into one and drops a target's fragment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireFault {
+    /// `Content-Length` appeared more than once (or as a list), even with equal values.
+    RepeatedContentLength,
+    /// The request target carries a `#fragment`, which no request target may.
+    Fragment,
+    /// The head could not be followed on the wire, so nothing about it can be vouched for.
+    Unreadable,
+}
+
+impl WireFault {
+    fn reason(self) -> &'static str {
+        match self {
+            WireFault::RepeatedContentLength => "a Content-Length header is repeated",
+            WireFault::Fragment => "the request target has a fragment",
+            WireFault::Unreadable => "the request head could not be checked as sent",
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -52,7 +98,14 @@ pub fn decide(head: &RequestHead<'_>, config: &GateConfig<'_>, in_flight: usize)
     if head.repeated_header.is_some() {
         return reject(400, "a Host, Origin, Authorization or Content-Length header is repeated");
     }
-    if !head.host.is_some_and(|h| is_our_authority(h, config, false)) {
+    if let Some(fault) = head.wire_fault {
+        return reject(400, fault.reason());
+    }
+    if let Some(authority) = head.target_authority {
+        if !is_our_authority(authority, config, false) {
+            return reject(403, "the request target's authority is not a loopback authority for this port");
+        }
+    } else if !head.host.is_some_and(|h| is_our_authority(h, config, false)) {
         return reject(403, "Host is not a loopback authority for this port");
     }
     if let Some(origin) = head.origin
@@ -304,7 +357,7 @@ mod tests {
             origin: Some("null"),
             authorization: None,
             content_length: Some(u64::MAX),
-            repeated_header: None,
+            ..Default::default()
         };
         let t = Some("tok");
         assert_eq!(check(all_bad, t), 405);
@@ -325,6 +378,40 @@ mod tests {
         let twice = RequestHead { repeated_header: Some("host"), host: Some("evil.example"), ..head() };
         assert_eq!(check(twice, Some("tok")), 400);
         assert_eq!(check(RequestHead { method: "GET", ..twice }, None), 405);
+    }
+
+    #[test]
+    fn a_fault_seen_on_the_wire_is_400_after_method_and_path() {
+        for fault in [WireFault::RepeatedContentLength, WireFault::Fragment, WireFault::Unreadable] {
+            let h = RequestHead { wire_fault: Some(fault), host: Some("evil.example"), ..head() };
+            assert_eq!(check(h, Some("tok")), 400, "{fault:?}");
+            assert_eq!(check(RequestHead { path: "/x", ..h }, None), 404, "{fault:?}");
+        }
+    }
+
+    #[test]
+    fn an_absolute_form_target_is_judged_by_its_authority_not_host() {
+        let cases = [
+            ("127.0.0.1:5151", Some("127.0.0.1:5151"), 200),
+            ("localhost", None, 200),
+            ("evil.example", Some("127.0.0.1:5151"), 403),
+            ("127.0.0.1:5152", Some("127.0.0.1:5151"), 403),
+            ("user@127.0.0.1:5151", Some("127.0.0.1:5151"), 403),
+            ("127.0.0.1:5151", Some("evil.example"), 200),
+        ];
+        for (authority, host, want) in cases {
+            let h = RequestHead { target_authority: Some(authority), host, ..head() };
+            assert_eq!(check(h, None), want, "target {authority}, Host {host:?}");
+        }
+    }
+
+    #[test]
+    fn debug_never_shows_the_bearer_token() {
+        let h = RequestHead { authorization: Some("Bearer s3cret-t0ken"), ..head() };
+        let shown = format!("{h:?}");
+        assert!(!shown.contains("s3cret-t0ken"), "{shown}");
+        assert!(shown.contains("authorization: Some(\"<hidden>\")"), "{shown}");
+        assert!(shown.contains("127.0.0.1:5151"), "the rest is shown: {shown}");
     }
 
     #[test]

@@ -1,7 +1,11 @@
 //! Where tool output files go: an explicit absolute path as given, anything else inside the
 //! instance's artefact directory (so tearing a session down removes them). Nothing lands in
-//! `/tmp` by default.
+//! `/tmp` by default. A `file` is opened only as a regular file, without waiting
+//! (`mcec_sessions::safe_open`): a FIFO, socket, device, directory or symbolic link there is
+//! `bad-arguments` at once, never a call that blocks until someone reads.
 
+use std::fs::{File, OpenOptions};
+use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -47,10 +51,25 @@ pub(crate) fn prepare(artifact_dir: &Path, path: &Path) -> Result<(), ToolError>
     Ok(())
 }
 
-/// Write `bytes` to `path`, creating the artefact directory as needed.
-pub(crate) fn write(artifact_dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), ToolError> {
+/// Create (or truncate) the regular file at `path`, creating the artefact directory as
+/// needed. Anything but a regular file is refused without waiting on it.
+pub(crate) fn create(artifact_dir: &Path, path: &Path) -> Result<File, ToolError> {
     prepare(artifact_dir, path)?;
-    std::fs::write(path, bytes)
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    mcec_sessions::safe_open::open_regular(path, &mut options).map_err(|e| {
+        if mcec_sessions::safe_open::is_not_regular(&e) {
+            ToolError::bad_argument("file", format!("must name a regular file: {e}"))
+        } else {
+            ToolError::bad_argument("file", format!("cannot write {}: {e}", path.display()))
+        }
+    })
+}
+
+/// Write `bytes` to the regular file at `path` (see [`create`]).
+pub(crate) fn write(artifact_dir: &Path, path: &Path, bytes: &[u8]) -> Result<(), ToolError> {
+    create(artifact_dir, path)?
+        .write_all(bytes)
         .map_err(|e| ToolError::bad_argument("file", format!("cannot write {}: {e}", path.display())))
 }
 
@@ -75,5 +94,28 @@ mod tests {
         assert!(output_path(dir, Some("../escape.png"), "c", "png").is_err());
         assert!(output_path(dir, Some(" "), "c", "png").is_err());
         assert_ne!(fresh_name("r", "gif"), fresh_name("r", "gif"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_a_regular_file_is_written_and_nothing_waits() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("out.png");
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+        let socket = dir.path().join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("socket");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        for path in [fifo.as_path(), socket.as_path(), Path::new("/dev/null"), dir.path(), link.as_path()] {
+            let e = write(dir.path(), path, b"x").expect_err("refused");
+            assert_eq!(e.code, mcec_rules::ErrorCode::BadArguments, "{}: {e:?}", path.display());
+            assert!(e.detail.contains("file"), "{}: {}", path.display(), e.detail);
+        }
+        assert!(!target.exists(), "the link's target was never written through it");
+        // Positive control: a regular file, new or existing, is written whole.
+        write(dir.path(), &target, b"first, longer").expect("new file");
+        write(dir.path(), &target, b"second").expect("existing file");
+        assert_eq!(std::fs::read(&target).expect("read"), b"second");
     }
 }

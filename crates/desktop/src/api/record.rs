@@ -120,15 +120,14 @@ impl Recorder {
 }
 
 /// Capture frames per `plan` into a GIF until the duration ends, `cancel` or `stop` is set.
+/// `file` is the plan's path, opened by the caller so a bad `file` is refused in the call.
 fn run(
     backend: &dyn Backend,
     plan: &Plan,
+    file: File,
     stop: &StopFlag,
     cancel: &AtomicBool,
 ) -> Result<RecordResult, ToolError> {
-    artifacts::prepare(&plan.artifact_dir, &plan.path)?;
-    let file = File::create(&plan.path)
-        .map_err(|e| ToolError::bad_argument("file", format!("cannot write {}: {e}", plan.path.display())))?;
     let gif_err = |e: gif::EncodingError| {
         tracing::error!("GIF encoding: {e}");
         ToolError::new(ErrorCode::Internal, "Could not encode the GIF.")
@@ -242,12 +241,13 @@ impl DesktopTools {
         if !matches!(*slot, Slot::Idle) {
             return Err(Self::busy());
         }
+        let file = artifacts::create(&plan.artifact_dir, &plan.path)?;
         let cancel = Arc::new(AtomicBool::new(false));
         let (backend, stop2, cancel2, plan2) =
             (Arc::clone(&self.backend), stop.clone(), Arc::clone(&cancel), plan.clone());
         let handle = std::thread::Builder::new()
             .name("mcec-record".into())
-            .spawn(move || run(backend.as_ref(), &plan2, &stop2, &cancel2))
+            .spawn(move || run(backend.as_ref(), &plan2, file, &stop2, &cancel2))
             .map_err(|e| {
                 tracing::error!("starting the recorder thread: {e}");
                 ToolError::new(ErrorCode::Internal, "Could not start the recorder.")
@@ -286,14 +286,16 @@ impl DesktopTools {
             return Err(ToolError::emergency_stopped());
         }
         let cancel = Arc::new(AtomicBool::new(false));
-        {
+        let file = {
             let mut slot = self.recorder.slot();
             if !matches!(*slot, Slot::Idle) {
                 return Err(Self::busy());
             }
+            let file = artifacts::create(&plan.artifact_dir, &plan.path)?;
             *slot = Slot::Oneshot { cancel: Arc::clone(&cancel) };
-        }
-        let result = run(self.backend.as_ref(), &plan, stop, &cancel);
+            file
+        };
+        let result = run(self.backend.as_ref(), &plan, file, stop, &cancel);
         *self.recorder.slot() = Slot::Idle;
         let result = result?;
         if result.ended == Some("emergency-stop") {

@@ -1,0 +1,66 @@
+"""The host exits when told to after its X server went away, as at logout.
+
+The host (`mcec`) draws its window with eframe and glow over Xlib. When the X server goes, Xlib
+calls mcec's I/O-error handler on the window's thread, which parks there for good (returning
+would let Xlib end the process) while Xlib holds that display's lock. A SIGTERM or SIGINT
+after that must still end the process: exit-time destructors that take the same lock (libGLX's)
+must not run behind a thread that will never let it go. Each run: a fresh Xvfb, the host
+window mapped on it, the X server ended, the loss logged, then the signal; the host must be
+gone within EXIT_GUARD_S (a hang detector: a clean exit takes a fraction of it) and exit 0.
+RUNS runs per signal, 20 in all."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mcec_e2e import HANG_GUARD_S, manual_copy, start_process, stop_process
+from xdesk import Screen, wait_until
+
+RUNS = 10
+EXIT_GUARD_S = 5.0
+LOST = "the operator windows lost their X display"
+
+
+def host_window_mapped(screen: Screen) -> bool:
+    found = subprocess.run(
+        ["xdotool", "search", "--onlyvisible", "--name", "^mcec$"],
+        env=screen.env(),
+        capture_output=True,
+        timeout=30,
+    )
+    return found.returncode == 0 and bool(found.stdout.strip())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_the_host_exits_on_a_signal_after_its_display_went_away(tmp_path: Path, sig: signal.Signals) -> None:
+    copy = manual_copy(tmp_path / "c", settings="")
+    for run in range(RUNS):
+        screen = Screen()
+        proc = None
+        try:
+            proc, stderr_path = start_process(copy, [], env_extra={"DISPLAY": screen.display})
+            assert wait_until(lambda: host_window_mapped(screen), timeout=HANG_GUARD_S), (
+                f"run {run}: the host window never mapped:\n{stderr_path.read_text()}"
+            )
+            screen.close()
+            assert wait_until(lambda: LOST in stderr_path.read_text(), timeout=HANG_GUARD_S), (
+                f"run {run}: the display loss was never noticed:\n{stderr_path.read_text()}"
+            )
+            assert proc.poll() is None, "the host outlives its display until told to exit"
+            proc.send_signal(sig)
+            try:
+                code = proc.wait(timeout=EXIT_GUARD_S)
+            except subprocess.TimeoutExpired:
+                raise AssertionError(
+                    f"run {run}: the host was still running {EXIT_GUARD_S} s after {sig.name}:\n"
+                    f"{stderr_path.read_text()[-2000:]}"
+                ) from None
+            assert code == 0, f"run {run}: exit {code}:\n{stderr_path.read_text()[-2000:]}"
+        finally:
+            if proc is not None and proc.poll() is None:
+                stop_process(proc, signal.SIGKILL)
+            screen.close()
