@@ -1,13 +1,13 @@
-"""The host exits when told to after its X server went away, as at logout.
+"""The host exits when told to after its X server went away, as at logout (SIGHUP).
 
 The host (`mcec`) draws its window with eframe and glow over Xlib. When the X server goes, Xlib
 calls mcec's I/O-error handler on the window's thread, which parks there for good (returning
-would let Xlib end the process) while Xlib holds that display's lock. A SIGTERM or SIGINT
-after that must still end the process: exit-time destructors that take the same lock (libGLX's)
+would let Xlib end the process) while Xlib holds that display's lock. A SIGTERM, SIGINT or
+SIGHUP after that must still end the process: exit-time destructors that take the same lock (libGLX's)
 must not run behind a thread that will never let it go. Each run: a fresh Xvfb, the host
 window mapped on it, the X server ended, the loss logged, then the signal; the host must be
 gone within EXIT_GUARD_S (a hang detector: a clean exit takes a fraction of it) and exit 0.
-RUNS runs per signal, 20 in all."""
+RUNS runs per signal, 30 in all."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def host_window_mapped(screen: Screen) -> bool:
     return found.returncode == 0 and bool(found.stdout.strip())
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_the_host_exits_on_a_signal_after_its_display_went_away(tmp_path: Path, sig: signal.Signals) -> None:
     copy = manual_copy(tmp_path / "c", settings="")
     for run in range(RUNS):

@@ -399,13 +399,15 @@ mod tests {
     }
 
     fn loaded(i: Inputs) -> Loaded {
-        let mut settings = Settings::default();
-        settings.emergency_stop_enabled = i.stop_enabled;
-        settings.mcp_server_enabled = i.server_enabled;
-        settings.agent_commands_enabled = i.agent_commands;
-        settings.command_overlay_enabled = i.overlay_enabled;
-        settings.unsafe_allow_actuation_without_stop_on_wayland = i.unsafe_wayland;
-        settings.emergency_stop_hotkey = "Ctrl+Alt+F7".into();
+        let settings = Settings {
+            emergency_stop_enabled: i.stop_enabled,
+            mcp_server_enabled: i.server_enabled,
+            agent_commands_enabled: i.agent_commands,
+            command_overlay_enabled: i.overlay_enabled,
+            unsafe_allow_actuation_without_stop_on_wayland: i.unsafe_wayland,
+            emergency_stop_hotkey: "Ctrl+Alt+F7".into(),
+            ..Settings::default()
+        };
         let error = i.settings_error.then(|| SettingsError {
             file: "mcec.commands".into(),
             line: Some(1),
