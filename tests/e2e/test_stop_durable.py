@@ -228,7 +228,7 @@ async def test_two_mcec_on_one_display_are_rearmed_one_by_one_and_the_record_hol
         click_rearm(desk)  # the operator re-arms the one whose prompt is on top
         assert await wait_for_either(*sessions, None), "the physical click re-armed neither"
         answers = [await code_of(s, "displays") for s in sessions]
-        assert sorted(answers, key=str) == ["emergency-stopped", None], answers
+        assert answers.count(None) == 1 and answers.count("emergency-stopped") == 1, answers
         rearmed, stopped = (0, 1) if answers[0] is None else (1, 0)
         # The one still stopped writes the record back; the re-armed one is not stopped by it.
         assert wait_until(record.exists, 10), "the process still stopped did not write the record back"
