@@ -339,8 +339,16 @@ class StopDirMount:
                 str(self.dir), self.mode, str(self.pid_file)]
 
     def remount(self, mode: str) -> None:
+        """Flip the mount. A read-only remount is refused (busy) while mcec holds a file open
+        for writing there, as its write probe does for a moment now and then: try again."""
         pid = self.pid_file.read_text().strip()
-        subprocess.run(["nsenter", "-t", pid, "-m", "mount", "-o", f"remount,bind,{mode}", str(self.dir)], check=True)
+        argv = ["nsenter", "-t", pid, "-m", "mount", "-o", f"remount,bind,{mode}", str(self.dir)]
+        for _ in range(100):
+            done = subprocess.run(argv, capture_output=True, text=True)
+            if done.returncode == 0:
+                return
+            time.sleep(0.01)
+        raise AssertionError(f"{' '.join(argv)}: {done.stderr}")
 
 
 @asynccontextmanager
