@@ -228,7 +228,7 @@ async def test_two_mcec_on_one_display_are_rearmed_one_by_one_and_the_record_hol
         click_rearm(desk)  # the operator re-arms the one whose prompt is on top
         assert await wait_for_either(*sessions, None), "the physical click re-armed neither"
         answers = [await code_of(s, "displays") for s in sessions]
-        assert sorted(answers, key=str) == ["emergency-stopped", None], answers
+        assert answers.count(None) == 1 and answers.count("emergency-stopped") == 1, answers
         rearmed, stopped = (0, 1) if answers[0] is None else (1, 0)
         # The one still stopped writes the record back; the re-armed one is not stopped by it.
         assert wait_until(record.exists, 10), "the process still stopped did not write the record back"
@@ -339,8 +339,16 @@ class StopDirMount:
                 str(self.dir), self.mode, str(self.pid_file)]
 
     def remount(self, mode: str) -> None:
+        """Flip the mount. A read-only remount is refused (busy) while mcec holds a file open
+        for writing there, as its write probe does for a moment now and then: try again."""
         pid = self.pid_file.read_text().strip()
-        subprocess.run(["nsenter", "-t", pid, "-m", "mount", "-o", f"remount,bind,{mode}", str(self.dir)], check=True)
+        argv = ["nsenter", "-t", pid, "-m", "mount", "-o", f"remount,bind,{mode}", str(self.dir)]
+        for _ in range(100):
+            done = subprocess.run(argv, capture_output=True, text=True)
+            if done.returncode == 0:
+                return
+            time.sleep(0.01)
+        raise AssertionError(f"{' '.join(argv)}: {done.stderr}")
 
 
 @asynccontextmanager
