@@ -314,9 +314,11 @@ mod tests {
         assert_eq!((banner.pos, banner.size.0), ((192, 0), 640), "top centre, 640 wide");
         let prompt = wanted(Role::Prompt, ALL, &snap, now, MONITOR).expect("the prompt with a stop");
         assert_eq!((prompt.pos, prompt.size), ((282, 297), (460, 175)), "centred");
-        let none = Surfaces { overlay: false, prompt: false, host_window: true };
+        let none = Surfaces { overlay: false, prompt: false, host_window: false };
         assert_eq!(wanted(Role::Overlay, none, &snap, now, MONITOR), None);
         assert_eq!(wanted(Role::Prompt, none, &snap, now, MONITOR), None);
+        let host = Surfaces { overlay: false, prompt: false, host_window: true };
+        assert_eq!(wanted(Role::Prompt, host, &snap, now, MONITOR), Some(prompt), "the host re-arms through it");
     }
 
     #[test]
@@ -346,5 +348,65 @@ mod tests {
         let canvas = pass_of(Role::Overlay, &state, layout.size);
         let red = canvas.pixels.iter().filter(|&&p| (p >> 16) & 0xff > 150 && (p >> 8) & 0xff < 90).count();
         assert!(red > canvas.pixels.len() / 2, "{red} of {} pixels red", canvas.pixels.len());
+    }
+
+    fn press(button: egui::PointerButton, pressed: bool) -> egui::Event {
+        egui::Event::PointerButton { pos: egui::pos2(5.0, 5.0), button, pressed, modifiers: egui::Modifiers::NONE }
+    }
+
+    fn id(time: u32, down: bool) -> InputEventId {
+        InputEventId { time, what: mcec_rules::activation::Pressed::Button(1), down }
+    }
+
+    #[test]
+    fn a_pass_names_the_click_or_key_that_could_press_a_button() {
+        let layout = Layout { look: None, pos: (0, 0), size: (10, 10) };
+        let mut pane = Pane::new(Role::Prompt, (), layout, None);
+        pane.shown_at = Some(Instant::now());
+        pane.push_named(press(egui::PointerButton::Primary, true), id(10, true));
+        assert_eq!(pane.activation().events, None, "a press alone presses nothing");
+        pane.input.clear();
+        pane.push_named(press(egui::PointerButton::Primary, false), id(90, false));
+        let click = pane.activation();
+        assert_eq!(click.events, Some(ActivationEvents::Click { press: id(10, true), release: id(90, false) }));
+        assert_eq!(click.shown_at, pane.shown_at);
+        pane.input.clear();
+
+        // A release the surface could not name (or a surface that names nothing) is unidentified.
+        pane.input.push(press(egui::PointerButton::Primary, false));
+        assert_eq!(pane.activation().events, None);
+        pane.input.clear();
+
+        let space = InputEventId { time: 7, what: mcec_rules::activation::Pressed::Key(65), down: true };
+        let key = egui::Event::Key {
+            key: egui::Key::Space,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: egui::Modifiers::NONE,
+        };
+        pane.push_named(key.clone(), space);
+        assert_eq!(pane.activation().events, Some(ActivationEvents::Key { press: space }));
+        pane.input.clear();
+
+        // A click and a Space in one pass: which pressed the button cannot be told.
+        pane.push_named(press(egui::PointerButton::Primary, true), id(20, true));
+        pane.push_named(press(egui::PointerButton::Primary, false), id(30, false));
+        pane.push_named(key, space);
+        assert_eq!(pane.activation().events, None);
+    }
+
+    #[test]
+    fn the_opt_in_confirmation_is_open_until_the_core_makes_the_value() {
+        let state = OperatorState::new();
+        let host = Surfaces { overlay: true, prompt: false, host_window: true };
+        let now = Instant::now();
+        assert_eq!(wanted(Role::OptIn, host, &state.snapshot(), now, MONITOR), None);
+        state.set_opt_in_confirm(Some(true));
+        assert!(wanted(Role::OptIn, host, &state.snapshot(), now, MONITOR).is_some());
+        assert_eq!(wanted(Role::OptIn, ALL, &state.snapshot(), now, MONITOR), None, "only where the tab is");
+        state.update_agent_tab(|t| t.allow_provisioning = true);
+        assert_eq!(wanted(Role::OptIn, host, &state.snapshot(), now, MONITOR), None, "done: it closes");
+        assert!(Role::OptIn.attested() && Role::Prompt.attested() && !Role::Settings.attested());
     }
 }
