@@ -9,7 +9,8 @@ the operator's own press; and an XTEST (injected) click on the control. None re-
 or ticks, and the audit says why. The positive control in each test: the operator's own click
 on the same control does. And the agent-only route: an agent with nothing but mcec's own
 `click`/`type`/`key` types a forging loop into a terminal before the stop; the operator's
-chord and keys after it never re-arm."""
+chord, keys and clicks after it never re-arm (a click the loop's pointer moves spoil is
+refused as steered)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import os
 import subprocess
 import time
 from pathlib import Path
+from typing import Callable
 
 import anyio
 import pytest
@@ -33,7 +35,7 @@ REARM_OFFSET = (41, 130)
 CONSENT_TITLE = "mcec: an agent asks for more access"
 ALLOW_OFFSET = (36, 356)
 OPT_IN_TITLE = "mcec: confirm session provisioning"
-CONFIRM_OFFSET = (41, 122)
+CONFIRM_OFFSET = (40, 92)
 HOST_TITLE = "^mcec$"
 SETTINGS_TITLE = "mcec settings"
 MENU_BUTTON = (24, 12)
@@ -45,6 +47,9 @@ ELSEWHERE = ("1000", "740")
 #: window that just appeared waits this long, as a hand does (a wait before acting, not an
 #: assertion about speed).
 SETTLE_S = 0.6
+#: `mcec_rules::activation::STEER_WINDOW` (1 s) and a margin: after a program moved the pointer
+#: (an injected click), the operator's own click waits this long to count.
+STEER_S = 1.3
 DROPPED = "synthetic-input-dropped"
 
 pytestmark = pytest.mark.anyio
@@ -76,26 +81,37 @@ def sendevent(desk: Desk, *args: str, background: bool = False) -> subprocess.Po
     return None
 
 
-def forgeries(desk: Desk, title: str, origin_offset: tuple[int, int]):
-    """The four synthetic clicks on the control at `origin_offset` in the window `title`,
-    each after what the operator's hands did first; yields a name once each was sent."""
+def forgeries(desk: Desk, title: str, origin_offset: tuple[int, int]) -> list[tuple[str, Callable[[], None]]]:
+    """The four synthetic clicks on the control at `origin_offset` in the window `title`, each
+    after what the operator's hands did first: (what, send it)."""
     x, y = map(str, origin_offset)
-    sendevent(desk, "click", title, x, y)
-    yield "a synthetic click alone"
-    desk.physical("key", "x")
-    time.sleep(0.2)
-    sendevent(desk, "click", title, x, y)
-    yield "a synthetic click 0.2 s after the operator's key press"
-    desk.physical("mousemove", *ELSEWHERE, "click", "1")
-    sendevent(desk, "click", title, x, y)
-    yield "a synthetic click after the operator's click elsewhere"
-    waiting = sendevent(desk, "--time-of-raw", "click", title, x, y, background=True)
-    assert waiting is not None and waiting.stdout is not None
-    assert "waiting" in waiting.stdout.readline()
-    desk.physical("mousemove", *ELSEWHERE, "click", "1")
-    out, err = waiting.communicate(timeout=30)
-    assert waiting.returncode == 0, err
-    yield "a synthetic click stamped with the operator's own click's time"
+
+    def alone() -> None:
+        sendevent(desk, "click", title, x, y)
+
+    def after_key() -> None:
+        desk.physical("key", "x")
+        time.sleep(0.2)
+        sendevent(desk, "click", title, x, y)
+
+    def after_click() -> None:
+        desk.physical("mousemove", *ELSEWHERE, "click", "1")
+        sendevent(desk, "click", title, x, y)
+
+    def with_the_operators_time() -> None:
+        waiting = sendevent(desk, "--time-of-raw", "click", title, x, y, background=True)
+        assert waiting is not None and waiting.stdout is not None
+        assert "waiting" in waiting.stdout.readline()
+        desk.physical("mousemove", *ELSEWHERE, "click", "1")
+        _, err = waiting.communicate(timeout=30)
+        assert waiting.returncode == 0, err
+
+    return [
+        ("a synthetic click alone", alone),
+        ("a synthetic click 0.2 s after the operator's key press", after_key),
+        ("a synthetic click after the operator's click elsewhere", after_click),
+        ("a synthetic click stamped with the time of the operator's own click", with_the_operators_time),
+    ]
 
 
 def dropped_count(copy: Copy) -> int:
@@ -109,13 +125,14 @@ async def test_rearm_counts_only_the_physical_click_on_re_arm(tmp_path: Path, de
         desk.physical("key", CHORD)
         assert await wait_for_code(s, "emergency-stopped") == "emergency-stopped"
         button = control(desk, REARM_TITLE, REARM_OFFSET, "attested-rearm-prompt.png")
-        for what in forgeries(desk, REARM_TITLE, REARM_OFFSET):
-            before = dropped_count(copy)
+        for what, forge in forgeries(desk, REARM_TITLE, REARM_OFFSET):
+            before, refused = dropped_count(copy), len(audit_with(copy, "rearm-refused"))
+            forge()
             # Decided: dropped (and audited), or (the old build) re-armed or refused.
             assert wait_until(
                 lambda: dropped_count(copy) > before
                 or audit_with(copy, "re-armed by the operator")
-                or audit_with(copy, "rearm-refused"),
+                or len(audit_with(copy, "rearm-refused")) > refused,
                 timeout=10,
             ), f"{what}: nothing happened\n{copy.log()}"
             assert not audit_with(copy, "re-armed by the operator"), f"{what} re-armed:\n{copy.log()}"
@@ -131,6 +148,7 @@ async def test_rearm_counts_only_the_physical_click_on_re_arm(tmp_path: Path, de
         assert await code_of(s, "displays") == "emergency-stopped"
 
         # The operator's own click on Re-arm re-arms, and the audit names the judged events.
+        time.sleep(STEER_S)
         desk.physical("mousemove", *button, "click", "1")
         assert await wait_for_code(s, None) is None, copy.log()
     rearmed = audit_with(copy, "re-armed by the operator")
@@ -152,11 +170,14 @@ async def test_consent_allow_counts_only_the_physical_click(tmp_path: Path, desk
             button = await anyio.to_thread.run_sync(
                 lambda: control(desk, CONSENT_TITLE, ALLOW_OFFSET, "attested-consent-prompt.png")
             )
-            for what in forgeries(desk, CONSENT_TITLE, ALLOW_OFFSET):
-                before = dropped_count(copy)
+            for what, forge in forgeries(desk, CONSENT_TITLE, ALLOW_OFFSET):
+                before, refused = dropped_count(copy), len(audit_with(copy, "consent-refused"))
+                await anyio.to_thread.run_sync(forge)
                 decided = await anyio.to_thread.run_sync(
                     lambda: wait_until(
-                        lambda: dropped_count(copy) > before or "env" in answer or audit_with(copy, "consent-refused"),
+                        lambda: dropped_count(copy) > before
+                        or "env" in answer
+                        or len(audit_with(copy, "consent-refused")) > refused,
                         timeout=10,
                     )
                 )
@@ -171,6 +192,7 @@ async def test_consent_allow_counts_only_the_physical_click(tmp_path: Path, desk
             assert refused and "injected" in refused[0], copy.log()
             assert "env" not in answer
 
+            await anyio.sleep(STEER_S)
             desk.physical("mousemove", *button, "click", "1")
         assert answer["env"]["ok"] and answer["env"]["result"]["granted"] == ["click"], answer
     assert audit_with(copy, "consent-allowed", "physical device"), copy.log()
@@ -210,8 +232,9 @@ def test_the_opt_in_counts_only_the_physical_click_on_confirm(tmp_path: Path, de
         # The checkbox (any click, this one the operator's) opens the confirmation.
         desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
         button = control(desk, OPT_IN_TITLE, CONFIRM_OFFSET, "attested-opt-in-prompt.png")
-        for what in forgeries(desk, OPT_IN_TITLE, CONFIRM_OFFSET):
+        for what, forge in forgeries(desk, OPT_IN_TITLE, CONFIRM_OFFSET):
             before = dropped_count(copy)
+            forge()
             assert wait_until(
                 lambda: dropped_count(copy) > before or audit_with(copy, "provisioning-opt-in"), timeout=10
             ), f"{what}: nothing happened\n{copy.log()}"
@@ -225,6 +248,7 @@ def test_the_opt_in_counts_only_the_physical_click_on_confirm(tmp_path: Path, de
         assert "reason=synthetic" in refused and "injected" in refused, refused
         assert copy.settings_path.read_text() == settings
 
+        time.sleep(STEER_S)
         desk.physical("mousemove", *button, "click", "1")
         assert wait_until(lambda: bool(audit_with(copy, "provisioning-opt-in;")), timeout=10), copy.log()
         assert "physical device" in audit_with(copy, "provisioning-opt-in;")[0]
@@ -291,7 +315,17 @@ async def test_an_agent_typed_forging_loop_never_re_arms(tmp_path: Path, desk: D
             assert wait_until(lambda: dropped_count(copy) >= seen + 3, timeout=30), copy.log()
             assert not audit_with(copy, "re-armed by the operator"), copy.log()
             assert await code_of(s, "displays") == "emergency-stopped"
-            # The operator's own click on Re-arm still re-arms.
+            # The loop moves the pointer onto Re-arm five times a second, so a click of the
+            # operator's that lands there (on purpose or not) is spoilt, and the audit says so.
+            desk.physical("mousemove", *button, "click", "1")
+            assert wait_until(lambda: bool(audit_with(copy, "rearm-refused", "pointer-steered")), timeout=10), (
+                copy.log()
+            )
+            assert await code_of(s, "displays") == "emergency-stopped"
+            # The operator closes the terminal; then their own click on Re-arm re-arms.
+            term.kill()
+            term.wait(timeout=10)
+            time.sleep(STEER_S)
             desk.physical("mousemove", *button, "click", "1")
             assert await wait_for_code(s, None) is None, copy.log()
     finally:

@@ -9,12 +9,16 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use mcec_desktop::monitor::LastPhysicalInput;
-use mcec_rules::activation::{Activation, ActivationRefusal, Judged, Witness, activation_verdict};
+use mcec_rules::activation::{
+    Activation, ActivationRefusal, Judged, Witness, activation_verdict, pointer_verdict,
+};
 use mcec_rules::latch::Latch;
 
 /// How long the monitor thread may take to log an event the window already has.
 const MONITOR_WAIT: Duration = Duration::from_millis(250);
 const MONITOR_POLL: Duration = Duration::from_millis(5);
+/// How long the RECORD watch may take to report a request the server already ran.
+const RECORD_LAG: Duration = Duration::from_millis(30);
 
 /// What the monitor can see: its ledger and the latch, or nothing (no monitor runs).
 #[derive(Clone)]
@@ -39,7 +43,11 @@ impl Attestor {
         let verdict = if self.monitored {
             self.wait_for_witnesses(by);
             let tamper = self.ledger.last_tamper().max(self.latch.last_tamper());
-            activation_verdict(by, |e| self.ledger.witness(e), tamper, Instant::now())
+            activation_verdict(by, |e| self.ledger.witness(e), tamper, Instant::now()).and_then(|judged| {
+                // The RECORD watch reports a program's pointer move a moment after the server ran it.
+                std::thread::sleep(RECORD_LAG);
+                pointer_verdict(&judged, self.ledger.last_pointer_moved()).map(|()| judged)
+            })
         } else {
             Err(ActivationRefusal::NoMonitor)
         };

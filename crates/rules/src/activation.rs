@@ -23,6 +23,10 @@ use crate::latch::{REARM_INPUT_MAX_AGE, RearmAttestation, TAMPER_QUIET_PERIOD};
 /// way when the window appeared was aimed at whatever was there before.
 pub const SHOW_SETTLE: Duration = Duration::from_millis(300);
 
+/// How long before a click's press a program's pointer move makes the click not count: a
+/// program can put the pointer on a button just before the operator clicks anywhere.
+pub const STEER_WINDOW: Duration = Duration::from_secs(1);
+
 /// What an input event pressed or released.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pressed {
@@ -166,6 +170,9 @@ pub enum ActivationRefusal {
     Stale { age: Duration },
     /// Tampering was seen less than [`TAMPER_QUIET_PERIOD`] ago.
     RecentTampering { ago: Duration },
+    /// A program moved the pointer less than [`STEER_WINDOW`] before the click's press (or
+    /// after it).
+    PointerSteered,
 }
 
 impl ActivationRefusal {
@@ -180,6 +187,7 @@ impl ActivationRefusal {
             ActivationRefusal::TooSoon { .. } => "too-soon",
             ActivationRefusal::Stale { .. } => "stale-input",
             ActivationRefusal::RecentTampering { .. } => "recent-tampering",
+            ActivationRefusal::PointerSteered => "pointer-steered",
         }
     }
 }
@@ -218,11 +226,25 @@ impl fmt::Display for ActivationRefusal {
                 ago.as_secs_f64(),
                 TAMPER_QUIET_PERIOD.as_secs()
             ),
+            ActivationRefusal::PointerSteered => f.write_str(
+                "a program moved the pointer just before the click; stop it, then click with your own mouse",
+            ),
         }
     }
 }
 
 impl std::error::Error for ActivationRefusal {}
+
+/// The pointer half of the rule, for a judged click: no program moved the pointer from
+/// [`STEER_WINDOW`] before the press on (`last_program_move`: when a program last did).
+pub fn pointer_verdict(judged: &Judged, last_program_move: Option<Instant>) -> Result<(), ActivationRefusal> {
+    let ActivationEvents::Click { .. } = judged.events else { return Ok(()) };
+    match (last_program_move, judged.press_at.checked_sub(STEER_WINDOW)) {
+        (Some(moved), Some(from)) if moved >= from => Err(ActivationRefusal::PointerSteered),
+        (Some(_), None) => Err(ActivationRefusal::PointerSteered),
+        _ => Ok(()),
+    }
+}
 
 /// An activation that counts: the operator's own press (and release).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -503,6 +525,7 @@ mod tests {
             ActivationRefusal::TooSoon { after_shown: None },
             ActivationRefusal::Stale { age: Duration::from_secs(3) },
             ActivationRefusal::RecentTampering { ago: Duration::from_secs(1) },
+            ActivationRefusal::PointerSteered,
         ];
         for r in all {
             assert!(!r.code().is_empty() && !r.code().contains(' '));
@@ -510,5 +533,25 @@ mod tests {
         }
         assert_eq!(Activation::unidentified().to_string(), "an activation the window could not name");
         assert_eq!(click(5, 9).to_string(), "click (button 1 press at time 5, button 1 release at time 9)");
+    }
+
+    #[test]
+    fn a_program_moving_the_pointer_onto_the_button_spoils_the_click() {
+        let press_at = Instant::now() + Duration::from_secs(10);
+        let judged = Judged { events: click(1, 2), press_at };
+        assert_eq!(pointer_verdict(&judged, None), Ok(()));
+        assert_eq!(
+            pointer_verdict(&judged, Some(press_at - STEER_WINDOW - Duration::from_millis(1))),
+            Ok(())
+        );
+        let steered = Err(ActivationRefusal::PointerSteered);
+        assert_eq!(pointer_verdict(&judged, Some(press_at - Duration::from_millis(200))), steered);
+        assert_eq!(
+            pointer_verdict(&judged, Some(press_at + Duration::from_millis(20))),
+            steered,
+            "between press and release"
+        );
+        let key = Judged { events: ActivationEvents::Key { press: ev(3, Pressed::Key(65), true) }, press_at };
+        assert_eq!(pointer_verdict(&key, Some(press_at)), Ok(()), "a key press does not point");
     }
 }

@@ -52,6 +52,7 @@ struct Times {
     physical_button: AtomicU64,
     injected_button: AtomicU64,
     tamper: AtomicU64,
+    pointer_moved: AtomicU64,
     next: AtomicU64,
     ring: [Slot; RAW_RING_SIZE],
 }
@@ -124,6 +125,7 @@ impl LastPhysicalInput {
             physical_button: AtomicU64::new(0),
             injected_button: AtomicU64::new(0),
             tamper: AtomicU64::new(0),
+            pointer_moved: AtomicU64::new(0),
             next: AtomicU64::new(0),
             ring: std::array::from_fn(|_| Slot::default()),
         }))
@@ -171,6 +173,16 @@ impl LastPhysicalInput {
 
     pub fn record_tamper(&self, at: Instant) {
         Self::bump(&self.0.tamper, self.encode(at));
+    }
+
+    /// A program moved the pointer (X11: an XTEST motion or a `WarpPointer`, seen by RECORD).
+    pub fn record_pointer_moved(&self, at: Instant) {
+        Self::bump(&self.0.pointer_moved, self.encode(at));
+    }
+
+    /// When a program last moved the pointer.
+    pub fn last_pointer_moved(&self) -> Option<Instant> {
+        self.decode(self.0.pointer_moved.load(Ordering::SeqCst))
     }
 
     /// When tampering was last seen.
@@ -301,6 +313,9 @@ mod tests {
         assert_eq!(l.last_tamper(), None);
         l.record_tamper(t0);
         assert_eq!(l.last_tamper(), Some(t0));
+        assert_eq!(l.last_pointer_moved(), None);
+        l.record_pointer_moved(t0);
+        assert_eq!(l.last_pointer_moved(), Some(t0));
     }
 
     #[test]

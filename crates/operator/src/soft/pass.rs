@@ -318,7 +318,11 @@ mod tests {
         assert_eq!(wanted(Role::Overlay, none, &snap, now, MONITOR), None);
         assert_eq!(wanted(Role::Prompt, none, &snap, now, MONITOR), None);
         let host = Surfaces { overlay: false, prompt: false, host_window: true };
-        assert_eq!(wanted(Role::Prompt, host, &snap, now, MONITOR), Some(prompt), "the host re-arms through it");
+        assert_eq!(
+            wanted(Role::Prompt, host, &snap, now, MONITOR),
+            Some(prompt),
+            "the host re-arms through it"
+        );
     }
 
     #[test]
@@ -351,7 +355,12 @@ mod tests {
     }
 
     fn press(button: egui::PointerButton, pressed: bool) -> egui::Event {
-        egui::Event::PointerButton { pos: egui::pos2(5.0, 5.0), button, pressed, modifiers: egui::Modifiers::NONE }
+        egui::Event::PointerButton {
+            pos: egui::pos2(5.0, 5.0),
+            button,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        }
     }
 
     fn id(time: u32, down: bool) -> InputEventId {
@@ -368,7 +377,10 @@ mod tests {
         pane.input.clear();
         pane.push_named(press(egui::PointerButton::Primary, false), id(90, false));
         let click = pane.activation();
-        assert_eq!(click.events, Some(ActivationEvents::Click { press: id(10, true), release: id(90, false) }));
+        assert_eq!(
+            click.events,
+            Some(ActivationEvents::Click { press: id(10, true), release: id(90, false) })
+        );
         assert_eq!(click.shown_at, pane.shown_at);
         pane.input.clear();
 
