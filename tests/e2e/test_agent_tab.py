@@ -1,8 +1,9 @@
 """The host settings window's Agent tab, end to end: a real `mcec` host on the inner display
-of an Xvfb + Xephyr desk. The opt-in checkbox (AllowSessionProvisioning) changes only on a
-physical click: an injected click (xdotool on the inner display) is refused and audited and
-mcec.settings stays byte for byte the same; a physical click (xdotool on the outer display,
-replayed by Xephyr's own mouse) rewrites just that line, and `mcec provision` then works.
+of an Xvfb + Xephyr desk. The opt-in checkbox (AllowSessionProvisioning) opens a confirmation
+prompt, and the setting changes only on a physical click on its Confirm: an injected click
+(xdotool on the inner display) is refused and audited and mcec.settings stays byte for byte the
+same; a physical click (xdotool on the outer display, replayed by Xephyr's own mouse) rewrites
+just that line, and `mcec provision` then works.
 A settings file broken while the host runs is never rewritten."""
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ PROVISION_NEW = (355, 145)
 DELETE_ALL = (257, 145)
 IGNORED_CLICK = "the opt-in checkbox was clicked in a session copy; ignored"
 IGNORED_PROVISION = "Provision new… was clicked while provisioning is off; ignored"
+CONFIRM_TITLE = "mcec: confirm session provisioning"
+CONFIRM = (40, 92)
 
 SETTINGS = (
     "# the operator's own settings; comments and order must survive\n"
@@ -80,6 +83,27 @@ def open_agent_tab(desk: Desk) -> tuple[int, int]:
     return origin
 
 
+def confirm_button(desk: Desk) -> list[str]:
+    """Where the opt-in confirmation's Confirm is, once it is open, drawn, and has been on screen
+    a moment (a click counts only after `SHOW_SETTLE`, and a second after a program last moved
+    the pointer: `STEER_WINDOW`)."""
+    if not wait_until(lambda: desk.visible_window(CONFIRM_TITLE), timeout=30):
+        raise AssertionError(f"the confirmation did not open: {desk.screenshot(ARTIFACTS / 'agent-tab-no-confirm.png')}")
+    origin = desk.window_origin(CONFIRM_TITLE)
+    assert origin is not None
+    point = at(origin, CONFIRM)
+    shot = ARTIFACTS / "agent-tab-confirm.png"
+    assert wait_until(lambda: desk.pixel(desk.screenshot(shot), *map(int, point)) != (0, 0, 0)), "not drawn"
+    desk.physical("sleep", "1.3")
+    return point
+
+
+def physical_opt_in(desk: Desk, origin: tuple[int, int]) -> None:
+    """The operator ticks the checkbox and confirms, both with their own mouse."""
+    desk.physical("mousemove", *at(origin, CHECKBOX), "sleep", "0.3", "click", "1")
+    desk.physical("mousemove", *confirm_button(desk), "click", "1")
+
+
 def start_host(copy: Copy, desk: Desk) -> subprocess.Popen:
     proc, _ = start_process(copy, [], env_extra={"DISPLAY": desk.inner})
     return proc
@@ -92,18 +116,21 @@ def test_only_a_physical_click_turns_provisioning_on(host_copy: Copy, desk: Desk
         rc, _, err = run_cli(host_copy, ["provision"])
         assert rc != 0 and "provisioning is off" in err, err
 
-        # An injected click presses the checkbox as far as the toolkit can tell, and is refused.
+        # An injected click ticks the checkbox as far as the toolkit can tell (it opens the
+        # confirmation), and an injected click on Confirm is refused.
         desk.injected("mousemove", *at(origin, CHECKBOX), "click", "1")
+        confirm = confirm_button(desk)
+        desk.injected("mousemove", *confirm, "click", "1")
         assert wait_until(lambda: bool(audit_with(host_copy, "provisioning-opt-in-refused")), timeout=10), (
             f"no refusal audited:\n{host_copy.log()}"
         )
         refused = audit_with(host_copy, "provisioning-opt-in-refused")
-        assert "reason=not-physical" in refused[0], refused
+        assert "reason=synthetic" in refused[0] and "injected" in refused[0], refused
         assert host_copy.settings_path.read_text() == SETTINGS
         desk.screenshot(ARTIFACTS / "agent-tab-refused.png")
 
-        # A physical click on the same checkbox is honoured: only that key is added.
-        desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
+        # A physical click on Confirm is honoured: only that key is added.
+        desk.physical("sleep", "1.3", "mousemove", *confirm, "click", "1")
         assert wait_until(lambda: bool(audit_with(host_copy, "provisioning-opt-in;")), timeout=10), (
             f"no opt-in audited:\n{host_copy.log()}"
         )
@@ -141,7 +168,7 @@ def test_a_broken_settings_file_is_never_rewritten(host_copy: Copy, desk: Desk) 
         origin = open_agent_tab(desk)
         broken = SETTINGS + "AllowSessionProvisioning = \"yes please\"\n"
         host_copy.settings_path.write_text(broken)
-        desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
+        physical_opt_in(desk, origin)
         assert wait_until(lambda: bool(audit_with(host_copy, "provisioning-opt-in-refused")), timeout=10), (
             f"no refusal audited:\n{host_copy.log()}"
         )
@@ -189,11 +216,15 @@ async def test_the_running_host_applies_the_opt_in_without_a_restart(tmp_path: P
 
             assert await provision_code() == "provisioning-not-authorized"
             origin = open_agent_tab(desk)
-            desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
+            physical_opt_in(desk, origin)
             assert wait_until(lambda: len(audit_with(copy, "provisioning-opt-in;")) == 1, timeout=10), copy.log()
             assert await provision_code() is None
             # And back off, with another physical click: the agent loses the right at once.
-            desk.physical("sleep", "0.3", "mousemove", *at(origin, CHECKBOX), "click", "1")
+            assert wait_until(lambda: not desk.visible_window(CONFIRM_TITLE)), "the confirmation stayed open"
+            # eframe drops the first click on its window after the confirmation (another X
+            # client's window) had the keyboard focus: the operator clicks it once first.
+            desk.physical("mousemove", *at(origin, (500, 400)), "click", "1", "sleep", "0.5")
+            physical_opt_in(desk, origin)
             assert wait_until(lambda: len(audit_with(copy, "provisioning-opt-in;")) == 2, timeout=10), copy.log()
             assert "AllowSessionProvisioning=false" in audit_with(copy, "provisioning-opt-in;")[1]
             assert await provision_code() == "provisioning-not-authorized"

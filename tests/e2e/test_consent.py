@@ -118,7 +118,7 @@ class Request:
         return None if self.answer["ok"] else self.answer["error"]["code"]
 
 
-async def button(desk: Desk, offset: tuple[int, int]) -> list[str]:
+async def button(desk: Desk, offset: tuple[int, int], settle: bool = True) -> list[str]:
     """Where a prompt button is, once the prompt is on screen and drawn."""
     assert await until(lambda: desk.visible_window(TITLE)), "the consent prompt did not open"
     origin = desk.window_origin(TITLE)
@@ -126,6 +126,9 @@ async def button(desk: Desk, offset: tuple[int, int]) -> list[str]:
     point = (origin[0] + offset[0], origin[1] + offset[1])
     shot = ARTIFACTS / "consent-prompt.png"
     assert await until(lambda: desk.pixel(desk.screenshot(shot), *point) != (0, 0, 0)), "prompt not drawn"
+    # A click counts once the prompt has been on screen a moment (`SHOW_SETTLE`, 0.3 s).
+    if settle:
+        await anyio.sleep(0.6)
     return [str(point[0]), str(point[1])]
 
 
@@ -224,7 +227,7 @@ async def test_injected_allow_is_refused_and_actuation_waits_while_capture_works
             assert await c.code("capture", {}) is None
 
             desk.injected("mousemove", *allow, "click", "1")
-            assert await until(lambda: bool(audit_with(copy, "consent-refused", "not-physical"))), copy.log()
+            assert await until(lambda: bool(audit_with(copy, "consent-refused", "synthetic", "injected"))), copy.log()
             # The refusal is shown in the prompt, on the line above the buttons, in the refusal colour.
             shot = ARTIFACTS / "consent-injected-refused.png"
             line_y = int(allow[1]) - 28
@@ -317,13 +320,13 @@ async def test_timeout_is_not_sticky(copy: Copy, desk: Desk) -> None:
         req = Request(c, ["click"], "click OK")
         async with anyio.create_task_group() as tg:
             tg.start_soon(req.run)
-            await button(desk, ALLOW_OFFSET)
+            await button(desk, ALLOW_OFFSET, settle=False)
         assert req.code() == "consent-timeout", req.answer
         assert await until(lambda: not desk.visible_window(TITLE)), "the prompt stayed after the timeout"
         again = Request(c, ["click"], "click OK")
         async with anyio.create_task_group() as tg:
             tg.start_soon(again.run)
-            await button(desk, ALLOW_OFFSET)  # a new prompt: a timeout is not a denial
+            await button(desk, ALLOW_OFFSET, settle=False)  # a new prompt: a timeout is not a denial
             desk.physical("key", "Escape")
         assert again.code() == "consent-denied"
 

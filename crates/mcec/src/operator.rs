@@ -2,8 +2,9 @@
 //! connection, the emergency stop (provenance monitor → latch, seeded from the durable stop
 //! record), the operator windows, and the threads that act on the latch: the stop worker
 //! (the slow steps of a stop, the record first), the re-arm handler (operator clicks,
-//! honoured only on the monitor's attestation) and the record follower (`stop_follower.rs`:
-//! stops made by other mcec processes on the same display, deleted records written back).
+//! honoured only when the monitor saw the event that pressed the control come from a
+//! physical device, `crate::attest`) and the record follower (`stop_follower.rs`: stops made
+//! by other mcec processes on the same display, deleted records written back).
 
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -15,11 +16,13 @@ use mcec_mcp::audit::audit;
 use mcec_mcp::{Agent, CallObserver, ConsentAsker};
 use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
 use mcec_rules::StopFlag;
+use mcec_rules::activation::Activation;
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason, TripKind};
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
+use crate::attest::Attestor;
 use crate::consent::{self, ConsentClick, OperatorConsent};
 use crate::stop_follower::{Keeper, follow_record};
 use crate::stopless::{NoStopWatch, stopless_display};
@@ -128,9 +131,11 @@ impl OperatorSide {
         Box::new(OperatorConsent {
             ui: self.ui.clone().zip(self.ui_thread.clone()),
             clicks: Mutex::new(rx),
-            ledger: self.ledger.clone(),
-            latch: self.latch.clone(),
-            monitored: self.monitor.is_some(),
+            attestor: Attestor {
+                ledger: self.ledger.clone(),
+                latch: self.latch.clone(),
+                monitored: self.monitor.is_some(),
+            },
         })
     }
 
@@ -168,7 +173,7 @@ impl OperatorSide {
         record.attach(agent.clone(), ui.clone());
         let rearm = Rearm {
             latch: latch.clone(),
-            ledger,
+            attestor: Attestor { ledger, latch: latch.clone(), monitored: monitor.is_some() },
             ui: ui.clone(),
             agent: agent.clone(),
             record: record.clone(),
@@ -180,13 +185,7 @@ impl OperatorSide {
         if let Some(events) = ui_events {
             let tab = match (agent_tab, &ui) {
                 (Some(config), Some(ui)) => {
-                    let core = AgentTabCore::new(
-                        config,
-                        ui.clone(),
-                        rearm.ledger.clone(),
-                        latch.clone(),
-                        monitor.is_some(),
-                    );
+                    let core = AgentTabCore::new(config, ui.clone(), rearm.attestor.clone());
                     let (tx, rx) = mpsc::channel();
                     spawn("mcec-agent-tab", move || agent_tab_worker(rx, core));
                     Some(tx)
@@ -404,21 +403,31 @@ fn stop_worker(
 #[derive(Clone)]
 struct Rearm {
     latch: Latch,
-    ledger: LastPhysicalInput,
+    attestor: Attestor,
     ui: Option<OperatorState>,
     agent: Arc<Agent>,
     record: Keeper,
 }
 
 impl Rearm {
-    /// Ask the latch to re-arm on the monitor's attestation; an accepted re-arm releases this
-    /// stop's ids and removes the durable record. Holds the record lock throughout, so the
-    /// follower cannot write the record back between the verdict and the removal.
-    fn attempt(&self, by: &str) -> bool {
+    /// Ask the latch to re-arm on the judgement of the events `event` names (the click or
+    /// key that pressed `Re-arm`); an accepted re-arm releases this stop's ids and removes the
+    /// durable record. The events are judged first (that may wait for the monitor); then the
+    /// record lock is held throughout, so the follower cannot write the record back between
+    /// the verdict and the removal.
+    fn attempt(&self, by: &str, event: &Activation) -> bool {
+        let judgement = self.attestor.judge(event);
         let mut held = self.record.hold();
-        match self.latch.rearm(self.ledger.attest()) {
+        let rearmed = match judgement.verdict {
+            Ok(judged) => {
+                let tamper = self.attestor.ledger.last_tamper();
+                self.latch.rearm(judged.attestation(tamper)).map_err(|r| r.to_string())
+            }
+            Err(refusal) => Err(refusal.to_string()),
+        };
+        match rearmed {
             Ok(_) => {
-                audit("emergency-stop", &format!("re-armed {by} (physical input)"));
+                audit("emergency-stop", &format!("re-armed {by}; {}", judgement.detail));
                 self.agent.with_record(|r| r.stamp_rearm(SystemTime::now()));
                 match held.release_and_clear() {
                     Ok(()) => {
@@ -442,7 +451,7 @@ impl Rearm {
                 true
             }
             Err(refusal) => {
-                audit("rearm-refused", &format!("{refusal} ({by})"));
+                audit("rearm-refused", &format!("{refusal} ({by}); {}", judgement.detail));
                 if let Some(ui) = &self.ui {
                     ui.show_refusal(format!("Re-arm refused: {refusal}"));
                 }
@@ -452,8 +461,9 @@ impl Rearm {
     }
 }
 
-/// Operator clicks from the windows. A re-arm is honoured only when the monitor says the
-/// latest press was physical and no tampering was seen recently.
+/// Operator clicks from the windows. A re-arm is honoured only when the monitor saw the very
+/// click (or key) that pressed `Re-arm` come from a physical device, the prompt had been on
+/// screen a moment before it, and no tampering was seen recently.
 fn rearm_handler(
     events: Receiver<OperatorEvent>,
     rearm: Rearm,
@@ -463,15 +473,13 @@ fn rearm_handler(
 ) {
     for event in events {
         match event {
-            OperatorEvent::RearmClicked { .. } | OperatorEvent::MenuRearm { .. } => {
-                // The toolkit saw the press; give the monitor thread a moment to log it too.
-                std::thread::sleep(Duration::from_millis(60));
-                rearm.attempt("by the operator");
+            OperatorEvent::RearmClicked { by } | OperatorEvent::MenuRearm { by } => {
+                rearm.attempt("by the operator", &by);
             }
             OperatorEvent::LeaveStopped => audit("rearm-prompt", "dismissed; still stopped"),
             OperatorEvent::ConsentAllow { .. } | OperatorEvent::ConsentDeny => {
                 let click = match event {
-                    OperatorEvent::ConsentAllow { .. } => ConsentClick::Allow,
+                    OperatorEvent::ConsentAllow { by } => ConsentClick::Allow(by),
                     _ => ConsentClick::Deny,
                 };
                 if consent.as_ref().is_none_or(|tx| tx.send(click).is_err()) {
@@ -500,7 +508,7 @@ fn rearm_handler(
 fn agent_tab_worker(events: Receiver<OperatorEvent>, core: AgentTabCore) {
     for event in events {
         match event {
-            OperatorEvent::SetProvisioning { enabled, .. } => core.set_provisioning(enabled),
+            OperatorEvent::SetProvisioning { enabled, by } => core.set_provisioning(enabled, &by),
             OperatorEvent::DeleteSession { id } => core.delete(&id),
             OperatorEvent::DeleteAllSessions => core.delete_all(),
             OperatorEvent::ProvisionNew => core.provision_new(),

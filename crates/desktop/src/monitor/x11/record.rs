@@ -5,7 +5,10 @@
 //! the physical device as the source. A RECORD context over all clients for XTEST minor 2
 //! sees each such request. One aimed at a device that is not an XTEST device is tampering:
 //! the sink trips the latch. Its key code is also remembered for a moment so the raw event it
-//! causes is classified injected ([`ForgedRecent`]).
+//! causes is classified injected ([`ForgedRecent`]). It also sees every pointer move a program
+//! makes (an XTEST motion, or a core `WarpPointer`, which makes no raw event at all): a program
+//! that puts the pointer on a prompt's button under the operator's click must not get that
+//! click counted (`mcec_rules::activation::pointer_verdict`).
 //!
 //! `FakeInput` layout (xtest.xml, checked against x11rb's serializer): byte 0 major opcode,
 //! 1 minor (2), 2-3 length (9 words), 4 event type, 5 detail, 8-11 time, 12-15 root,
@@ -26,6 +29,10 @@ use super::devices::DeviceTable;
 use crate::monitor::{Coverage, MonitorSink};
 
 const FAKE_INPUT_MINOR: u8 = 2;
+/// The core `WarpPointer` request's opcode.
+const WARP_POINTER: u8 = 41;
+/// The core `MotionNotify` event type: what a `FakeInput` that moves the pointer sends.
+const MOTION_NOTIFY: u8 = 6;
 const FAKE_INPUT_LEN: usize = 36;
 /// How long a forged key code marks matching raw events as injected.
 const FORGED_WINDOW: Duration = Duration::from_millis(500);
@@ -66,6 +73,9 @@ pub fn parse_fake_inputs(data: &[u8], xtest_major: u8, swapped: bool) -> Vec<Fak
         let req = &rest[..len];
         if req[0] == xtest_major && req[1] == FAKE_INPUT_MINOR && len >= FAKE_INPUT_LEN {
             out.push(FakeInput { event_type: req[4], detail: req[5], device: req[35] });
+        } else if req[0] == WARP_POINTER {
+            // A warp moves the pointer as an XTEST motion does.
+            out.push(FakeInput { event_type: MOTION_NOTIFY, detail: 0, device: 0 });
         }
         rest = &rest[len..];
     }
@@ -151,7 +161,7 @@ pub fn start(
     control.record_query_version(1, 13).map_err(|e| setup_err(&e))?.reply().map_err(|e| setup_err(&e))?;
     let context = control.generate_id().map_err(|e| setup_err(&e))?;
     let range = record::Range {
-        core_requests: record::Range8 { first: 0, last: 0 },
+        core_requests: record::Range8 { first: WARP_POINTER, last: WARP_POINTER },
         core_replies: record::Range8 { first: 0, last: 0 },
         ext_requests: record::ExtRange {
             major: record::Range8 { first: xtest.major_opcode, last: xtest.major_opcode },
@@ -239,6 +249,9 @@ impl Watcher {
 
     fn check(&self, fake: FakeInput) {
         if fake.is_core() {
+            if fake.event_type & 0x7f == MOTION_NOTIFY {
+                self.sink.ledger.record_pointer_moved(Instant::now());
+            }
             return;
         }
         let device = u16::from(fake.device);
