@@ -307,7 +307,9 @@ mod tests {
     use std::path::Path;
     use std::sync::Mutex;
 
+    use mcec_desktop::monitor::LastPhysicalInput;
     use mcec_rules::StopFlag;
+    use mcec_rules::latch::Latch;
 
     use super::*;
 
@@ -324,13 +326,9 @@ mod tests {
             settings_error: None,
         };
         let ui = OperatorState::new();
-        let core = AgentTabCore::new(
-            config,
-            ui.clone(),
-            LastPhysicalInput::new(),
-            Latch::new(StopFlag::new()),
-            true,
-        );
+        let attestor =
+            Attestor { ledger: LastPhysicalInput::new(), latch: Latch::new(StopFlag::new()), monitored: true };
+        let core = AgentTabCore::new(config, ui.clone(), attestor);
         (core, ui)
     }
 

@@ -364,12 +364,14 @@ mod tests {
         agent_commands: bool,
         overlay_enabled: bool,
         unsafe_wayland: bool,
+        /// No `mcec.settings` beside a manual copy: ask mode.
+        ask_first: bool,
     }
 
-    /// Every combination: three modes times eight switches.
+    /// Every combination: three modes times nine switches.
     fn every_input() -> impl Iterator<Item = Inputs> {
         [Mode::Stdio, Mode::Host, Mode::SessionBootstrap].into_iter().flat_map(|mode| {
-            (0u16..1 << 8).map(move |bits| {
+            (0u16..1 << 9).map(move |bits| {
                 let on = |n: u16| bits & (1 << n) != 0;
                 Inputs {
                     mode,
@@ -381,6 +383,7 @@ mod tests {
                     agent_commands: on(5),
                     overlay_enabled: on(6),
                     unsafe_wayland: on(7),
+                    ask_first: on(8),
                 }
             })
         })
@@ -414,15 +417,15 @@ mod tests {
             key: None,
             problem: "does not parse".into(),
         });
-        Loaded { settings, commands: Commands::default(), error, warnings: Vec::new() }
+        Loaded { settings, commands: Commands::default(), error, warnings: Vec::new(), ask_first: i.ask_first }
     }
 
     /// The contract's rows for `mcec` and `mcec mcp`, said independently of the code:
     /// `mcec mcp` (and its `--session` bootstrap) has the stop and the re-arm prompt, the host
     /// has its window (whose menu re-arms) and arms the stop when it serves agents at all (HTTP
     /// or agent commands); `EmergencyStopEnabled = false` never arms; the banner shows when
-    /// `CommandOverlayEnabled` and an agent surface is on (agent commands with readable
-    /// settings, or the bootstrap tools of an installed copy); the Wayland escape hatch is
+    /// `CommandOverlayEnabled` and an agent surface is on (agent commands, or ask mode, with
+    /// readable settings, or the bootstrap tools of an installed copy); the Wayland escape hatch is
     /// never honoured in a session copy.
     #[test]
     fn every_combination_of_mode_and_settings_gets_the_contracts_plan() {
@@ -437,7 +440,7 @@ mod tests {
             if i.stop_enabled && (stdio || i.server_enabled || (i.agent_commands && !i.settings_error)) {
                 assert!(plan.arm_stop, "something can act, so the stop must be armed: {i:?}");
             }
-            let agent_surface = (i.agent_commands && !i.settings_error) || i.installed;
+            let agent_surface = ((i.agent_commands || i.ask_first) && !i.settings_error) || i.installed;
             let want = Surfaces {
                 overlay: i.overlay_enabled && agent_surface,
                 prompt: stdio,
@@ -455,7 +458,7 @@ mod tests {
             seen += 1;
             armed += usize::from(plan.arm_stop);
         }
-        assert_eq!(seen, 3 * 256, "every combination was checked");
+        assert_eq!(seen, 3 * 512, "every combination was checked");
         assert!(armed > 0 && armed < seen, "both verdicts occur: {armed} of {seen} armed");
     }
 }
