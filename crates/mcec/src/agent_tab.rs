@@ -326,8 +326,11 @@ mod tests {
             settings_error: None,
         };
         let ui = OperatorState::new();
-        let attestor =
-            Attestor { ledger: LastPhysicalInput::new(), latch: Latch::new(StopFlag::new()), monitored: true };
+        let attestor = Attestor {
+            ledger: LastPhysicalInput::new(),
+            latch: Latch::new(StopFlag::new()),
+            monitored: true,
+        };
         let core = AgentTabCore::new(config, ui.clone(), attestor);
         (core, ui)
     }

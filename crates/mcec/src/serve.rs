@@ -417,7 +417,13 @@ mod tests {
             key: None,
             problem: "does not parse".into(),
         });
-        Loaded { settings, commands: Commands::default(), error, warnings: Vec::new(), ask_first: i.ask_first }
+        Loaded {
+            settings,
+            commands: Commands::default(),
+            error,
+            warnings: Vec::new(),
+            ask_first: i.ask_first,
+        }
     }
 
     /// The contract's rows for `mcec` and `mcec mcp`, said independently of the code:

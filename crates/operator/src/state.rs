@@ -317,7 +317,14 @@ impl OperatorState {
 
     /// Change what the Agent tab shows (core side).
     pub fn update_agent_tab(&self, change: impl FnOnce(&mut AgentTab)) {
-        self.update(|inner| change(&mut inner.agent));
+        self.update(|inner| {
+            change(&mut inner.agent);
+            // The value the confirmation asked for has arrived: it is done, and must not
+            // reopen when the value later changes some other way.
+            if inner.opt_in_confirm == Some(inner.agent.allow_provisioning) {
+                inner.opt_in_confirm = None;
+            }
+        });
     }
 
     /// Open the host's settings window (the host menu's `Settings…`).
@@ -571,5 +578,18 @@ mod tests {
         let s = b.snapshot();
         assert_eq!(s.front_door, "MCP on stdio");
         assert!(s.quit_requested);
+    }
+
+    #[test]
+    fn the_opt_in_confirmation_ends_when_its_value_arrives_and_never_reopens_by_itself() {
+        let st = OperatorState::new();
+        st.set_opt_in_confirm(Some(true));
+        assert_eq!(st.snapshot().opt_in_confirm, Some(true));
+        st.update_agent_tab(|tab| tab.pending = false);
+        assert_eq!(st.snapshot().opt_in_confirm, Some(true), "still asking: the value has not changed");
+        st.update_agent_tab(|tab| tab.allow_provisioning = true);
+        assert_eq!(st.snapshot().opt_in_confirm, None, "done once the core reports the asked value");
+        st.update_agent_tab(|tab| tab.allow_provisioning = false);
+        assert_eq!(st.snapshot().opt_in_confirm, None, "a later change elsewhere opens nothing");
     }
 }

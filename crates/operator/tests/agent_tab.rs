@@ -1,17 +1,22 @@
 //! The host settings window's Agent tab: `Settings…` in the host menu opens it (and asks the
-//! core for the session list); the checkbox, the row `Delete`, `Delete all` and `Provision
-//! new…` only report events, and the checkbox asks for the opposite of the value the core
-//! confirmed without flipping itself; inside a session copy the checkbox is disabled.
+//! core for the session list); the row `Delete`, `Delete all` and `Provision new…` only
+//! report events; the checkbox only opens the confirmation prompt, whose `Confirm` asks for
+//! the opposite of the value the core confirmed without flipping anything itself; inside a
+//! session copy the checkbox is disabled.
 
 mod common;
 
 use common::{Demo, Rect, Shot, Xvfb};
-use mcec_operator::{HOST_TITLE, SETTINGS_TITLE};
+use mcec_operator::{HOST_TITLE, OPT_IN_TITLE, SETTINGS_TITLE};
 
 /// Offsets from the top-left corner of the window (egui's default dark theme at scale 1).
 const MENU_BUTTON: (i32, i32) = (24, 12);
 const MENU_SETTINGS_ITEM: (i32, i32) = (40, 40);
 const CHECKBOX: (i32, i32) = (15, 43);
+/// `Confirm` in the opt-in's confirmation prompt.
+const CONFIRM: (i32, i32) = (40, 92);
+/// A spot of the settings window with no control under it.
+const EMPTY_SPOT: (i32, i32) = (500, 400);
 const DELETE_ALL: (i32, i32) = (257, 145);
 const FIRST_ROW_DELETE: (i32, i32) = (296, 191);
 const PROVISION_NEW: (i32, i32) = (355, 145);
@@ -49,14 +54,25 @@ fn agent_tab_reports_clicks_and_never_flips_the_checkbox_itself() {
         s.count_changed(&empty, rows) > 100
     });
 
-    // Off as confirmed: a click asks for on, and the box stays as the core last said.
+    // Off as confirmed: a click opens the confirmation, whose Confirm asks for on (twice: the
+    // prompt stays until the core says the value changed), and nothing flips by itself.
     common::click(&x.display, settings, CHECKBOX);
+    let confirm = window(&x.display, OPT_IN_TITLE);
+    common::click(&x.display, confirm, CONFIRM);
     demo.expect("event SetProvisioning { enabled: true");
-    common::click(&x.display, settings, CHECKBOX);
+    common::click(&x.display, confirm, CONFIRM);
     demo.expect("event SetProvisioning { enabled: true");
     demo.send("agent allow");
+    common::wait_until_gone(&x.display, OPT_IN_TITLE);
+    // eframe drops its first click after another client's window had the focus.
+    common::click(&x.display, settings, EMPTY_SPOT);
     common::click(&x.display, settings, CHECKBOX);
+    let confirm = window(&x.display, OPT_IN_TITLE);
+    common::click(&x.display, confirm, CONFIRM);
     demo.expect("event SetProvisioning { enabled: false");
+    demo.send("agent deny");
+    common::wait_until_gone(&x.display, OPT_IN_TITLE);
+    common::click(&x.display, settings, EMPTY_SPOT);
 
     common::click(&x.display, settings, FIRST_ROW_DELETE);
     demo.expect("event DeleteSession { id: \"0123456789ab\" }");
