@@ -14,8 +14,12 @@ use mcec_desktop::monitor::{
     ProvenanceMonitor,
 };
 use mcec_rules::StopFlag;
+use mcec_rules::activation::{
+    Activation, ActivationEvents, ActivationRefusal, InputEventId, Judged, Pressed, Provenance,
+    activation_verdict,
+};
 use mcec_rules::hotkey::{Hotkey, MainKey};
-use mcec_rules::latch::{Latch, RearmRefusal, StopReason, TripKind};
+use mcec_rules::latch::{Latch, StopReason, TripKind};
 use monitor_support::{Harness, serial};
 use x11rb::connection::{Connection, RequestConnection};
 use x11rb::protocol::xinput::{self, ConnectionExt as _};
@@ -182,15 +186,47 @@ fn forged_device_key_press_is_tampering_and_latches() {
     }
     until(&r.events, "the tampering event", |e| matches!(e, MonitorEvent::Tampering { .. }));
     assert!(r.ledger.snapshot().last_tamper.is_some());
-    // And re-arm stays refused during the quiet period, even with a physical click.
+    // And re-arm stays refused during the quiet period, even for a physical click.
     r.h.physical_click().unwrap_or_else(|e| panic!("{e}"));
-    until(
-        &r.events,
-        "the physical click",
-        |e| matches!(e, MonitorEvent::Input(c) if c.physical && c.down && c.input == Input::Button(1)),
-    );
-    assert!(matches!(r.latch.rearm(r.ledger.attest_click()), Err(RearmRefusal::RecentTampering { .. })));
+    let click = click_of(&r.events, "the physical click", true);
+    assert!(matches!(judge(&r, click), Err(ActivationRefusal::RecentTampering { .. })));
     assert!(r.latch.is_stopped());
+}
+
+/// The press and release of the next left click of this provenance, named as a window would
+/// name them (by their server time).
+fn click_of(rx: &Receiver<MonitorEvent>, what: &str, physical: bool) -> ActivationEvents {
+    let id = |c: &mcec_desktop::monitor::ClassifiedEvent| InputEventId {
+        time: c.time,
+        what: Pressed::Button(1),
+        down: c.down,
+    };
+    let found = |down: bool| {
+        let seen = until(
+            rx,
+            what,
+            |e| matches!(e, MonitorEvent::Input(c) if c.physical == physical && c.down == down && c.input == Input::Button(1)),
+        );
+        match seen.last() {
+            Some(MonitorEvent::Input(c)) => id(c),
+            other => panic!("{what}: {other:?}"),
+        }
+    };
+    let press = found(true);
+    let release = found(false);
+    ActivationEvents::Click { press, release }
+}
+
+/// The activation rule over the ledger for a window shown long ago.
+fn judge(r: &Rig, events: ActivationEvents) -> Result<Judged, ActivationRefusal> {
+    let shown_at = Instant::now().checked_sub(Duration::from_secs(1));
+    let act = Activation { events: Some(events), shown_at };
+    activation_verdict(
+        &act,
+        |e| r.ledger.witness(e),
+        r.ledger.last_tamper().max(r.latch.last_tamper()),
+        Instant::now(),
+    )
 }
 
 #[test]
@@ -201,24 +237,19 @@ fn clicks_are_attributed_and_only_a_physical_click_rearms() {
     assert!(r.latch.wait_for_trip_timeout(WAIT).is_some(), "the physical chord latched");
 
     r.h.injected_click().unwrap_or_else(|e| panic!("{e}"));
-    until(
-        &r.events,
-        "the injected click",
-        |e| matches!(e, MonitorEvent::Input(c) if !c.physical && c.down && c.input == Input::Button(1)),
+    let injected = click_of(&r.events, "the injected click", false);
+    assert!(r.ledger.snapshot().last_injected_button.is_some());
+    let refused = judge(&r, injected);
+    assert!(
+        matches!(refused, Err(ActivationRefusal::Synthetic { provenance: Provenance::Injected, .. })),
+        "{refused:?}"
     );
-    let snap = r.ledger.snapshot();
-    assert!(snap.last_injected_button.is_some());
-    assert_eq!(r.latch.rearm(r.ledger.attest_click()), Err(RearmRefusal::NotPhysical));
     assert!(r.latch.is_stopped());
 
     r.h.physical_click().unwrap_or_else(|e| panic!("{e}"));
-    until(
-        &r.events,
-        "the physical click",
-        |e| matches!(e, MonitorEvent::Input(c) if c.physical && c.down && c.input == Input::Button(1)),
-    );
-    assert!(r.ledger.snapshot().last_physical_button.is_some());
-    let rearm = r.latch.rearm(r.ledger.attest_click());
+    let physical = click_of(&r.events, "the physical click", true);
+    let judged = judge(&r, physical).unwrap_or_else(|e| panic!("the physical click was refused: {e}"));
+    let rearm = r.latch.rearm(judged.attestation(r.ledger.last_tamper()));
     assert!(rearm.is_ok(), "{rearm:?}");
     assert!(!r.latch.is_stopped() && !r.latch.flag().is_set());
 }

@@ -52,7 +52,9 @@ fn key(key: Key, down: bool) -> ClassifiedEvent {
         input: Input::Key { key, code: 0 },
         down,
         physical: true,
+        forged: false,
         source_device: 0,
+        time: 0,
         at: Instant::now(),
     }
 }

@@ -1,9 +1,10 @@
 //! The core behind the host settings window's Agent tab: it decides what the tab's clicks do.
 //!
 //! The opt-in (`AllowSessionProvisioning`) is the one permission an agent must never grant
-//! itself, and the window cannot tell a hand from a program, so a change is honoured only when
-//! the provenance monitor attests that the latest click was physical and recent, never inside
-//! a session copy (`mcec_rules::opt_in`). An honoured change rewrites only that key's line
+//! itself, and the settings window cannot tell a hand from a program, so its checkbox only
+//! opens an attested confirmation prompt, and a change is honoured only when the provenance
+//! monitor saw the very click (or key) that pressed `Confirm` come from a physical device,
+//! never inside a session copy (`mcec_rules::opt_in`, `crate::attest`). An honoured change rewrites only that key's line
 //! of `mcec.settings` (atomically; a file that does not parse is never rewritten) and flips
 //! the flag `provision-session` reads, so it applies without a restart. Every decision is
 //! audited. Delete, Delete all and Provision new… do what `mcec sessions rm` and `mcec
@@ -14,15 +15,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use clap::ValueEnum;
-use mcec_desktop::monitor::LastPhysicalInput;
 use mcec_mcp::audit::audit;
 use mcec_operator::{
     AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, OperatorState, SessionRow,
 };
-use mcec_rules::latch::Latch;
+use mcec_rules::activation::Activation;
 use mcec_rules::opt_in::opt_in_verdict;
 use mcec_rules::settings::{EditError, set_setting};
 use mcec_sessions::id::SessionId;
@@ -31,6 +30,7 @@ use mcec_sessions::paths::SETTINGS_FILE;
 use mcec_sessions::provision::provision;
 use mcec_sessions::remove::{Removal, RemoveError, remove_all_sessions, remove_session_dir};
 
+use crate::attest::Attestor;
 use crate::client_snippets::Client;
 use crate::handoff;
 use crate::sessions_cli::{age, size};
@@ -55,21 +55,12 @@ pub struct AgentTabConfig {
 pub struct AgentTabCore {
     config: AgentTabConfig,
     ui: OperatorState,
-    ledger: LastPhysicalInput,
-    latch: Latch,
-    /// Whether a provenance monitor feeds the ledger; without one nothing can be attested.
-    monitored: bool,
+    attestor: Attestor,
 }
 
 impl AgentTabCore {
-    pub fn new(
-        config: AgentTabConfig,
-        ui: OperatorState,
-        ledger: LastPhysicalInput,
-        latch: Latch,
-        monitored: bool,
-    ) -> Self {
-        let core = AgentTabCore { config, ui, ledger, latch, monitored };
+    pub fn new(config: AgentTabConfig, ui: OperatorState, attestor: Attestor) -> Self {
+        let core = AgentTabCore { config, ui, attestor };
         let message = core.config.settings_error.as_ref().map(|e| AgentMessage::error(e.clone()));
         core.ui.update_agent_tab(|tab| {
             *tab = AgentTab {
@@ -84,12 +75,21 @@ impl AgentTabCore {
         core
     }
 
-    /// The operator clicked the opt-in checkbox asking for `enabled`.
-    pub fn set_provisioning(&self, enabled: bool) {
-        let evidence = crate::attest::click_evidence(&self.ledger, &self.latch, self.monitored);
-        let verdict = opt_in_verdict(evidence.as_ref(), self.config.in_session_copy, Instant::now());
-        if let Err(refusal) = verdict {
-            return self.refuse(enabled, refusal.code(), &refusal.to_string());
+    /// The operator confirmed the opt-in asking for `enabled`, by the events `by` names.
+    pub fn set_provisioning(&self, enabled: bool, by: &Activation) {
+        let judgement = self.attestor.judge(by);
+        let detail = judgement.detail;
+        if let Err(refusal) = opt_in_verdict(judgement.verdict, self.config.in_session_copy) {
+            audit(
+                "provisioning-opt-in-refused",
+                &format!("reason={}; wanted {KEY}={enabled}; {detail}", refusal.code()),
+            );
+            let text = format!("Not changed: {refusal}");
+            self.ui.update_agent_tab(|tab| {
+                tab.pending = false;
+                tab.message = Some(AgentMessage::error(text));
+            });
+            return;
         }
         let new_text = match self.edited_settings(enabled) {
             Ok(text) => text,
@@ -101,7 +101,7 @@ impl AgentTabCore {
             return self.refuse(enabled, "write-failed", &format!("cannot write {SETTINGS_FILE}: {e}"));
         }
         self.config.allow_provisioning.store(enabled, Ordering::SeqCst);
-        audit("provisioning-opt-in", &format!("{KEY}={enabled}; by=operator (physical click)"));
+        audit("provisioning-opt-in", &format!("{KEY}={enabled}; by=operator; {detail}"));
         let text = if enabled {
             "Agents may now provision session copies (saved to mcec.settings)."
         } else {

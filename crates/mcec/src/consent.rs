@@ -1,10 +1,10 @@
 //! The operator's side of `request-command-access`: the consent prompt, and the check that a
 //! hand clicked `Allow`.
 //!
-//! The prompt is an operator window like the re-arm prompt; it only reports clicks. `Allow`
-//! is honoured only on the provenance monitor's attestation (`attest::click_evidence` and
-//! `mcec_rules::opt_in::physical_click_verdict`, the rule of the provisioning opt-in): an
-//! injected click is refused, audited and shown in the prompt, which keeps waiting. `Deny`,
+//! The prompt is an operator window like the re-arm prompt; it only reports clicks and the
+//! events that made them. `Allow` is honoured only when the provenance monitor saw that very
+//! click (or key) come from a physical device (`crate::attest`, the rule of the re-arm and
+//! the opt-in): anything else is refused, audited and shown in the prompt, which keeps waiting. `Deny`,
 //! Enter, Esc and closing the window deny. The emergency stop or the client's cancel closes
 //! the prompt with nothing granted; so does the timeout. Without an operator window or a
 //! provenance monitor no prompt is shown at all: nothing could be attested (fail closed).
@@ -13,15 +13,14 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use mcec_desktop::monitor::LastPhysicalInput;
 use mcec_mcp::ConsentAsker;
 use mcec_mcp::audit::audit;
 use mcec_operator::OperatorState;
 use mcec_rules::StopFlag;
+use mcec_rules::activation::Activation;
 use mcec_rules::consent::{CONSENT_TIMEOUT, Outcome};
-use mcec_rules::latch::Latch;
-use mcec_rules::opt_in::physical_click_verdict;
 
+use crate::attest::Attestor;
 use crate::operator::UiShutdown;
 
 /// Test-only: a shorter consent timeout in milliseconds (never a longer one).
@@ -33,7 +32,8 @@ const TICK: Duration = Duration::from_millis(50);
 /// A click in the consent prompt, forwarded by the operator-event handler.
 #[derive(Debug, Clone, Copy)]
 pub enum ConsentClick {
-    Allow,
+    /// `Allow`, pressed by the events named.
+    Allow(Activation),
     Deny,
 }
 
@@ -41,10 +41,7 @@ pub enum ConsentClick {
 pub struct OperatorConsent {
     pub ui: Option<(OperatorState, UiShutdown)>,
     pub clicks: Mutex<Receiver<ConsentClick>>,
-    pub ledger: LastPhysicalInput,
-    pub latch: Latch,
-    /// Whether a provenance monitor feeds the ledger.
-    pub monitored: bool,
+    pub attestor: Attestor,
 }
 
 /// A receiver and the sender the operator-event handler forwards consent clicks to.
@@ -69,7 +66,7 @@ impl ConsentAsker for OperatorConsent {
                 "no operator window: no display, or the windows could not start".into(),
             );
         };
-        if !self.monitored {
+        if !self.attestor.monitored {
             return Outcome::Unavailable(
                 "the emergency stop's input monitor is not running, so a click in the prompt could not be told \
                  from a program's"
@@ -96,13 +93,16 @@ impl ConsentAsker for OperatorConsent {
             }
             match clicks.recv_timeout(left.min(TICK)) {
                 Ok(ConsentClick::Deny) => break Outcome::Denied,
-                Ok(ConsentClick::Allow) => {
-                    let evidence = crate::attest::click_evidence(&self.ledger, &self.latch, self.monitored);
-                    match physical_click_verdict(evidence.as_ref(), Instant::now()) {
-                        Ok(()) if !stop.is_set() => break Outcome::Granted,
-                        Ok(()) => break Outcome::Stopped,
+                Ok(ConsentClick::Allow(by)) => {
+                    let judgement = self.attestor.judge(&by);
+                    match judgement.verdict {
+                        Ok(_) if !stop.is_set() => {
+                            audit("consent-allowed", &judgement.detail);
+                            break Outcome::Granted;
+                        }
+                        Ok(_) => break Outcome::Stopped,
                         Err(refusal) => {
-                            audit("consent-refused", &format!("{}: {refusal}", refusal.code()));
+                            audit("consent-refused", &format!("{}: {}", refusal.code(), judgement.detail));
                             ui.refuse_consent(format!("Not allowed: {refusal}."));
                         }
                     }

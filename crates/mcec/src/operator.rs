@@ -2,7 +2,8 @@
 //! connection, the emergency stop (provenance monitor → latch, seeded from the durable stop
 //! record), the operator windows, and the threads that act on the latch: the stop worker
 //! (the slow steps of a stop, the record first), the re-arm handler (operator clicks,
-//! honoured only on the monitor's attestation) and the record follower (stops and re-arms
+//! honoured only when the monitor saw the event that pressed the control come from a
+//! physical device, `crate::attest`) and the record follower (stops and re-arms
 //! made by other mcec processes on the same display).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,12 +17,14 @@ use mcec_mcp::audit::audit;
 use mcec_mcp::{Agent, CallObserver, ConsentAsker};
 use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
 use mcec_rules::StopFlag;
+use mcec_rules::activation::Activation;
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason, TripKind};
 use mcec_rules::stop_record::{FollowerAction, Observation};
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
+use crate::attest::Attestor;
 use crate::consent::{self, ConsentClick, OperatorConsent};
 use crate::stop_record::StopRecords;
 use crate::stopless::{NoStopWatch, stopless_display};
@@ -140,9 +143,11 @@ impl OperatorSide {
         Box::new(OperatorConsent {
             ui: self.ui.clone().zip(self.ui_thread.clone()),
             clicks: Mutex::new(rx),
-            ledger: self.ledger.clone(),
-            latch: self.latch.clone(),
-            monitored: self.monitor.is_some(),
+            attestor: Attestor {
+                ledger: self.ledger.clone(),
+                latch: self.latch.clone(),
+                monitored: self.monitor.is_some(),
+            },
         })
     }
 
@@ -180,7 +185,7 @@ impl OperatorSide {
         record.watching.store(monitor.is_some(), Ordering::SeqCst);
         let rearm = Rearm {
             latch: latch.clone(),
-            ledger,
+            attestor: Attestor { ledger, latch: latch.clone(), monitored: monitor.is_some() },
             ui: ui.clone(),
             agent: agent.clone(),
             record: record.clone(),
@@ -192,13 +197,7 @@ impl OperatorSide {
         if let Some(events) = ui_events {
             let tab = match (agent_tab, &ui) {
                 (Some(config), Some(ui)) => {
-                    let core = AgentTabCore::new(
-                        config,
-                        ui.clone(),
-                        rearm.ledger.clone(),
-                        latch.clone(),
-                        monitor.is_some(),
-                    );
+                    let core = AgentTabCore::new(config, ui.clone(), rearm.attestor.clone());
                     let (tx, rx) = mpsc::channel();
                     spawn("mcec-agent-tab", move || agent_tab_worker(rx, core));
                     Some(tx)
@@ -430,21 +429,29 @@ fn stop_worker(
 #[derive(Clone)]
 struct Rearm {
     latch: Latch,
-    ledger: LastPhysicalInput,
+    attestor: Attestor,
     ui: Option<OperatorState>,
     agent: Arc<Agent>,
     record: Record,
 }
 
 impl Rearm {
-    /// Ask the latch to re-arm on the monitor's attestation. `clear_record` removes the
-    /// durable record after an accepted re-arm (the operator's own click); the follower
-    /// re-arms because the record is already gone. Holds the record lock throughout.
-    fn attempt(&self, by: &str, clear_record: bool) -> bool {
+    /// Ask the latch to re-arm on the judgement of the events `event` names (the click or
+    /// key that pressed `Re-arm`). `clear_record` removes the durable record after an
+    /// accepted re-arm (the operator's own click). Holds the record lock throughout.
+    fn attempt(&self, by: &str, event: &Activation, clear_record: bool) -> bool {
+        let judgement = self.attestor.judge(event);
         let mut seen = self.record.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        match self.latch.rearm(self.ledger.attest()) {
+        let rearmed = match judgement.verdict {
+            Ok(judged) => {
+                let tamper = self.attestor.ledger.last_tamper();
+                self.latch.rearm(judged.attestation(tamper)).map_err(|r| r.to_string())
+            }
+            Err(refusal) => Err(refusal.to_string()),
+        };
+        match rearmed {
             Ok(_) => {
-                audit("emergency-stop", &format!("re-armed {by} (physical input)"));
+                audit("emergency-stop", &format!("re-armed {by}; {}", judgement.detail));
                 self.agent.with_record(|r| r.stamp_rearm(SystemTime::now()));
                 let cleared = if clear_record { self.record.files.clear() } else { Ok(()) };
                 *seen = Observation::Absent;
@@ -471,7 +478,7 @@ impl Rearm {
                 true
             }
             Err(refusal) => {
-                audit("rearm-refused", &format!("{refusal} ({by})"));
+                audit("rearm-refused", &format!("{refusal} ({by}); {}", judgement.detail));
                 if let Some(ui) = &self.ui {
                     ui.show_refusal(format!("Re-arm refused: {refusal}"));
                 }
@@ -481,8 +488,9 @@ impl Rearm {
     }
 }
 
-/// Operator clicks from the windows. A re-arm is honoured only when the monitor says the
-/// latest press was physical and no tampering was seen recently.
+/// Operator clicks from the windows. A re-arm is honoured only when the monitor saw the very
+/// click (or key) that pressed `Re-arm` come from a physical device, the prompt had been on
+/// screen a moment before it, and no tampering was seen recently.
 fn rearm_handler(
     events: Receiver<OperatorEvent>,
     rearm: Rearm,
@@ -492,15 +500,13 @@ fn rearm_handler(
 ) {
     for event in events {
         match event {
-            OperatorEvent::RearmClicked { .. } | OperatorEvent::MenuRearm { .. } => {
-                // The toolkit saw the press; give the monitor thread a moment to log it too.
-                std::thread::sleep(Duration::from_millis(60));
-                rearm.attempt("by the operator", true);
+            OperatorEvent::RearmClicked { by } | OperatorEvent::MenuRearm { by } => {
+                rearm.attempt("by the operator", &by, true);
             }
             OperatorEvent::LeaveStopped => audit("rearm-prompt", "dismissed; still stopped"),
             OperatorEvent::ConsentAllow { .. } | OperatorEvent::ConsentDeny => {
                 let click = match event {
-                    OperatorEvent::ConsentAllow { .. } => ConsentClick::Allow,
+                    OperatorEvent::ConsentAllow { by } => ConsentClick::Allow(by),
                     _ => ConsentClick::Deny,
                 };
                 if consent.as_ref().is_none_or(|tx| tx.send(click).is_err()) {
@@ -547,8 +553,9 @@ fn follow_record(rearm: Rearm) {
             *seen = now;
             action
         };
+        // No event of this process pressed anything: a removed record alone never re-arms.
         if action == FollowerAction::TryRearm
-            && !rearm.attempt("after a re-arm in another mcec", false)
+            && !rearm.attempt("after a re-arm in another mcec", &Activation::unidentified(), false)
             && rearm.record.watching.load(Ordering::SeqCst)
         {
             let reason = "the stop record was removed without a physical re-arm seen by this process";
@@ -565,7 +572,7 @@ fn follow_record(rearm: Rearm) {
 fn agent_tab_worker(events: Receiver<OperatorEvent>, core: AgentTabCore) {
     for event in events {
         match event {
-            OperatorEvent::SetProvisioning { enabled, .. } => core.set_provisioning(enabled),
+            OperatorEvent::SetProvisioning { enabled, by } => core.set_provisioning(enabled, &by),
             OperatorEvent::DeleteSession { id } => core.delete(&id),
             OperatorEvent::DeleteAllSessions => core.delete_all(),
             OperatorEvent::ProvisionNew => core.provision_new(),

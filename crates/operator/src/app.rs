@@ -1,5 +1,6 @@
 //! The eframe app behind the operator windows of plain `mcec` (the host window, its settings,
-//! and the banner and prompts beside them); `mcec mcp` paints without eframe (`soft/`).
+//! and the banner beside them); `mcec mcp` paints without eframe (`soft/`), and so do the
+//! prompts of plain `mcec`, whose buttons are judged on the event that pressed them.
 //!
 //! winit allows one event loop per process, so every surface is a viewport of one app: the
 //! root viewport is the host window (the code still handles a hidden 1×1 root, which only
@@ -14,7 +15,7 @@ use eframe::egui::{self, ViewportCommand, ViewportId};
 
 use crate::overlay::{self, Look};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
-use crate::{Surfaces, consent_prompt, host, prompt, settings_window, x11_tag};
+use crate::{Surfaces, host, settings_window, x11_tag};
 
 /// Used when the windowing system does not report the monitor size.
 const FALLBACK_MONITOR: egui::Vec2 = egui::vec2(1280.0, 800.0);
@@ -26,8 +27,6 @@ const SMALLEST_MONITOR: f32 = 200.0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Shown {
     overlay: Option<Look>,
-    prompt: bool,
-    consent: bool,
 }
 
 pub(crate) struct OperatorApp {
@@ -52,11 +51,7 @@ impl OperatorApp {
     }
 
     fn wanted(&self, snap: &Snapshot, now: Instant) -> Shown {
-        Shown {
-            overlay: if self.surfaces.overlay { overlay::look(snap, now) } else { None },
-            prompt: self.surfaces.prompt && snap.prompt_open && snap.is_stopped(),
-            consent: snap.consent.is_some(),
-        }
+        Shown { overlay: if self.surfaces.overlay { overlay::look(snap, now) } else { None } }
     }
 }
 
@@ -110,30 +105,6 @@ impl eframe::App for OperatorApp {
             let left = crate::state::REARMED_FADE.mul_f32(1.0 - fade);
             ctx.request_repaint_after(left);
         }
-        if wanted.prompt {
-            let state = self.state.clone();
-            let events = self.events.clone();
-            ctx.show_viewport_deferred(prompt::viewport_id(), prompt::builder(monitor), move |ui, _class| {
-                prompt::show(ui, &state, &events)
-            });
-            if !self.shown.prompt {
-                x11_tag::focus_prompt_soon();
-            }
-        }
-
-        if wanted.consent {
-            let state = self.state.clone();
-            let events = self.events.clone();
-            ctx.show_viewport_deferred(
-                consent_prompt::viewport_id(),
-                consent_prompt::builder(monitor),
-                move |ui, _class| consent_prompt::show(ui, &state, &events),
-            );
-            if !self.shown.consent {
-                x11_tag::focus_consent_soon();
-            }
-        }
-
         if self.surfaces.host_window && snap.settings_open {
             let state = self.state.clone();
             let events = self.events.clone();
@@ -150,12 +121,6 @@ impl eframe::App for OperatorApp {
             }
             if wanted.overlay.is_some() {
                 ctx.request_repaint_of(overlay::viewport_id());
-            }
-            if wanted.prompt {
-                ctx.request_repaint_of(prompt::viewport_id());
-            }
-            if wanted.consent {
-                ctx.request_repaint_of(consent_prompt::viewport_id());
             }
             self.last_snapshot = Some(snap);
         }

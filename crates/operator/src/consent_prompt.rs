@@ -4,16 +4,15 @@
 //! by `mcec_rules::consent::sanitize_reason`, and drawn inside a frame labelled as the agent's
 //! words, so it cannot pass for mcec's own text or buttons). `Deny` is the default: it holds
 //! the keyboard focus, and Enter, Esc and the window's close button all mean Deny. `Allow`
-//! only reports the click and its time; the core asks the provenance monitor whether a hand
+//! only reports the click and the events that made it; the core asks the provenance monitor whether a hand
 //! made it, as for a re-arm, and either grants (the prompt closes) or shows the refusal here
 //! and keeps waiting. The core closes the prompt on a timeout or an emergency stop.
 
 use std::sync::mpsc::Sender;
-use std::time::Instant;
 
 use egui::{self, Color32, RichText};
-#[cfg(unix)]
-use egui::{ViewportBuilder, ViewportId};
+
+use mcec_rules::activation::Activation;
 
 use crate::state::{OperatorEvent, OperatorState};
 
@@ -26,23 +25,13 @@ pub const DENY_LABEL: &str = "Deny";
 
 const CONSENT_SIZE: [f32; 2] = [560.0, 380.0];
 
-#[cfg(unix)]
-pub(crate) fn viewport_id() -> ViewportId {
-    ViewportId::from_hash_of("mcec-consent-prompt")
-}
-
 /// Top-left corner and size of the consent prompt, centred on a monitor of `monitor` size.
 pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
     crate::prompt::dialog_geometry(CONSENT_SIZE, monitor)
 }
 
-#[cfg(unix)]
-pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
-    crate::prompt::dialog_builder(CONSENT_TITLE, CONSENT_SIZE, monitor)
-}
-
-/// Draw the prompt; runs as the deferred viewport's callback.
-pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>) {
+/// Draw the prompt; `by` is what would have pressed a button in this pass.
+pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>, by: Activation) {
     let mut deny = crate::prompt::dismissed(ui);
     let mut allow = false;
     let Some(view) = state.snapshot().consent else {
@@ -98,10 +87,7 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
             crate::state::send(events, OperatorEvent::ConsentDeny);
         }
     } else if allow {
-        // Taken within a frame of the button's release; the core matches it against the
-        // provenance monitor's record of physical input.
-        let at = Instant::now();
         state.mark_consent_checking();
-        crate::state::send(events, OperatorEvent::ConsentAllow { at });
+        crate::state::send(events, OperatorEvent::ConsentAllow { by });
     }
 }

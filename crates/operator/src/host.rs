@@ -1,12 +1,13 @@
 //! The host window of plain `mcec`: a status line and a menu.
 //!
 //! The menu carries `⛔ Re-arm (Emergency Stop)` only while the stop is latched; choosing it
-//! reports the time to the core, which decides. `Settings…` opens the settings window
+//! opens the re-arm prompt (`prompt.rs`), whose `Re-arm` is judged on the event that pressed
+//! it. The host window itself decides nothing: its toolkit (eframe on X11) does not say which
+//! event pressed a control, and takes keys a program sent to it. `Settings…` opens the settings window
 //! (`settings_window.rs`) and asks the core for a fresh session list. `Quit` (or closing the
 //! window) reports [`OperatorEvent::Quit`] and ends the UI.
 
 use std::sync::mpsc::Sender;
-use std::time::Instant;
 
 #[cfg(unix)]
 use egui::ViewportBuilder;
@@ -63,9 +64,7 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("mcec", |ui| {
                 if snap.is_stopped() && rearm_item(ui).clicked() {
-                    let at = Instant::now();
-                    state.mark_rearm_pending();
-                    send(events, OperatorEvent::MenuRearm { at });
+                    state.open_prompt();
                     ui.close();
                 }
                 if ui.button(MENU_SETTINGS_LABEL).clicked() {
@@ -88,7 +87,7 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
             ui.label(RichText::new(word).size(22.0).strong().color(color));
         }
         if let Mode::Stopped { reason, .. } = &snap.mode {
-            ui.label(format!("Stopped by: {reason}. Use the mcec menu to re-arm."));
+            ui.label(format!("Stopped by: {reason}. Re-arm in the prompt (the mcec menu reopens it)."));
         }
         if !snap.front_door.is_empty() {
             ui.label(&snap.front_door);

@@ -31,6 +31,7 @@ mod consent_prompt;
 mod consent_view;
 mod glyph;
 mod host;
+mod opt_in_prompt;
 mod overlay;
 mod prompt;
 mod settings_window;
@@ -50,6 +51,7 @@ pub use agent_model::{AgentMessage, AgentTab, ClientHandoff, HandoffPart, Handof
 pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, DENY_LABEL};
 pub use consent_view::ConsentView;
 pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL};
+pub use opt_in_prompt::{CANCEL_LABEL, CONFIRM_LABEL, OPT_IN_TITLE};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};
 pub use settings_window::{

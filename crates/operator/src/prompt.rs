@@ -1,16 +1,16 @@
 //! The headless re-arm prompt, opened the moment the stop engages in `mcec mcp`.
 //!
 //! `Leave stopped` is the fail-safe default: it holds the keyboard focus, and Enter, Esc and
-//! the window's close button all mean the same. `Re-arm` only reports the click and its time
-//! to the core, which checks that physical input pressed it; the prompt then shows the
-//! refusal, or closes when the core re-arms.
+//! the window's close button all mean the same. `Re-arm` only reports the click and the events
+//! that made it (their platform identity, [`Activation`]) to the core, which checks that a
+//! physical device produced those very events; the prompt then shows the refusal, or closes
+//! when the core re-arms. The host's menu re-arms through this same prompt.
 
 use std::sync::mpsc::Sender;
-use std::time::Instant;
 
 use egui::{self, Color32, Key, Modifiers, RichText};
-#[cfg(unix)]
-use egui::{ViewportBuilder, ViewportId, X11WindowType};
+
+use mcec_rules::activation::Activation;
 
 use crate::glyph::{Sign, signed_text};
 use crate::state::{Mode, OperatorEvent, OperatorState};
@@ -26,11 +26,6 @@ pub const LEAVE_LABEL: &str = "Leave stopped";
 
 const PROMPT_SIZE: [f32; 2] = [460.0, 175.0];
 
-#[cfg(unix)]
-pub(crate) fn viewport_id() -> ViewportId {
-    ViewportId::from_hash_of("mcec-rearm-prompt")
-}
-
 /// Top-left corner and size of the re-arm prompt, centred on a monitor of `monitor` size.
 pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
     dialog_geometry(PROMPT_SIZE, monitor)
@@ -41,29 +36,6 @@ pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
 pub(crate) fn dialog_geometry(size: [f32; 2], monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
     let size = egui::Vec2::from(size);
     (((monitor - size) / 2.0).max(egui::Vec2::ZERO).to_pos2(), size)
-}
-
-/// The prompt window, centred on a monitor of `monitor` size.
-#[cfg(unix)]
-pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
-    dialog_builder(PROMPT_TITLE, PROMPT_SIZE, monitor)
-}
-
-/// An operator dialog (the re-arm and consent prompts): fixed size, always on top, centred on
-/// a monitor of `monitor` size.
-#[cfg(unix)]
-pub(crate) fn dialog_builder(title: &str, size: [f32; 2], monitor: egui::Vec2) -> ViewportBuilder {
-    let (pos, size) = dialog_geometry(size, monitor);
-    ViewportBuilder::default()
-        .with_title(title)
-        .with_app_id(mcec_rules::own_windows::PROMPT_CLASS)
-        .with_resizable(false)
-        .with_minimize_button(false)
-        .with_maximize_button(false)
-        .with_always_on_top()
-        .with_window_type(X11WindowType::Dialog)
-        .with_position(pos)
-        .with_inner_size(size)
 }
 
 /// What the operator did in one frame of the prompt.
@@ -87,8 +59,8 @@ pub(crate) fn dismissed(ui: &mut egui::Ui) -> bool {
     enter || esc || close
 }
 
-/// Draw the prompt; runs as the deferred viewport's callback.
-pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>) {
+/// Draw the prompt; `by` is what would have pressed a button in this pass.
+pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>, by: Activation) {
     // Enter and Esc dismiss, whatever has the focus: consume them before any button sees them,
     // so Enter can never activate `Re-arm`.
     let mut choice = dismissed(ui).then_some(Choice::Leave);
@@ -136,11 +108,8 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
             crate::state::send(events, OperatorEvent::LeaveStopped);
         }
         Some(Choice::Rearm) => {
-            // The time is taken here, within a frame of the button's release; the core matches
-            // it against the provenance monitor's record of physical input.
-            let at = Instant::now();
             state.mark_rearm_pending();
-            crate::state::send(events, OperatorEvent::RearmClicked { at });
+            crate::state::send(events, OperatorEvent::RearmClicked { by });
         }
         Some(Choice::Leave) | None => {}
     }

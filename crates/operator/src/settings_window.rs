@@ -3,12 +3,12 @@
 //! Its **Agent** tab is the operator's side of session provisioning: the opt-in checkbox,
 //! the session copies with per-row **Delete** and **Delete all**, and **Provision
 //! new…** with the handoff ready to copy in the format of the client the operator picks. Like every operator window it decides nothing: the
-//! checkbox draws the value the core confirmed and a click only asks for the other value
-//! (the core then checks with the provenance monitor that a hand, not a program, clicked);
+//! checkbox draws the value the core confirmed and a click only opens the attested
+//! confirmation (`opt_in_prompt.rs`), whose `Confirm` the core judges on the event that
+//! pressed it;
 //! the buttons ask the core to act and the tab shows what the core reports back.
 
 use std::sync::mpsc::Sender;
-use std::time::Instant;
 
 use egui::{self, Color32, RichText};
 #[cfg(unix)]
@@ -103,11 +103,8 @@ fn agent_tab(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &
     let checkbox = egui::Checkbox::new(&mut shown, ALLOW_PROVISIONING_LABEL);
     let response = ui.add_enabled(!tab.in_session_copy, checkbox);
     if response.clicked() && !tab.in_session_copy {
-        // Taken within a frame of the button's release; the core matches it against the
-        // provenance monitor's record of physical clicks.
-        let at = Instant::now();
-        state.mark_agent_pending();
-        send(events, OperatorEvent::SetProvisioning { enabled: !tab.allow_provisioning, at });
+        // This toolkit cannot say which event clicked; the confirmation prompt can.
+        state.set_opt_in_confirm(Some(!tab.allow_provisioning));
     }
     if tab.in_session_copy && response.contains_pointer() && ui.input(|i| i.pointer.primary_released()) {
         // Nothing reaches the core from here; the line lets a test see the click arrived.

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::agent_model::{AgentTab, HandoffPart};
 use crate::consent_view::ConsentView;
+use mcec_rules::activation::Activation;
 
 /// How many narrated tool calls the overlay keeps.
 pub const NARRATION_LINES: usize = 5;
@@ -35,26 +36,30 @@ pub enum Mode {
     Rearmed { at: Instant },
 }
 
-/// What the operator did in one of the windows. The core checks the provenance of the input
-/// at `at` before it honours a re-arm; the UI never decides.
+/// What the operator did in one of the windows. The core checks the provenance of the event
+/// that activated a safety control before it honours it; the UI never decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OperatorEvent {
-    /// `Re-arm` was activated in the prompt (a click, or Space on the focused button).
-    RearmClicked { at: Instant },
+    /// `Re-arm` was activated in the prompt (a click, or Space on the focused button), by the
+    /// events `by` names. The core honours it only when the provenance monitor saw those very
+    /// events come from a physical device (`mcec_rules::activation`).
+    RearmClicked { by: Activation },
     /// The prompt was dismissed with `Leave stopped`, Enter, Esc or the window's close button.
     LeaveStopped,
-    /// The host window's `⛔ Re-arm (Emergency Stop)` menu item was activated.
-    MenuRearm { at: Instant },
+    /// A host menu's re-arm item was activated by `by`. On X11 the host's menu opens the
+    /// attested re-arm prompt instead and never sends this; a surface that names its events
+    /// (Windows, once bound) may send it, judged like [`OperatorEvent::RearmClicked`].
+    MenuRearm { by: Activation },
     /// The host window's `Quit` item or close button was used; the UI is shutting down.
     Quit,
-    /// `Allow` was clicked in the consent prompt (`request-command-access`). The core honours
-    /// it only on the provenance monitor's attestation of a physical click.
-    ConsentAllow { at: Instant },
+    /// `Allow` was clicked in the consent prompt (`request-command-access`) by `by`; judged
+    /// like [`OperatorEvent::RearmClicked`].
+    ConsentAllow { by: Activation },
     /// The consent prompt was answered `Deny`, with Enter, Esc or the window's close button.
     ConsentDeny,
-    /// The Agent tab's opt-in checkbox was clicked at `at`, asking for `enabled`. The core
-    /// honours it only on the provenance monitor's attestation of a physical click.
-    SetProvisioning { enabled: bool, at: Instant },
+    /// The provisioning opt-in's confirmation was activated by `by`, asking for `enabled`;
+    /// judged like [`OperatorEvent::RearmClicked`].
+    SetProvisioning { enabled: bool, by: Activation },
     /// A session row's `Delete`.
     DeleteSession { id: String },
     /// The Agent tab's `Delete all`.
@@ -90,6 +95,8 @@ pub struct Snapshot {
     pub agent: AgentTab,
     /// The open consent prompt (`request-command-access`), if any.
     pub consent: Option<ConsentView>,
+    /// The opt-in's confirmation prompt is open, asking for this value.
+    pub opt_in_confirm: Option<bool>,
 }
 
 type RepaintHook = Arc<dyn Fn() + Send + Sync>;
@@ -106,7 +113,9 @@ struct Inner {
     settings_open: bool,
     agent: AgentTab,
     consent: Option<ConsentView>,
-    repaint: Option<RepaintHook>,
+    opt_in_confirm: Option<bool>,
+    /// One per painter (the host process runs two: eframe and the attested prompts').
+    repaint: Vec<RepaintHook>,
 }
 
 /// Thread-safe, cheaply cloned view model. All clones share one state.
@@ -142,7 +151,8 @@ impl OperatorState {
                 settings_open: false,
                 agent: AgentTab::default(),
                 consent: None,
-                repaint: None,
+                opt_in_confirm: None,
+                repaint: Vec::new(),
             })),
         }
     }
@@ -153,22 +163,22 @@ impl OperatorState {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Apply `change` under the lock, then call the repaint hook outside it.
+    /// Apply `change` under the lock, then call the repaint hooks outside it.
     fn update<R>(&self, change: impl FnOnce(&mut Inner) -> R) -> R {
-        let (result, hook) = {
+        let (result, hooks) = {
             let mut inner = self.lock();
             let result = change(&mut inner);
             (result, inner.repaint.clone())
         };
-        if let Some(hook) = hook {
+        for hook in hooks {
             hook();
         }
         result
     }
 
-    /// Installed by the UI so setters wake it; replaces any earlier hook.
+    /// Installed by each painter so setters wake it.
     pub fn set_repaint_hook(&self, hook: impl Fn() + Send + Sync + 'static) {
-        self.lock().repaint = Some(Arc::new(hook));
+        self.lock().repaint.push(Arc::new(hook));
     }
 
     /// Ask the UI to draw again without changing anything.
@@ -190,6 +200,7 @@ impl OperatorState {
             settings_open: inner.settings_open,
             agent: inner.agent.clone(),
             consent: inner.consent.clone(),
+            opt_in_confirm: inner.opt_in_confirm,
         }
     }
 
@@ -306,6 +317,17 @@ impl OperatorState {
     /// Change the consent prompt's model (`consent_prompt.rs` owns its setters).
     pub(crate) fn update_consent<R>(&self, change: impl FnOnce(&mut Option<ConsentView>) -> R) -> R {
         self.update(|inner| change(&mut inner.consent))
+    }
+
+    /// UI side: the opt-in checkbox was clicked; open its attested confirmation asking for
+    /// `enabled` (`None` closes it).
+    pub(crate) fn set_opt_in_confirm(&self, enabled: Option<bool>) {
+        self.update(|inner| {
+            inner.opt_in_confirm = enabled;
+            if enabled.is_some() {
+                inner.agent.message = None;
+            }
+        });
     }
 
     /// UI side: the settings window was closed.

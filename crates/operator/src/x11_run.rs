@@ -1,5 +1,9 @@
 //! The operator windows on X11: the CPU-painted windows of `soft/` without a host window,
-//! one eframe (glow) app otherwise (see the crate doc). Unix only; on Windows
+//! one eframe (glow) app otherwise (see the crate doc), beside which the same CPU painter
+//! shows the prompts whose buttons are judged on the event that pressed them (re-arm,
+//! consent, the opt-in's confirmation): winit does not say which event pressed a widget, and
+//! passes on keys a program sent with `XSendEvent`. It runs on a thread of its own with its
+//! own x11rb connection (no Xlib, so nothing it does can race eframe's). Unix only; on Windows
 //! [`crate::run_operator_ui`] runs the same CPU painter on its Win32 surface instead.
 
 use std::sync::mpsc::Sender;
@@ -25,7 +29,19 @@ pub(crate) fn run(
         return Err(UiError::NoDisplay);
     }
     if !surfaces.host_window {
-        return soft::run(state, events, surfaces);
+        return soft::run(state, events, surfaces, false);
+    }
+    let prompts = {
+        let (state, events) = (state.clone(), events.clone());
+        std::thread::Builder::new().name("mcec-operator-prompts".into()).spawn(move || {
+            if let Err(e) = soft::run(state, events, surfaces, true) {
+                // Fail closed: without these windows nothing can be re-armed, granted or ticked.
+                tracing::error!("the re-arm and consent prompts are unavailable: {e}");
+            }
+        })
+    };
+    if let Err(e) = prompts {
+        tracing::error!("the re-arm and consent prompts are unavailable: {e}");
     }
     let root = if surfaces.host_window {
         host::builder()

@@ -10,6 +10,7 @@
 //! and flags and get values back. That is what lets every safety rule be unit-tested
 //! without a display.
 
+pub mod activation;
 pub mod audit;
 pub mod catalog;
 pub mod chord;

@@ -3,8 +3,8 @@
 //! The emergency stop and its re-arm rest on one question about every key and button press:
 //! did it come from a physical device? A provenance source answers it for one platform and
 //! feeds [`ClassifiedEvent`]s into a [`Dispatcher`], which does the platform-neutral part on
-//! the source's own thread: it records presses in [`LastPhysicalInput`] (read by the re-arm
-//! path), runs the [`ChordDetector`], and on a fire does exactly one thing in the callback,
+//! the source's own thread: it records presses and releases in [`LastPhysicalInput`] (whose
+//! ring the operator's safety decisions ask about the one event that pressed a control), runs the [`ChordDetector`], and on a fire does exactly one thing in the callback,
 //! [`Latch::engage`]; the source calls [`Dispatcher::announce`] once out of it, which wakes the
 //! stop worker. Tampering (forged input aimed at a physical device) trips the latch at once.
 //!
@@ -29,7 +29,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-pub use ledger::{InputSnapshot, LastPhysicalInput};
+pub use ledger::{InputSnapshot, LastPhysicalInput, RAW_RING_SIZE, RawInput};
+pub use mcec_rules::activation::{InputEventId, Pressed, Provenance, Witness};
 pub use mcec_rules::chord::{ChordDetector, Key};
 pub use mcec_rules::latch::Latch;
 pub use sink::{Dispatcher, MonitorSink, MonitorStats, StatsSnapshot};
@@ -51,9 +52,27 @@ pub struct ClassifiedEvent {
     pub down: bool,
     /// True only when the source attributes the event to a physical device.
     pub physical: bool,
+    /// True when the device is a physical one but a forged request produced the event (X11:
+    /// a RECORDed `FakeInput` aimed at it); `physical` is then false.
+    pub forged: bool,
     /// The device that produced it (X11: the slave `sourceid`).
     pub source_device: u16,
+    /// The platform's event time in milliseconds (X11: the server timestamp, which the core
+    /// event a window receives carries too), by which an operator window names the event that
+    /// activated a control; 0 where the source has none.
+    pub time: u32,
     pub at: Instant,
+}
+
+impl ClassifiedEvent {
+    /// The provenance the ledger records.
+    pub fn provenance(&self) -> Provenance {
+        match (self.physical, self.forged) {
+            (true, _) => Provenance::Physical,
+            (false, true) => Provenance::Forged,
+            (false, false) => Provenance::Injected,
+        }
+    }
 }
 
 /// What a monitor reports to an optional observer.

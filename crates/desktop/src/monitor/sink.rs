@@ -1,7 +1,7 @@
 //! The platform-neutral half of every provenance source: what happens to a classified
 //! event on the input thread.
 //!
-//! In order: note a press in the ledger, feed keys to the chord detector, engage the latch on
+//! In order: note the press or release in the ledger, feed keys to the chord detector, engage the latch on
 //! a fire, offer the event to the observer channel without blocking. [`Dispatcher::input`]
 //! takes no lock, allocates nothing and wakes no thread, even on a fire: the fire only engages
 //! the latch (atomics) and keeps the trip in a fixed array until the source calls
@@ -18,7 +18,7 @@ use mcec_rules::chord::{ChordDetector, ChordStep, KeyEvent};
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{EngagedTrip, Latch, StopReason};
 
-use super::{ClassifiedEvent, Input, LastPhysicalInput, MonitorEvent};
+use super::{ClassifiedEvent, Input, LastPhysicalInput, MonitorEvent, Pressed, RawInput};
 
 /// Where a provenance source delivers: the latch to trip, the chord to watch for, the ledger
 /// to keep, and an optional observer (a bounded channel; events are dropped when it is full).
@@ -153,13 +153,17 @@ impl Dispatcher {
     /// Handles one classified event; true when it fired the chord (and so engaged the latch:
     /// call [`Dispatcher::announce`] once out of the callback).
     pub fn input(&mut self, ev: ClassifiedEvent) -> bool {
-        if ev.down {
-            match ev.input {
-                Input::Key { .. } => self.sink.ledger.record_press(ev.physical, false, ev.at),
-                Input::Button(1..=3) => self.sink.ledger.record_press(ev.physical, true, ev.at),
-                Input::Button(_) => {}
-            }
-        }
+        let what = match ev.input {
+            Input::Key { code, .. } => Pressed::Key(code),
+            Input::Button(b) => Pressed::Button(b),
+        };
+        self.sink.ledger.record(RawInput {
+            time: ev.time,
+            what,
+            down: ev.down,
+            provenance: ev.provenance(),
+            at: ev.at,
+        });
         let mut fired = false;
         if let Input::Key { key, .. } = ev.input {
             let rearms = self.sink.latch.rearm_count();
@@ -230,7 +234,9 @@ mod tests {
             input: Input::Key { key, code: 0 },
             down,
             physical,
+            forged: false,
             source_device: 7,
+            time: 0,
             at: Instant::now(),
         }
     }
@@ -255,9 +261,8 @@ mod tests {
         chord(&mut d, true);
         assert!(latch.is_stopped());
         assert_eq!(d.announce(), 1);
-        assert!(ledger.attest().input_physical);
-        let att = RearmAttestation { input_at: Some(Instant::now()), ..ledger.attest() };
-        assert!(latch.rearm(att).is_ok());
+        assert!(ledger.snapshot().last_physical_press.is_some());
+        assert!(latch.rearm(physical_now()).is_ok());
         // Modifiers are still physically "held" from before the re-arm, but the detector
         // was reset, so the main key alone does not fire.
         if let Some(s) = MainKey::letter('s') {

@@ -16,8 +16,15 @@
 //! banner opens, since building one costs far more than a frame, and a new window's finished
 //! frame is copied right after it is mapped, rather than only on its first Expose. Windows are
 //! brought up to date one at a time, the banner first, so a prompt that opens with a stop
-//! (and is painted from a fresh context) never delays the banner. The prompt only reports the click and its time; the core
-//! checks with its provenance monitor that physical input made it, as with eframe.
+//! (and is painted from a fresh context) never delays the banner.
+//!
+//! The prompts decide nothing: a button reports the events that pressed it, named by their
+//! server time and button or key, and the core asks the provenance monitor whether a physical
+//! device made those very events. So input sent with `XSendEvent` (the send-event bit set,
+//! which no client can clear) never reaches a widget here, and is audited; and the windows
+//! whose controls need that judgement (the re-arm, consent and opt-in prompts) are only ever
+//! painted here, also in the host process (`attested_only`), whose eframe windows cannot name
+//! the event behind a click.
 
 #[cfg(unix)]
 mod input;
@@ -49,9 +56,13 @@ use x11rb::{
 #[cfg(unix)]
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
 #[cfg(unix)]
-use crate::{Surfaces, UiError, consent_prompt, host, overlay, prompt, settings_window, x11_tag};
+use crate::{
+    Surfaces, UiError, consent_prompt, host, opt_in_prompt, overlay, prompt, settings_window, x11_tag,
+};
 #[cfg(unix)]
 use input::Keymap;
+#[cfg(unix)]
+use mcec_rules::activation::{InputEventId, Pressed};
 #[cfg(unix)]
 use mcec_rules::own_windows::{HOST_CLASS, PROMPT_CLASS, SETTINGS_CLASS};
 #[cfg(unix)]
@@ -72,12 +83,15 @@ enum Wake {
     Lost(String),
 }
 
-/// Run the overlay and the prompt until [`OperatorState::request_quit`].
+/// Run the overlay and the prompts until [`OperatorState::request_quit`]. With
+/// `attested_only`, only the windows whose controls are judged on their events (the host
+/// process: eframe shows the rest).
 #[cfg(unix)]
 pub(crate) fn run(
     state: OperatorState,
     events: Sender<OperatorEvent>,
     surfaces: Surfaces,
+    attested_only: bool,
 ) -> Result<(), UiError> {
     let (conn, screen_num) = x11rb::connect(None).map_err(|e| UiError::EventLoop(e.to_string()))?;
     let conn = Arc::new(conn);
@@ -105,9 +119,11 @@ pub(crate) fn run(
         state,
         events,
         surfaces,
+        attested_only,
         panes: Vec::new(),
         spare_banner: None,
         start: Instant::now(),
+        dropped: 0,
     };
     let result = ui.run(&rx);
     ui.close_all();
@@ -140,10 +156,14 @@ struct SoftUi {
     state: OperatorState,
     events: Sender<OperatorEvent>,
     surfaces: Surfaces,
+    attested_only: bool,
     panes: Vec<Pane>,
     /// The egui context and textures of the closed banner, for when it opens again.
     spare_banner: Option<(egui::Context, Textures)>,
     start: Instant,
+    /// Presses sent with `XSendEvent` dropped so far (the audit names the first fifty, then
+    /// one in a hundred: a program can send them as fast as it likes).
+    dropped: u64,
 }
 
 #[cfg(unix)]
@@ -188,6 +208,9 @@ impl SoftUi {
     }
 
     fn wanted(&self, role: Role, snap: &Snapshot, now: Instant) -> Option<Layout> {
+        if self.attested_only && !role.attested() {
+            return None;
+        }
         let monitor =
             egui::vec2(f32::from(self.screen.width_in_pixels), f32::from(self.screen.height_in_pixels));
         pass::wanted(role, self.surfaces, snap, now, monitor)
@@ -216,13 +239,13 @@ impl SoftUi {
     }
 
     fn open(&mut self, role: Role, layout: Layout) -> xwin::XResult<()> {
-        let (kind, title, class) = match role {
-            Role::Overlay => (Kind::Overlay, overlay::OVERLAY_TITLE, overlay::OVERLAY_CLASS),
-            Role::Prompt => (Kind::Prompt, prompt::PROMPT_TITLE, PROMPT_CLASS),
-            Role::Consent => (Kind::Prompt, consent_prompt::CONSENT_TITLE, PROMPT_CLASS),
+        let title = role_title(role);
+        let (kind, class) = match role {
+            Role::Overlay => (Kind::Overlay, overlay::OVERLAY_CLASS),
+            Role::Prompt | Role::Consent | Role::OptIn => (Kind::Prompt, PROMPT_CLASS),
             // Only where the host window is painted on the CPU (Windows); X11's is eframe's.
-            Role::Host => (Kind::Prompt, host::HOST_TITLE, HOST_CLASS),
-            Role::Settings => (Kind::Prompt, settings_window::SETTINGS_TITLE, SETTINGS_CLASS),
+            Role::Host => (Kind::Prompt, HOST_CLASS),
+            Role::Settings => (Kind::Prompt, SETTINGS_CLASS),
         };
         let spec = Spec { kind, title, class, pos: layout.pos, size: layout.size };
         let window = XWindow::create(&self.conn, &self.screen, &self.atoms, &spec)?;
@@ -238,6 +261,7 @@ impl SoftUi {
         match role {
             Role::Prompt => x11_tag::focus_prompt_soon(),
             Role::Consent => x11_tag::focus_consent_soon(),
+            Role::OptIn => x11_tag::focus_opt_in_soon(),
             Role::Overlay | Role::Host | Role::Settings => {}
         }
         Ok(())
@@ -260,33 +284,79 @@ impl SoftUi {
         self.panes.iter_mut().find(|p| p.window.id == window)
     }
 
+    /// Audits a press sent with `XSendEvent` to `window` (see `dropped`).
+    fn audit_dropped(&mut self, window: u32, what: &str) {
+        self.dropped += 1;
+        if self.dropped <= 50 || self.dropped.is_multiple_of(100) {
+            let title = self.panes.iter().find(|p| p.window.id == window).map_or("?", |p| role_title(p.role));
+            mcec_rules::audit::audit(
+                "synthetic-input-dropped",
+                &format!(
+                    "a {what} sent by a program (XSendEvent) to \"{title}\" was ignored; {} so far",
+                    self.dropped
+                ),
+            );
+        }
+    }
+
     fn on_x_event(&mut self, event: Event) -> xwin::XResult<()> {
+        // Another client wrote this event, time and all: never input. Only the window
+        // manager's close request (always sent this way) is taken from a sender.
+        if event.sent_event() && !matches!(event, Event::ClientMessage(_)) {
+            match &event {
+                Event::ButtonPress(e) => self.audit_dropped(e.event, "click"),
+                Event::KeyPress(e) => self.audit_dropped(e.event, "key press"),
+                _ => {}
+            }
+            return Ok(());
+        }
         let keymap = &self.keymap;
         let atoms = &self.atoms;
         let conn = self.conn.clone();
-        let (window, input) = match &event {
+        let key_id = |detail: u8, time: u32, down: bool| InputEventId {
+            time,
+            what: Pressed::Key(u32::from(detail)),
+            down,
+        };
+        let button_id = |detail: u8, time: u32, down: bool| InputEventId {
+            time,
+            what: Pressed::Button(u32::from(detail)),
+            down,
+        };
+        let (window, input, id) = match &event {
             Event::Expose(e) => {
                 if let Some(pane) = self.pane_of(e.window) {
                     pane.window.exposed = true;
+                    // The window is on screen from its first (server-made) Expose.
+                    pane.shown_at.get_or_insert_with(Instant::now);
                     if e.count == 0 {
                         pane.window.show(&conn, &pane.canvas)?;
                     }
                 }
                 return Ok(());
             }
-            Event::KeyPress(e) => (e.event, keymap.key_event(e.detail, e.state, true)),
-            Event::KeyRelease(e) => (e.event, keymap.key_event(e.detail, e.state, false)),
-            Event::ButtonPress(e) => {
-                (e.event, input::pointer_button(e.detail, e.event_x, e.event_y, e.state, true))
+            Event::KeyPress(e) => {
+                (e.event, keymap.key_event(e.detail, e.state, true), Some(key_id(e.detail, e.time, true)))
             }
-            Event::ButtonRelease(e) => {
-                (e.event, input::pointer_button(e.detail, e.event_x, e.event_y, e.state, false))
+            Event::KeyRelease(e) => {
+                (e.event, keymap.key_event(e.detail, e.state, false), Some(key_id(e.detail, e.time, false)))
             }
+            Event::ButtonPress(e) => (
+                e.event,
+                input::pointer_button(e.detail, e.event_x, e.event_y, e.state, true),
+                Some(button_id(e.detail, e.time, true)),
+            ),
+            Event::ButtonRelease(e) => (
+                e.event,
+                input::pointer_button(e.detail, e.event_x, e.event_y, e.state, false),
+                Some(button_id(e.detail, e.time, false)),
+            ),
             Event::MotionNotify(e) => (
                 e.event,
                 Some(egui::Event::PointerMoved(egui::pos2(f32::from(e.event_x), f32::from(e.event_y)))),
+                None,
             ),
-            Event::LeaveNotify(e) => (e.event, Some(egui::Event::PointerGone)),
+            Event::LeaveNotify(e) => (e.event, Some(egui::Event::PointerGone), None),
             Event::FocusIn(e) | Event::FocusOut(e) => {
                 let focused = matches!(event, Event::FocusIn(_));
                 if let Some(pane) = self.pane_of(e.event) {
@@ -306,7 +376,10 @@ impl SoftUi {
             _ => return Ok(()),
         };
         if let (Some(pane), Some(input)) = (self.pane_of(window), input) {
-            pane.input.push(input);
+            match id {
+                Some(id) => pane.push_named(input, id),
+                None => pane.input.push(input),
+            }
             pane.dirty = true;
         }
         Ok(())
@@ -316,5 +389,18 @@ impl SoftUi {
         for pane in self.panes.drain(..) {
             pane.window.destroy(&self.conn);
         }
+    }
+}
+
+/// The title of `role`'s window, for the audit.
+#[cfg(unix)]
+fn role_title(role: Role) -> &'static str {
+    match role {
+        Role::Overlay => overlay::OVERLAY_TITLE,
+        Role::Prompt => prompt::PROMPT_TITLE,
+        Role::Consent => consent_prompt::CONSENT_TITLE,
+        Role::OptIn => opt_in_prompt::OPT_IN_TITLE,
+        Role::Host => host::HOST_TITLE,
+        Role::Settings => settings_window::SETTINGS_TITLE,
     }
 }

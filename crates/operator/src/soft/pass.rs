@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 
 use egui::{ViewportEvent, ViewportId, ViewportInfo};
 
+use mcec_rules::activation::{Activation, ActivationEvents, InputEventId};
+
 use crate::overlay::{self, Look};
 use crate::soft::raster::{self, Canvas, Textures};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
-use crate::{Surfaces, consent_prompt, host, prompt, settings_window};
+use crate::{Surfaces, consent_prompt, host, opt_in_prompt, prompt, settings_window};
 
 /// Which operator window a pane is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,13 +25,21 @@ pub(crate) enum Role {
     Host,
     /// The host's settings window with the Agent tab.
     Settings,
+    /// The attested confirmation of the Agent tab's provisioning opt-in.
+    OptIn,
 }
 
 impl Role {
     /// The order windows are brought up to date in: the banner first, so a prompt that opens
     /// with a stop never delays it.
-    pub(crate) const ALL: [Role; 5] =
-        [Role::Overlay, Role::Prompt, Role::Consent, Role::Host, Role::Settings];
+    pub(crate) const ALL: [Role; 6] =
+        [Role::Overlay, Role::Prompt, Role::Consent, Role::OptIn, Role::Host, Role::Settings];
+
+    /// The windows whose controls make a decision only the operator may make; they are judged
+    /// on the event that pressed them, so only a painter that names its events shows them.
+    pub(crate) fn attested(self) -> bool {
+        matches!(self, Role::Prompt | Role::Consent | Role::OptIn)
+    }
 }
 
 /// Where and how big a pane should be now, or `None` when it should be gone.
@@ -55,8 +65,13 @@ pub(crate) fn wanted(
             (Some(look), overlay::geometry(look, snap.narration.len(), monitor.x))
         }
         Role::Prompt => {
-            let open = surfaces.prompt && snap.prompt_open && snap.is_stopped();
+            // The host's menu re-arms through this same prompt.
+            let open = (surfaces.prompt || surfaces.host_window) && snap.prompt_open && snap.is_stopped();
             open.then_some((None, prompt::geometry(monitor)))?
+        }
+        Role::OptIn => {
+            let open = surfaces.host_window && opt_in_prompt::open(snap);
+            open.then_some((None, opt_in_prompt::geometry(monitor)))?
         }
         Role::Consent => snap.consent.is_some().then_some((None, consent_prompt::geometry(monitor)))?,
         Role::Host => surfaces.host_window.then_some((None, host::geometry(monitor)))?,
@@ -80,6 +95,14 @@ pub(crate) struct Pane<W> {
     pub canvas: Canvas,
     textures: Textures,
     pub input: Vec<egui::Event>,
+    /// The platform identity of events in `input`, by their index there, for a surface that
+    /// names its events (X11); a surface that does not leaves it empty and its attested
+    /// controls report an unidentified activation, which is refused.
+    named: Vec<(usize, InputEventId)>,
+    /// The latest primary-button press given to this window, by identity.
+    last_press: Option<InputEventId>,
+    /// When the window was first shown on screen (X11: its first real Expose).
+    pub shown_at: Option<Instant>,
     pub focused: bool,
     pub close_requested: bool,
     pub dirty: bool,
@@ -98,6 +121,9 @@ impl<W> Pane<W> {
             canvas: Canvas::new(usize::from(layout.size.0), usize::from(layout.size.1)),
             textures,
             input: Vec::new(),
+            named: Vec::new(),
+            last_press: None,
+            shown_at: None,
             focused: false,
             close_requested: false,
             dirty: true,
@@ -125,14 +151,59 @@ impl<W> Pane<W> {
         (self.window, kept)
     }
 
+    /// Queue `event` for the next pass with its platform identity.
+    pub fn push_named(&mut self, event: egui::Event, id: InputEventId) {
+        self.named.push((self.input.len(), id));
+        self.input.push(event);
+    }
+
+    /// What activated a control in a pass over the queued events: the release of a primary
+    /// click (with the press before it), or a Space press (egui's key activation of a focused
+    /// control); both in one pass, or an unnamed event, is unidentified.
+    fn activation(&mut self) -> Activation {
+        let named = std::mem::take(&mut self.named);
+        let id_of = |i: usize| named.iter().find(|(at, _)| *at == i).map(|(_, id)| *id);
+        let (mut click, mut key, mut unnamed) = (None, None, false);
+        for (i, event) in self.input.iter().enumerate() {
+            match event {
+                egui::Event::PointerButton {
+                    button: egui::PointerButton::Primary, pressed: true, ..
+                } => {
+                    self.last_press = id_of(i);
+                }
+                egui::Event::PointerButton {
+                    button: egui::PointerButton::Primary, pressed: false, ..
+                } => match (self.last_press, id_of(i)) {
+                    (Some(press), Some(release)) => click = Some(ActivationEvents::Click { press, release }),
+                    _ => unnamed = true,
+                },
+                egui::Event::Key { key: egui::Key::Space | egui::Key::Enter, pressed: true, .. } => {
+                    match id_of(i) {
+                        Some(press) => key = Some(ActivationEvents::Key { press }),
+                        None => unnamed = true,
+                    }
+                }
+                _ => {}
+            }
+        }
+        let events = match (click, key, unnamed) {
+            (Some(c), None, false) => Some(c),
+            (None, Some(k), false) => Some(k),
+            _ => None,
+        };
+        Activation { events, shown_at: self.shown_at }
+    }
+
     /// One egui pass of the pane, painted into its canvas. `time`: seconds since the UI started.
     pub fn paint(&mut self, state: &OperatorState, events: &Sender<OperatorEvent>, time: f64) {
+        let activation = self.activation();
         let input = PassInput {
             size: self.layout.size,
             focused: self.focused,
             close_requested: std::mem::take(&mut self.close_requested),
             events: std::mem::take(&mut self.input),
             time,
+            activation,
         };
         self.repaint_at =
             run(self.role, &self.ctx, &mut self.canvas, &mut self.textures, state, events, input);
@@ -155,6 +226,8 @@ pub(crate) struct PassInput {
     pub events: Vec<egui::Event>,
     /// Seconds since the UI started.
     pub time: f64,
+    /// What would have activated a control pressed in this pass.
+    pub activation: Activation,
 }
 
 /// One egui pass of `role`'s window, painted into `canvas`. Returns when egui wants the next
@@ -189,8 +262,9 @@ pub(crate) fn run(
     raw.viewports.insert(ViewportId::ROOT, info);
     let output = ctx.run_ui(raw, |ui| match role {
         Role::Overlay => overlay::show(ui, state),
-        Role::Prompt => prompt::show(ui, state, events),
-        Role::Consent => consent_prompt::show(ui, state, events),
+        Role::Prompt => prompt::show(ui, state, events, input.activation),
+        Role::Consent => consent_prompt::show(ui, state, events, input.activation),
+        Role::OptIn => opt_in_prompt::show(ui, state, events, input.activation),
         Role::Host => host::show(ui, state, events),
         Role::Settings => settings_window::show(ui, state, events),
     });
@@ -215,7 +289,14 @@ mod tests {
     fn pass_of(role: Role, state: &OperatorState, size: (u16, u16)) -> Canvas {
         let (tx, _rx) = std::sync::mpsc::channel();
         let mut canvas = Canvas::new(usize::from(size.0), usize::from(size.1));
-        let input = PassInput { size, focused: false, close_requested: false, events: Vec::new(), time: 0.0 };
+        let input = PassInput {
+            size,
+            focused: false,
+            close_requested: false,
+            events: Vec::new(),
+            time: 0.0,
+            activation: Activation::unidentified(),
+        };
         run(role, &new_context(), &mut canvas, &mut Textures::default(), state, &tx, input);
         canvas
     }

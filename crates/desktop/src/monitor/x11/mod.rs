@@ -254,10 +254,10 @@ impl Session {
             }
             let started = Instant::now();
             match event {
-                Event::XinputRawKeyPress(e) => self.key(e.detail, e.sourceid, true, started),
-                Event::XinputRawKeyRelease(e) => self.key(e.detail, e.sourceid, false, started),
-                Event::XinputRawButtonPress(e) => self.button(e.detail, e.sourceid, true, started),
-                Event::XinputRawButtonRelease(e) => self.button(e.detail, e.sourceid, false, started),
+                Event::XinputRawKeyPress(e) => self.key(e.detail, e.sourceid, e.time, true, started),
+                Event::XinputRawKeyRelease(e) => self.key(e.detail, e.sourceid, e.time, false, started),
+                Event::XinputRawButtonPress(e) => self.button(e.detail, e.sourceid, e.time, true, started),
+                Event::XinputRawButtonRelease(e) => self.button(e.detail, e.sourceid, e.time, false, started),
                 Event::XinputHierarchy(h) => {
                     for info in &h.infos {
                         if info.flags & HierarchyMask::SLAVE_REMOVED != 0u32.into()
@@ -281,31 +281,41 @@ impl Session {
         }
     }
 
-    fn classify(&self, detail: u32, source: u16, now: Instant) -> bool {
-        !self.devices.injected(source) && !self.forged.matches(detail, now)
+    /// (physical, forged): an XTEST device's event is injected; a physical device's event that
+    /// matches a recent forged request is forged.
+    fn classify(&self, detail: u32, source: u16, now: Instant) -> (bool, bool) {
+        if self.devices.injected(source) {
+            return (false, false);
+        }
+        let forged = self.forged.matches(detail, now);
+        (!forged, forged)
     }
 
-    fn key(&mut self, code: u32, source: u16, down: bool, at: Instant) {
-        let physical = self.classify(code, source, at);
+    fn key(&mut self, code: u32, source: u16, time: u32, down: bool, at: Instant) {
+        let (physical, forged) = self.classify(code, source, at);
         let key = self.keys.key(code);
         self.dispatcher.input(ClassifiedEvent {
             input: Input::Key { key, code },
             down,
             physical,
+            forged,
             source_device: source,
+            time,
             at,
         });
         self.dispatcher.account(at);
         self.dispatcher.announce();
     }
 
-    fn button(&mut self, button: u32, source: u16, down: bool, at: Instant) {
-        let physical = self.classify(button, source, at);
+    fn button(&mut self, button: u32, source: u16, time: u32, down: bool, at: Instant) {
+        let (physical, forged) = self.classify(button, source, at);
         self.dispatcher.input(ClassifiedEvent {
             input: Input::Button(button),
             down,
             physical,
+            forged,
             source_device: source,
+            time,
             at,
         });
         self.dispatcher.account(at);
