@@ -24,12 +24,16 @@ fn main() {
     use windows_sys::Win32::Foundation::{HWND, POINT};
     use windows_sys::Win32::Graphics::Gdi::ScreenToClient;
     use windows_sys::Win32::UI::WindowsAndMessaging::{
-        BM_CLICK, FindWindowW, MK_LBUTTON, PostMessageW, SendMessageW, WM_LBUTTONDOWN, WM_LBUTTONUP,
-        WM_MOUSEMOVE,
+        BM_CLICK, FindWindowW, PostMessageW, SendMessageW, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MOUSEMOVE,
     };
 
+    /// `MK_LBUTTON` (winuser.h): the left button is down, in a mouse message's `wparam`.
+    const MK_LBUTTON: usize = 0x0001;
+
     fn usage() -> ! {
-        eprintln!("usage: mcec-post-click post|send TITLE X Y [--count N] [--every MS] | bm-click TITLE [...]");
+        eprintln!(
+            "usage: mcec-post-click post|send TITLE X Y [--count N] [--every MS] | bm-click TITLE [...]"
+        );
         std::process::exit(2)
     }
     fn fail(what: &str) -> ! {
@@ -65,9 +69,7 @@ fn main() {
     }
     let lparam = ((client.y as u16 as isize) << 16) | (client.x as u16 as isize);
     let messages: &[(u32, usize)] = match how.as_str() {
-        "post" | "send" => {
-            &[(WM_MOUSEMOVE, 0), (WM_LBUTTONDOWN, MK_LBUTTON as usize), (WM_LBUTTONUP, 0)]
-        }
+        "post" | "send" => &[(WM_MOUSEMOVE, 0), (WM_LBUTTONDOWN, MK_LBUTTON), (WM_LBUTTONUP, 0)],
         "bm-click" => &[(BM_CLICK, 0)],
         _ => usage(),
     };

@@ -38,9 +38,9 @@ mod wintest {
     use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, POINT, RECT, WPARAM};
     use windows_sys::Win32::Graphics::Gdi::ClientToScreen;
     use windows_sys::Win32::UI::WindowsAndMessaging::{
-        GetClientRect, GetMessagePos, GetMessageTime, InSendMessage, SetForegroundWindow, WM_CHAR, WM_KEYDOWN, WM_KEYUP, WM_LBUTTONDOWN, WM_LBUTTONUP,
-        WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEHWHEEL, WM_MOUSEWHEEL, WM_RBUTTONDOWN, WM_RBUTTONUP,
-        WM_SYSKEYDOWN, WM_SYSKEYUP,
+        GetClientRect, GetMessagePos, GetMessageTime, InSendMessage, SetForegroundWindow, WM_CHAR,
+        WM_KEYDOWN, WM_KEYUP, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEHWHEEL,
+        WM_MOUSEWHEEL, WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SYSKEYDOWN, WM_SYSKEYUP,
     };
 
     use crate::test_window::{self, Spec};
@@ -92,7 +92,11 @@ mod wintest {
             let (px, py) = (lo(pos as LPARAM), hi(pos as LPARAM));
             let what = if down { "DOWN" } else { "UP" };
             say(&format!("{what} button={b} x={} y={}", lo(l), hi(l)));
-            say(&format!("MESSAGE {what} button={b} time={} pt={px},{py} sent={}", time as u32, i32::from(sent != 0)));
+            say(&format!(
+                "MESSAGE {what} button={b} time={} pt={px},{py} sent={}",
+                time as u32,
+                i32::from(sent != 0)
+            ));
         };
         match msg {
             WM_LBUTTONDOWN => button("left", true),
