@@ -55,7 +55,7 @@ CHECKBOX = (15, 43)
 #: and its Confirm button.
 OPT_IN_TITLE = "mcec: confirm session provisioning"
 OPT_IN_ORIGIN = ((1024 - 460) // 2, (768 - 170) // 2)
-CONFIRM = [str(OPT_IN_ORIGIN[0] + 41), str(OPT_IN_ORIGIN[1] + 122)]
+CONFIRM = [str(OPT_IN_ORIGIN[0] + 41), str(OPT_IN_ORIGIN[1] + 92)]
 #: `mcec_rules::activation::SHOW_SETTLE` (0.3 s) and a margin: the operator's own click on a
 #: window that just appeared waits this long, as a hand does (a wait before acting, not an
 #: assertion about speed).
