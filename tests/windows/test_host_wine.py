@@ -292,7 +292,7 @@ def test_consent_physical_allow_grants_and_an_injected_one_is_refused(desk: Wine
                 allow = await consent_open(desk)
                 injected_click(desk, allow)
                 assert await anyio.to_thread.run_sync(
-                    lambda: wait_until(lambda: bool(audit_with(copy, "consent-refused", "not-physical")), PROBE_PATIENCE_S)
+                    lambda: wait_until(lambda: bool(audit_with(copy, "consent-refused", "synthetic")), PROBE_PATIENCE_S)
                 ), copy.log()
                 screenshot(desk, ARTIFACTS / "windows-consent-refused.png")
                 assert second.answer is None and window_named(desk, CONSENT_TITLE), "an injected click answered"
