@@ -1,10 +1,12 @@
 """The operator's windows of mcec.exe under Wine that answer something: the host window (plain
-`mcec.exe`) with its re-arm item and its settings window's Agent tab (the provisioning opt-in),
-and the consent prompt of `request-command-access`, all painted by the CPU painter into Win32
-windows (crates/operator/src/soft/win32.rs). Each answer counts only on the low-level mouse
-hook's word that a hand clicked: xdotool on Wine's Xvfb is the operator's hand, and
-`mcec-send-input.exe click` (another Wine process, `SendInput`) is a program clicking at the
-pointer. Each test shows the physical answer working before the injected one is refused.
+`mcec.exe`) with its re-arm item (which opens the re-arm prompt) and its settings window's
+Agent tab (whose opt-in checkbox opens an attested confirmation), and the consent prompt of
+`request-command-access`, all painted by the CPU painter into Win32 windows
+(crates/operator/src/soft/win32.rs). Each answer counts only when the low-level mouse hook saw
+the very click that pressed the control come from a device: xdotool on Wine's Xvfb is the
+operator's hand, and `mcec-send-input.exe click` (another Wine process, `SendInput`) is a
+program clicking at the pointer. Each test shows the physical answer working before the
+injected one is refused; test_message_clicks_wine.py covers clicks made of window messages.
 
     scripts/windows-build && .venv/bin/python -m pytest -q tests/windows/test_host_wine.py
 """
@@ -12,6 +14,7 @@ pointer. Each test shows the physical answer working before the injected one is 
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import anyio
@@ -48,6 +51,15 @@ MENU_FIRST_ITEM = (40, 40)
 #: While stopped the first item is the re-arm item: its button starts after the painted sign.
 MENU_REARM_ITEM = (120, 40)
 CHECKBOX = (15, 43)
+#: The opt-in's confirmation prompt (crates/operator/src/opt_in_prompt.rs): 460x170, centred,
+#: and its Confirm button.
+OPT_IN_TITLE = "mcec: confirm session provisioning"
+OPT_IN_ORIGIN = ((1024 - 460) // 2, (768 - 170) // 2)
+CONFIRM = [str(OPT_IN_ORIGIN[0] + 41), str(OPT_IN_ORIGIN[1] + 92)]
+#: `mcec_rules::activation::SHOW_SETTLE` (0.3 s) and a margin: the operator's own click on a
+#: window that just appeared waits this long, as a hand does (a wait before acting, not an
+#: assertion about speed).
+SETTLE_S = 0.6
 ALLOW_OFFSET = (36, 356)
 TOKEN = "wine-host-token-0123456789abcdef"
 #: A hang guard, not a timed assertion: a prompt nobody answers ends in 20 s.
@@ -112,6 +124,20 @@ async def provision_code(session) -> str | None:
     return await code_of(session, "provision-session")
 
 
+def confirm_opt_in(desk: WineDesk, checkbox: list[str], click) -> None:
+    """The checkbox (any click on it) opens the attested confirmation; `click` answers it on
+    Confirm once it is drawn and has been on screen a moment."""
+    desk.xdotool("mousemove", *checkbox, "click", "1")
+    assert wait_until(lambda: window_named(desk, OPT_IN_TITLE), PROBE_PATIENCE_S), "no confirmation prompt"
+    assert drawn(desk, CONFIRM, "windows-opt-in-prompt.png"), "the confirmation was never drawn"
+    time.sleep(SETTLE_S)
+    click(CONFIRM)
+
+
+def physical_click(desk: WineDesk):
+    return lambda point: desk.xdotool("mousemove", *point, "click", "1")
+
+
 def test_host_window_opt_in_counts_only_a_physical_click(desk: WineDesk, tmp_path: Path) -> None:
     port = free_port()
     copy = wine_copy(desk, tmp_path, host_settings(port, TOKEN))
@@ -129,36 +155,45 @@ def test_host_window_opt_in_counts_only_a_physical_click(desk: WineDesk, tmp_pat
         async def main():
             async with sdk_http(host.url, host.auth_headers()) as (session, _):
                 assert await provision_code(session) == "provisioning-not-authorized"
-                # Positive control: the operator's click on the checkbox turns provisioning on.
-                desk.xdotool("mousemove", *checkbox, "click", "1")
+                # Positive control: the operator's click on Confirm turns provisioning on.
+                await anyio.to_thread.run_sync(lambda: confirm_opt_in(desk, checkbox, physical_click(desk)))
                 assert await anyio.to_thread.run_sync(
                     lambda: wait_until(lambda: bool(audit_with(copy, "provisioning-opt-in;")), PROBE_PATIENCE_S)
                 ), copy.log()
                 assert await provision_code(session) is None, "provisioning stayed off after a physical opt-in"
+                assert await anyio.to_thread.run_sync(lambda: closed(desk, OPT_IN_TITLE)), "the prompt stayed"
                 # And off again, by hand.
-                desk.xdotool("click", "1")
+                await anyio.to_thread.run_sync(lambda: confirm_opt_in(desk, checkbox, physical_click(desk)))
                 assert await anyio.to_thread.run_sync(
                     lambda: wait_until(lambda: len(audit_with(copy, "provisioning-opt-in;")) == 2, PROBE_PATIENCE_S)
                 ), copy.log()
                 assert "AllowSessionProvisioning=false" in audit_with(copy, "provisioning-opt-in;")[1]
-                # A program clicks the same checkbox: the window reports it, the core refuses it.
-                injected_click(desk, checkbox)
+                assert await anyio.to_thread.run_sync(lambda: closed(desk, OPT_IN_TITLE)), "the prompt stayed"
+                # A program clicks Confirm: the window reports it, the core refuses it.
+                await anyio.to_thread.run_sync(
+                    lambda: confirm_opt_in(desk, checkbox, lambda point: injected_click(desk, point))
+                )
                 assert await anyio.to_thread.run_sync(
                     lambda: wait_until(lambda: bool(audit_with(copy, "provisioning-opt-in-refused")), PROBE_PATIENCE_S)
                 ), copy.log()
                 assert await provision_code(session) == "provisioning-not-authorized"
 
         run(main)
-        # The operator sees the refusal: the tab's message line turns the refusal red.
-        line = (SETTINGS_ORIGIN[0] + 8, SETTINGS_ORIGIN[1] + 76)
+        # The operator sees the refusal: the confirmation's message line turns red.
         # Kept in target/; docs/screenshots/windows-host-window.png is one such picture, looked at.
         shot = ARTIFACTS / "windows-host-window.png"
-        assert wait_until(lambda: refusal_drawn(screenshot(desk, shot), *line), PROBE_PATIENCE_S), shot
+        band = (OPT_IN_ORIGIN[0] + 8, OPT_IN_ORIGIN[1] + 40)
+        assert wait_until(lambda: refusal_in_band(screenshot(desk, shot), *band), PROBE_PATIENCE_S), shot
     finally:
         host.stop()
     refused = audit_with(copy, "provisioning-opt-in-refused")
-    assert len(refused) == 1 and "reason=not-physical" in refused[0], refused
+    assert len(refused) == 1 and "reason=synthetic" in refused[0], refused
     assert "AllowSessionProvisioning = false" in copy.settings_path.read_text()
+
+
+def refusal_in_band(path: Path, x: int, y: int, rows: int = 60) -> bool:
+    """Whether any row of the `rows` from (x, y) holds the refusal red."""
+    return any(refusal_drawn(path, x, y + dy) for dy in range(0, rows, 2))
 
 
 def test_host_menu_rearm_counts_only_a_physical_click(desk: WineDesk, tmp_path: Path) -> None:
@@ -175,19 +210,21 @@ def test_host_menu_rearm_counts_only_a_physical_click(desk: WineDesk, tmp_path: 
             async with sdk_http(host.url, host.auth_headers()) as (session, _):
                 desk.xdotool("key", CHORD)
                 assert await wait_for_code(session, "emergency-stopped") == "emergency-stopped"
-                # The host has no re-arm prompt: its menu's first item re-arms.
-                assert not window_named(desk, PROMPT_TITLE)
                 stopped_line = (HOST_ORIGIN[0] + 8, HOST_ORIGIN[1] + 45)
                 assert wait_until(lambda: refusal_drawn(screenshot(desk, ARTIFACTS / "windows-host-stopped.png"),
                                                         *stopped_line), PROBE_PATIENCE_S), "the host never said STOPPED"
+                # The menu's re-arm item (a click of anyone's) opens the re-arm prompt, whose
+                # Re-arm is judged on the click that pressed it.
                 open_menu(desk)
-                injected_click(desk, rearm_item)
+                desk.xdotool("mousemove", *rearm_item, "click", "1")
+                assert wait_until(lambda: window_named(desk, PROMPT_TITLE), PROBE_PATIENCE_S), "no re-arm prompt"
+                assert drawn(desk, rearm_button(), "windows-host-rearm-prompt.png")
+                injected_click(desk, rearm_button())
                 assert await anyio.to_thread.run_sync(
                     lambda: wait_until(lambda: bool(audit_with(copy, "rearm-refused")), PROBE_PATIENCE_S)
                 ), copy.log()
                 assert await code_of(session, "displays") == "emergency-stopped"
-                open_menu(desk)
-                desk.xdotool("mousemove", *rearm_item, "click", "1")
+                desk.xdotool("mousemove", *rearm_button(), "click", "1")
                 assert await wait_for_code(session, None) is None, copy.log()
 
         run(main)
@@ -228,6 +265,8 @@ async def consent_open(desk: WineDesk) -> list[str]:
     await anyio.to_thread.run_sync(lambda: wait_until(lambda: window_named(desk, CONSENT_TITLE), PROBE_PATIENCE_S))
     allow = at(CONSENT_ORIGIN, ALLOW_OFFSET)
     assert await anyio.to_thread.run_sync(lambda: drawn(desk, allow, "windows-consent.png")), "no consent prompt"
+    # A hand's click comes a moment after the prompt appeared (mcec_rules::activation::SHOW_SETTLE).
+    await anyio.sleep(SETTLE_S)
     return allow
 
 
@@ -253,7 +292,7 @@ def test_consent_physical_allow_grants_and_an_injected_one_is_refused(desk: Wine
                 allow = await consent_open(desk)
                 injected_click(desk, allow)
                 assert await anyio.to_thread.run_sync(
-                    lambda: wait_until(lambda: bool(audit_with(copy, "consent-refused", "not-physical")), PROBE_PATIENCE_S)
+                    lambda: wait_until(lambda: bool(audit_with(copy, "consent-refused", "synthetic")), PROBE_PATIENCE_S)
                 ), copy.log()
                 screenshot(desk, ARTIFACTS / "windows-consent-refused.png")
                 assert second.answer is None and window_named(desk, CONSENT_TITLE), "an injected click answered"

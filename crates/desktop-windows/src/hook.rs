@@ -83,6 +83,8 @@ pub struct HookEvent {
     pub origin: Origin,
     /// The raw `flags` of the hook structure.
     pub flags: u32,
+    /// The hook structure's `time`: the event's time, as its window message carries it.
+    pub time: u32,
     /// Time spent in the callback on classification, detector and latch, before the offer.
     pub work_nanos: u64,
     /// True when this very event engaged the latch (the worker is woken after the callback).
@@ -313,13 +315,14 @@ impl HookState {
         let origin = provenance::classify_key(info.flags, info.dwExtraInfo);
         let key = vk::key_of(info.vkCode);
         let input = Input::Key { key, code: info.vkCode };
-        self.dispatch(input, HookInput::Key { vk: info.vkCode, key }, down, origin, info.flags, started);
+        let seen = HookInput::Key { vk: info.vkCode, key };
+        self.dispatch(input, seen, down, origin, (info.flags, info.time), started);
     }
 
     fn button(&mut self, info: &MSLLHOOKSTRUCT, button: u8, down: bool, started: Instant) {
         let origin = provenance::classify_mouse(info.flags, info.dwExtraInfo);
         let input = Input::Button(u32::from(button));
-        self.dispatch(input, HookInput::Button(button), down, origin, info.flags, started);
+        self.dispatch(input, HookInput::Button(button), down, origin, (info.flags, info.time), started);
     }
 
     fn dispatch(
@@ -328,25 +331,25 @@ impl HookState {
         seen: HookInput,
         down: bool,
         origin: Origin,
-        flags: u32,
+        (flags, time): (u32, u32),
         started: Instant,
     ) {
-        // A low-level hook cannot tell keyboards apart: every event is device 0.
-        // No event time yet (0): no operator window binds to a hook event until the Windows
-        // side of `mcec_rules::activation` is built, so nothing it records can attest a click.
+        // A low-level hook cannot tell keyboards apart: every event is device 0. The hook's
+        // `time` is the time the window message of this very event carries (GetMessageTime),
+        // by which an operator window names the click or key that pressed a control.
         let ev = ClassifiedEvent {
             input,
             down,
             physical: origin.is_physical(),
             forged: false,
             source_device: 0,
-            time: 0,
+            time,
             at: started,
         };
         let tripped = self.dispatcher.input(ev);
         if let Some(tx) = &self.events {
             let work_nanos = nanos_since(started);
-            let _ = tx.try_send(HookEvent { input: seen, down, origin, flags, work_nanos, tripped });
+            let _ = tx.try_send(HookEvent { input: seen, down, origin, flags, time, work_nanos, tripped });
         }
     }
 }
@@ -363,7 +366,7 @@ mod tests {
     use super::*;
     use crate::inject::{self, Mark};
     use crate::vk::chord_strokes;
-    use mcec_desktop::monitor::LastPhysicalInput;
+    use mcec_desktop::monitor::{InputEventId, LastPhysicalInput, Pressed, Provenance, Witness};
     use mcec_rules::StopFlag;
     use mcec_rules::hotkey::Hotkey;
     use mcec_rules::latch::Latch;
@@ -439,6 +442,10 @@ mod tests {
         let seen = ledger.snapshot();
         assert_eq!((seen.last_physical_press, seen.last_physical_button), (None, None), "nothing physical");
         assert!(seen.last_injected_button.is_some(), "the ledger did see the injected presses");
+        // The ring knows the injected press by the time its window message carries, so a
+        // window that received that click is told it was synthetic.
+        let press = InputEventId { time: click.time, what: Pressed::Button(1), down: true };
+        assert_eq!(ledger.witness(&press), Witness { physical: None, synthetic: Some(Provenance::Injected) });
         assert_eq!(monitor.stats().events, 2 * strokes.len() as u64 + 2);
         drop(monitor);
         let again = start(HookConfig { sink, events: None });

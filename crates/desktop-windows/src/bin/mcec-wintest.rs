@@ -8,7 +8,9 @@
 //! CLASS (default `McecWinTest`) lets a test play one of mcec's own windows (`mcec-overlay`).
 //!
 //! Lines (stdout, flushed): `READY hwnd=0x.. pid=N client=X,Y,W,H` (client area in desktop
-//! pixels), `DOWN button=B x=X y=Y` / `UP button=B ...` (client pixels), `KEY vk=0x.. down=0|1`,
+//! pixels), `DOWN button=B x=X y=Y` / `UP button=B ...` (client pixels), each followed by
+//! `MESSAGE DOWN|UP button=B time=T pt=X,Y sent=0|1` (the message's time and desktop point,
+//! and whether another thread sent it), `KEY vk=0x.. down=0|1`,
 //! `CHAR cp=0x..` (a whole code point, surrogate pairs joined), `WHEEL delta=D` /
 //! `HWHEEL delta=D`. The program ends when stdin closes.
 
@@ -36,9 +38,9 @@ mod wintest {
     use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, POINT, RECT, WPARAM};
     use windows_sys::Win32::Graphics::Gdi::ClientToScreen;
     use windows_sys::Win32::UI::WindowsAndMessaging::{
-        GetClientRect, SetForegroundWindow, WM_CHAR, WM_KEYDOWN, WM_KEYUP, WM_LBUTTONDOWN, WM_LBUTTONUP,
-        WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEHWHEEL, WM_MOUSEWHEEL, WM_RBUTTONDOWN, WM_RBUTTONUP,
-        WM_SYSKEYDOWN, WM_SYSKEYUP,
+        GetClientRect, GetMessagePos, GetMessageTime, InSendMessage, SetForegroundWindow, WM_CHAR,
+        WM_KEYDOWN, WM_KEYUP, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEHWHEEL,
+        WM_MOUSEWHEEL, WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SYSKEYDOWN, WM_SYSKEYUP,
     };
 
     use crate::test_window::{self, Spec};
@@ -85,7 +87,16 @@ mod wintest {
 
     unsafe extern "system" fn wndproc(hwnd: HWND, msg: u32, w: WPARAM, l: LPARAM) -> LRESULT {
         let button = |b: &str, down: bool| {
-            say(&format!("{} button={b} x={} y={}", if down { "DOWN" } else { "UP" }, lo(l), hi(l)));
+            // SAFETY: plain queries of this thread's message state.
+            let (time, pos, sent) = unsafe { (GetMessageTime(), GetMessagePos(), InSendMessage()) };
+            let (px, py) = (lo(pos as LPARAM), hi(pos as LPARAM));
+            let what = if down { "DOWN" } else { "UP" };
+            say(&format!("{what} button={b} x={} y={}", lo(l), hi(l)));
+            say(&format!(
+                "MESSAGE {what} button={b} time={} pt={px},{py} sent={}",
+                time as u32,
+                i32::from(sent != 0)
+            ));
         };
         match msg {
             WM_LBUTTONDOWN => button("left", true),

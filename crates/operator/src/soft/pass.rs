@@ -37,6 +37,8 @@ impl Role {
 
     /// The windows whose controls make a decision only the operator may make; they are judged
     /// on the event that pressed them, so only a painter that names its events shows them.
+    /// (Only X11's host process asks: Win32 paints every operator window here.)
+    #[cfg(unix)]
     pub(crate) fn attested(self) -> bool {
         matches!(self, Role::Prompt | Role::Consent | Role::OptIn)
     }

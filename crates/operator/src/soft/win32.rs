@@ -16,9 +16,18 @@
 //! only note what happened; the loop turns that into egui events after `DispatchMessageW`
 //! returns, so no egui state is touched from inside a window procedure. The state's repaint
 //! hook, called from other threads, posts a message to a message-only window to wake the loop.
-//! The windows only report a click and its time (Re-arm, Allow, the host menu's re-arm item, the
-//! Agent tab's opt-in); the core checks with the provenance monitor (the low-level mouse hook's
-//! record of a press without `LLMHF_INJECTED`) that a hand made it.
+//!
+//! The windows decide nothing: a control that only the operator may press (Re-arm, Allow, the
+//! opt-in's Confirm) reports the events that pressed it, each named by its message time
+//! (`GetMessageTime`, the very `time` the low-level hook saw for that event) and its button or
+//! key, and the core asks the provenance monitor whether a device, not `SendInput`, made those
+//! very events. A program can also hand a window a click with no input at all: a message sent
+//! from another thread (`SendMessageW`: `InSendMessage`), a mouse message whose point is not
+//! where the pointer was when the message was made (`PostMessageW`: the input queue stamps a
+//! device's event with its own point, `GetMessagePos`), a key posted to a window that does not
+//! have the keyboard, or `BM_CLICK`. Those are dropped before any widget sees them and
+//! audited; a posted message that passes these checks still carries its posting time, at
+//! which the hook saw no physical event, so the core refuses it.
 
 #![allow(unsafe_code)]
 
@@ -28,10 +37,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
-use windows_sys::Win32::Foundation::{GetLastError, HWND, LPARAM, LRESULT, RECT, WPARAM};
+use windows_sys::Win32::Foundation::{GetLastError, HWND, LPARAM, LRESULT, POINT, RECT, WPARAM};
 use windows_sys::Win32::Graphics::Gdi::{
-    BI_RGB, BITMAPINFO, BITMAPINFOHEADER, BeginPaint, DIB_RGB_COLORS, EndPaint, GetDC, PAINTSTRUCT,
-    ReleaseDC, SetDIBitsToDevice,
+    BI_RGB, BITMAPINFO, BITMAPINFOHEADER, BeginPaint, ClientToScreen, DIB_RGB_COLORS, EndPaint, GetDC,
+    PAINTSTRUCT, ReleaseDC, SetDIBitsToDevice,
 };
 use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
 use windows_sys::Win32::UI::Input::KeyboardAndMouse::{
@@ -39,22 +48,24 @@ use windows_sys::Win32::UI::Input::KeyboardAndMouse::{
     VK_RETURN, VK_RIGHT, VK_SHIFT, VK_SPACE, VK_TAB, VK_UP,
 };
 use windows_sys::Win32::UI::WindowsAndMessaging::{
-    AdjustWindowRectEx, CreateWindowExW, DefWindowProcW, DestroyWindow, DispatchMessageW, GetSystemMetrics,
-    HTTRANSPARENT, HWND_MESSAGE, LWA_ALPHA, MA_NOACTIVATE, MSG, MWMO_INPUTAVAILABLE,
-    MsgWaitForMultipleObjectsEx, PM_REMOVE, PeekMessageW, PostMessageW, QS_ALLINPUT, RegisterClassExW,
-    SM_CXSCREEN, SM_CYSCREEN, SW_SHOW, SW_SHOWNOACTIVATE, SWP_NOACTIVATE, SWP_NOZORDER, SetForegroundWindow,
-    SetLayeredWindowAttributes, SetWindowDisplayAffinity, SetWindowPos, ShowWindow, WDA_EXCLUDEFROMCAPTURE,
-    WM_APP, WM_CLOSE, WM_ERASEBKGND, WM_KEYDOWN, WM_KEYUP, WM_KILLFOCUS, WM_LBUTTONDOWN, WM_LBUTTONUP,
-    WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEACTIVATE, WM_MOUSEMOVE, WM_NCHITTEST, WM_PAINT, WM_QUIT,
-    WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SETFOCUS, WNDCLASSEXW, WNDPROC, WS_CAPTION, WS_EX_DLGMODALFRAME,
-    WS_EX_LAYERED, WS_EX_NOACTIVATE, WS_EX_TOOLWINDOW, WS_EX_TOPMOST, WS_EX_TRANSPARENT, WS_MINIMIZEBOX,
-    WS_OVERLAPPED, WS_POPUP, WS_SYSMENU,
+    AdjustWindowRectEx, BM_CLICK, CreateWindowExW, DefWindowProcW, DestroyWindow, DispatchMessageW,
+    GetForegroundWindow, GetMessagePos, GetMessageTime, GetSystemMetrics, HTTRANSPARENT, HWND_MESSAGE,
+    InSendMessage, LWA_ALPHA, MA_NOACTIVATE, MSG, MWMO_INPUTAVAILABLE, MsgWaitForMultipleObjectsEx,
+    PM_REMOVE, PeekMessageW, PostMessageW, QS_ALLINPUT, RegisterClassExW, SM_CXSCREEN, SM_CYSCREEN, SW_SHOW,
+    SW_SHOWNOACTIVATE, SWP_NOACTIVATE, SWP_NOZORDER, SetForegroundWindow, SetLayeredWindowAttributes,
+    SetWindowDisplayAffinity, SetWindowPos, ShowWindow, WDA_EXCLUDEFROMCAPTURE, WM_APP, WM_CLOSE,
+    WM_ERASEBKGND, WM_KEYDOWN, WM_KEYUP, WM_KILLFOCUS, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN,
+    WM_MBUTTONUP, WM_MOUSEACTIVATE, WM_MOUSEMOVE, WM_NCHITTEST, WM_PAINT, WM_QUIT, WM_RBUTTONDOWN,
+    WM_RBUTTONUP, WM_SETFOCUS, WNDCLASSEXW, WNDPROC, WS_CAPTION, WS_EX_DLGMODALFRAME, WS_EX_LAYERED,
+    WS_EX_NOACTIVATE, WS_EX_TOOLWINDOW, WS_EX_TOPMOST, WS_EX_TRANSPARENT, WS_MINIMIZEBOX, WS_OVERLAPPED,
+    WS_POPUP, WS_SYSMENU,
 };
 
 use crate::soft::pass::{self, Layout, Role};
 use crate::soft::raster::Textures;
 use crate::state::{OperatorEvent, OperatorState};
 use crate::{Surfaces, UiError, consent_prompt, host, overlay, prompt, settings_window};
+use mcec_rules::activation::{InputEventId, Pressed};
 use mcec_rules::own_windows::{HOST_CLASS, OVERLAY_CLASS, PROMPT_CLASS, SETTINGS_CLASS};
 
 /// Posted to the message-only window by the state's repaint hook.
@@ -73,6 +84,10 @@ enum Seen {
     Close(HWND),
     Focus(HWND, bool),
     Input(HWND, egui::Event),
+    /// A click or key with the identity of the input event behind it.
+    Named(HWND, egui::Event, InputEventId),
+    /// A press no input device made, dropped: what it was and how it came.
+    Dropped(HWND, &'static str, &'static str),
 }
 
 thread_local! {
@@ -106,6 +121,9 @@ struct SoftUi {
     /// The egui context and textures of the closed banner, for when it opens again.
     spare_banner: Option<(egui::Context, Textures)>,
     start: Instant,
+    /// Presses dropped so far as no device's (the audit names the first fifty, then one in a
+    /// hundred: a program can send them as fast as it likes).
+    dropped: u64,
 }
 
 /// Run the overlay and the prompts until [`OperatorState::request_quit`].
@@ -127,8 +145,15 @@ pub(crate) fn run(
         // makes the call fail.
         unsafe { PostMessageW(wake_id as HWND, WM_WAKE, 0, 0) };
     });
-    let mut ui =
-        SoftUi { state, events, surfaces, panes: Vec::new(), spare_banner: None, start: Instant::now() };
+    let mut ui = SoftUi {
+        state,
+        events,
+        surfaces,
+        panes: Vec::new(),
+        spare_banner: None,
+        start: Instant::now(),
+        dropped: 0,
+    };
     let result = ui.run();
     ui.close_all();
     // SAFETY: the message-only window was created on this thread and is destroyed once.
@@ -333,6 +358,8 @@ impl SoftUi {
             }
         }
         show(&pane);
+        // On screen from here: a press judged for one of its controls must come a moment later.
+        pane.shown_at = Some(Instant::now());
         self.panes.push(pane);
         Ok(())
     }
@@ -353,7 +380,16 @@ impl SoftUi {
                 self.panes.iter_mut().for_each(|p| p.dirty = true);
                 return;
             }
-            Seen::Paint(h) | Seen::Close(h) | Seen::Focus(h, _) | Seen::Input(h, _) => *h,
+            Seen::Dropped(h, what, how) => {
+                let title = self.panes.iter().find(|p| p.window == *h).map_or("?", |p| kind(p.role).2);
+                self.audit_dropped(title, what, how);
+                return;
+            }
+            Seen::Paint(h)
+            | Seen::Close(h)
+            | Seen::Focus(h, _)
+            | Seen::Input(h, _)
+            | Seen::Named(h, _, _) => *h,
         };
         let Some(pane) = self.panes.iter_mut().find(|p| p.window == hwnd) else { return };
         match seen {
@@ -364,9 +400,20 @@ impl SoftUi {
                 pane.input.push(egui::Event::WindowFocused(focused));
             }
             Seen::Input(_, event) => pane.input.push(event),
-            Seen::Wake => {}
+            Seen::Named(_, event, id) => pane.push_named(event, id),
+            Seen::Wake | Seen::Dropped(..) => {}
         }
         pane.dirty = true;
+    }
+
+    fn audit_dropped(&mut self, title: &str, what: &str, how: &str) {
+        self.dropped += 1;
+        if self.dropped <= 50 || self.dropped.is_multiple_of(100) {
+            mcec_rules::audit::audit(
+                "synthetic-input-dropped",
+                &format!("a {what} {how} to \"{title}\" was ignored; {} so far", self.dropped),
+            );
+        }
     }
 
     fn close_all(&mut self) {
@@ -445,8 +492,12 @@ unsafe extern "system" fn overlay_proc(hwnd: HWND, msg: u32, wparam: WPARAM, lpa
 }
 
 unsafe extern "system" fn prompt_proc(hwnd: HWND, msg: u32, wparam: WPARAM, lparam: LPARAM) -> LRESULT {
-    let pos = || egui::pos2(f32::from(lparam as u16 as i16), f32::from((lparam >> 16) as u16 as i16));
-    let button = |button, pressed| {
+    let pos = || egui::pos2(f32::from(low(lparam)), f32::from(high(lparam)));
+    let button = |button, code, pressed: bool| {
+        if let Some(how) = click_not_from_input(hwnd, lparam) {
+            // Only a press is audited: its release follows it the same way.
+            return pressed.then_some(Seen::Dropped(hwnd, "click", how));
+        }
         // SAFETY: capture keeps the release with the window that saw the press.
         unsafe {
             if pressed {
@@ -455,7 +506,8 @@ unsafe extern "system" fn prompt_proc(hwnd: HWND, msg: u32, wparam: WPARAM, lpar
                 ReleaseCapture();
             }
         }
-        Seen::Input(hwnd, egui::Event::PointerButton { pos: pos(), button, pressed, modifiers: modifiers() })
+        let event = egui::Event::PointerButton { pos: pos(), button, pressed, modifiers: modifiers() };
+        Some(Seen::Named(hwnd, event, message_id(Pressed::Button(code), pressed)))
     };
     let seen = match msg {
         WM_PAINT => return on_paint(hwnd),
@@ -465,30 +517,81 @@ unsafe extern "system" fn prompt_proc(hwnd: HWND, msg: u32, wparam: WPARAM, lpar
         WM_SETFOCUS => Seen::Focus(hwnd, true),
         WM_KILLFOCUS => Seen::Focus(hwnd, false),
         WM_MOUSEMOVE => Seen::Input(hwnd, egui::Event::PointerMoved(pos())),
-        WM_LBUTTONDOWN => button(egui::PointerButton::Primary, true),
-        WM_LBUTTONUP => button(egui::PointerButton::Primary, false),
-        WM_RBUTTONDOWN => button(egui::PointerButton::Secondary, true),
-        WM_RBUTTONUP => button(egui::PointerButton::Secondary, false),
-        WM_MBUTTONDOWN => button(egui::PointerButton::Middle, true),
-        WM_MBUTTONUP => button(egui::PointerButton::Middle, false),
-        WM_KEYDOWN | WM_KEYUP => match key(wparam) {
-            Some(key) => Seen::Input(
-                hwnd,
-                egui::Event::Key {
-                    key,
-                    physical_key: None,
-                    pressed: msg == WM_KEYDOWN,
-                    repeat: false,
-                    modifiers: modifiers(),
-                },
-            ),
-            None => return 0,
-        },
+        WM_LBUTTONDOWN => return noted(button(egui::PointerButton::Primary, 1, true)),
+        WM_LBUTTONUP => return noted(button(egui::PointerButton::Primary, 1, false)),
+        WM_MBUTTONDOWN => return noted(button(egui::PointerButton::Middle, 2, true)),
+        WM_MBUTTONUP => return noted(button(egui::PointerButton::Middle, 2, false)),
+        WM_RBUTTONDOWN => return noted(button(egui::PointerButton::Secondary, 3, true)),
+        WM_RBUTTONUP => return noted(button(egui::PointerButton::Secondary, 3, false)),
+        // No operator window is a button control: only a program presses one this way.
+        BM_CLICK => Seen::Dropped(hwnd, "BM_CLICK", "sent or posted to the window"),
+        WM_KEYDOWN | WM_KEYUP => {
+            let Some(key) = key(wparam) else { return 0 };
+            let pressed = msg == WM_KEYDOWN;
+            // SAFETY: a plain query of the message this thread is handling.
+            if unsafe { InSendMessage() } != 0 {
+                return noted(pressed.then_some(Seen::Dropped(hwnd, "key press", SENT)));
+            }
+            let event =
+                egui::Event::Key { key, physical_key: None, pressed, repeat: false, modifiers: modifiers() };
+            // A key posted to a window without the keyboard goes unnamed, so it can dismiss (a
+            // denial) but never press a control the core judges: its time could be a key the
+            // operator typed elsewhere.
+            // SAFETY: a plain query.
+            if unsafe { GetForegroundWindow() } != hwnd {
+                Seen::Input(hwnd, event)
+            } else {
+                Seen::Named(hwnd, event, message_id(Pressed::Key(wparam as u32), pressed))
+            }
+        }
         // SAFETY: the default handling of every other message.
         _ => return unsafe { DefWindowProcW(hwnd, msg, wparam, lparam) },
     };
     note(seen);
     0
+}
+
+/// How a message another thread sent (`SendMessageW`) came, for the audit.
+const SENT: &str = "sent straight to the window (SendMessage)";
+
+fn noted(seen: Option<Seen>) -> LRESULT {
+    if let Some(seen) = seen {
+        note(seen);
+    }
+    0
+}
+
+fn low(l: LPARAM) -> i16 {
+    l as u16 as i16
+}
+
+fn high(l: LPARAM) -> i16 {
+    (l >> 16) as u16 as i16
+}
+
+/// The message being handled, named as the input event behind it: its time is the `time` the
+/// low-level hook saw for that event (the same for a key's `vkCode` and a button's number).
+fn message_id(what: Pressed, down: bool) -> InputEventId {
+    // SAFETY: reads the time of the message this thread is handling.
+    let time = unsafe { GetMessageTime() } as u32;
+    InputEventId { time, what, down }
+}
+
+/// How a mouse button message came when no input device made it, or `None` when it came
+/// through the input queue: sent by another thread, or posted with a point that is not the
+/// point the message was made at (a device's message carries its own point in both).
+fn click_not_from_input(hwnd: HWND, lparam: LPARAM) -> Option<&'static str> {
+    // SAFETY: plain queries of the message this thread is handling.
+    if unsafe { InSendMessage() } != 0 {
+        return Some(SENT);
+    }
+    // SAFETY: as above.
+    let made_at = unsafe { GetMessagePos() } as LPARAM;
+    let mut point = POINT { x: i32::from(low(lparam)), y: i32::from(high(lparam)) };
+    // SAFETY: a live window of this thread and a POINT to convert.
+    unsafe { ClientToScreen(hwnd, &mut point) };
+    let pointer = POINT { x: i32::from(low(made_at)), y: i32::from(high(made_at)) };
+    (point.x != pointer.x || point.y != pointer.y).then_some("posted to the window away from the pointer")
 }
 
 unsafe extern "system" fn wake_proc(hwnd: HWND, msg: u32, wparam: WPARAM, lparam: LPARAM) -> LRESULT {
