@@ -66,7 +66,7 @@ use mcec_rules::activation::{InputEventId, Pressed};
 #[cfg(unix)]
 use mcec_rules::own_windows::{HOST_CLASS, PROMPT_CLASS, SETTINGS_CLASS};
 #[cfg(unix)]
-use pass::{Layout, Role};
+use pass::{DroppedInput, Layout, Role};
 #[cfg(unix)]
 use raster::Textures;
 #[cfg(unix)]
@@ -123,7 +123,7 @@ pub(crate) fn run(
         panes: Vec::new(),
         spare_banner: None,
         start: Instant::now(),
-        dropped: 0,
+        dropped: DroppedInput::default(),
     };
     let result = ui.run(&rx);
     ui.close_all();
@@ -161,9 +161,8 @@ struct SoftUi {
     /// The egui context and textures of the closed banner, for when it opens again.
     spare_banner: Option<(egui::Context, Textures)>,
     start: Instant,
-    /// Presses sent with `XSendEvent` dropped so far (the audit names the first fifty, then
-    /// one in a hundred: a program can send them as fast as it likes).
-    dropped: u64,
+    /// Presses sent with `XSendEvent`, dropped.
+    dropped: DroppedInput,
 }
 
 #[cfg(unix)]
@@ -284,19 +283,10 @@ impl SoftUi {
         self.panes.iter_mut().find(|p| p.window.id == window)
     }
 
-    /// Audits a press sent with `XSendEvent` to `window` (see `dropped`).
+    /// Audits a press sent with `XSendEvent` to `window`.
     fn audit_dropped(&mut self, window: u32, what: &str) {
-        self.dropped += 1;
-        if self.dropped <= 50 || self.dropped.is_multiple_of(100) {
-            let title = self.panes.iter().find(|p| p.window.id == window).map_or("?", |p| role_title(p.role));
-            mcec_rules::audit::audit(
-                "synthetic-input-dropped",
-                &format!(
-                    "a {what} sent by a program (XSendEvent) to \"{title}\" was ignored; {} so far",
-                    self.dropped
-                ),
-            );
-        }
+        let title = self.panes.iter().find(|p| p.window.id == window).map_or("?", |p| role_title(p.role));
+        self.dropped.note(title, what, "sent by a program (XSendEvent)");
     }
 
     fn on_x_event(&mut self, event: Event) -> xwin::XResult<()> {

@@ -214,6 +214,25 @@ impl<W> Pane<W> {
 }
 
 /// A fresh egui context for a window, in the operator windows' look.
+/// Input a program sent to an operator window, which never reaches a widget: counted, and
+/// audited for the first fifty and then one in a hundred (a program can send it as fast as it
+/// likes, and the log must not drown).
+#[derive(Debug, Default)]
+pub(crate) struct DroppedInput(u64);
+
+impl DroppedInput {
+    /// `what` was dropped (`click`, `key press`), having come `how`, to the window `title`.
+    pub(crate) fn note(&mut self, title: &str, what: &str, how: &str) {
+        self.0 += 1;
+        if self.0 <= 50 || self.0.is_multiple_of(100) {
+            mcec_rules::audit::audit(
+                "synthetic-input-dropped",
+                &format!("a {what} {how} to \"{title}\" was ignored; {} so far", self.0),
+            );
+        }
+    }
+}
+
 pub(crate) fn new_context() -> egui::Context {
     let ctx = egui::Context::default();
     ctx.set_visuals(egui::Visuals::dark());

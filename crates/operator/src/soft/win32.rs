@@ -61,7 +61,7 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{
     WS_POPUP, WS_SYSMENU,
 };
 
-use crate::soft::pass::{self, Layout, Role};
+use crate::soft::pass::{self, DroppedInput, Layout, Role};
 use crate::soft::raster::Textures;
 use crate::state::{OperatorEvent, OperatorState};
 use crate::{Surfaces, UiError, consent_prompt, host, overlay, prompt, settings_window};
@@ -121,9 +121,8 @@ struct SoftUi {
     /// The egui context and textures of the closed banner, for when it opens again.
     spare_banner: Option<(egui::Context, Textures)>,
     start: Instant,
-    /// Presses dropped so far as no device's (the audit names the first fifty, then one in a
-    /// hundred: a program can send them as fast as it likes).
-    dropped: u64,
+    /// Presses dropped as no device's.
+    dropped: DroppedInput,
 }
 
 /// Run the overlay and the prompts until [`OperatorState::request_quit`].
@@ -152,7 +151,7 @@ pub(crate) fn run(
         panes: Vec::new(),
         spare_banner: None,
         start: Instant::now(),
-        dropped: 0,
+        dropped: DroppedInput::default(),
     };
     let result = ui.run();
     ui.close_all();
@@ -382,7 +381,7 @@ impl SoftUi {
             }
             Seen::Dropped(h, what, how) => {
                 let title = self.panes.iter().find(|p| p.window == *h).map_or("?", |p| kind(p.role).2);
-                self.audit_dropped(title, what, how);
+                self.dropped.note(title, what, how);
                 return;
             }
             Seen::Paint(h)
@@ -404,16 +403,6 @@ impl SoftUi {
             Seen::Wake | Seen::Dropped(..) => {}
         }
         pane.dirty = true;
-    }
-
-    fn audit_dropped(&mut self, title: &str, what: &str, how: &str) {
-        self.dropped += 1;
-        if self.dropped <= 50 || self.dropped.is_multiple_of(100) {
-            mcec_rules::audit::audit(
-                "synthetic-input-dropped",
-                &format!("a {what} {how} to \"{title}\" was ignored; {} so far", self.dropped),
-            );
-        }
     }
 
     fn close_all(&mut self) {
