@@ -117,7 +117,10 @@ def test_host_shutdown_mid_drag_stops_it_answers_or_closes_and_acts_no_more(
         def send(msg: dict) -> None:
             socks[msg["id"]] = post(port, token, msg)
 
-        start_drag_then_queue_a_click(send, win)
+        try:
+            start_drag_then_queue_a_click(send, win)
+        except AssertionError as e:  # the host's side of it, for whoever reads the failure
+            raise AssertionError(f"{e}\nthe host's log:\n{host.stderr()[-3000:]}") from None
         host.proc.send_signal(getattr(signal, sig))
 
         def read(name: str) -> None:
