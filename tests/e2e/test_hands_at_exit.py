@@ -24,7 +24,9 @@ from mcec_e2e import HANG_GUARD_S, RawStdio, host_settings, manual_copy, read_ht
 from xdesk import ProbeWindow, Screen, wait_until
 
 COMMANDS = ("displays", "click", "drag")
-WIN_X, WIN_Y = 100, 100
+# Clear of the host's own window (it maps at the top-left corner, 420x150, whenever its UI is
+# ready: over a window there, it can take a drag's press) and of the banner at the top.
+WIN_X, WIN_Y = 600, 300
 DRAG = {"from": {"x": WIN_X + 10, "y": WIN_Y + 10}, "to": {"x": WIN_X + 380, "y": WIN_Y + 10}, "durationMs": 3000}
 QUEUED_CLICK = {"at": {"x": WIN_X + 200, "y": WIN_Y + 250}}
 
@@ -37,7 +39,7 @@ def screen():
 
 @pytest.fixture
 def win(screen: Screen):
-    w = ProbeWindow(screen.env(), "--title", "hands at exit")
+    w = ProbeWindow(screen.env(), "--title", "hands at exit", "--x", str(WIN_X), "--y", str(WIN_Y))
     yield w
     w.close()
 
