@@ -249,6 +249,14 @@ fn down(vk: i32) -> bool {
     (unsafe { GetAsyncKeyState(vk) } as u16) & 0x8000 != 0
 }
 
+/// Whether `vk` reads as down within a hang guard's time, asking every 20 ms.
+fn becomes_down(vk: i32) -> bool {
+    (0..250).any(|_| down(vk) || {
+        std::thread::sleep(Duration::from_millis(20));
+        false
+    })
+}
+
 #[test]
 fn release_all_leaves_nothing_down() {
     use mcec_desktop::keys::{Key, Modifier, NamedKey};
@@ -275,7 +283,9 @@ fn release_all_leaves_nothing_down() {
         assert!(before.iter().any(|l| l == pressed), "{pressed} missing: {before:?}");
     }
     assert!(!before.iter().any(|l| l.contains("down=0") || l.starts_with("UP")), "{before:?}");
-    assert!(down(0x01), "Windows does not report the button down");
+    // Wine can answer "up" from a per-thread cache for a moment after the press reached the
+    // window (CI saw it once), so ask until it says down; never down is still a failure.
+    assert!(becomes_down(0x01), "Windows does not report the button down");
     b.release_all().expect("release_all");
     b.key(Key::Named(NamedKey::F(7)), true, &never).expect("F7");
     b.key(Key::Named(NamedKey::F(7)), false, &never).expect("F7");
