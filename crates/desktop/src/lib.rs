@@ -2,7 +2,7 @@
 //!
 //! Three small seams ([`seams::Screens`], [`seams::WindowManager`], [`seams::Injector`])
 //! describe what a desktop backend must do, with no platform type in any signature; the
-//! X11 backend ([`x11::X11Desktop`]) is the first implementation. On top of them the tool
+//! backends live in crates of their own (`mcec-desktop-x11`, `mcec-desktop-windows`). On top of them the tool
 //! layer ([`api::DesktopTools`]) turns typed requests ([`requests`]) into JSON-able results
 //! and [`mcec_rules::ToolError`]s, and owns the policy: window selectors, capture caps,
 //! drag densification, the one input lock, stop-flag checks between steps, artefact paths.
@@ -11,9 +11,8 @@
 //! injected one for the emergency stop and feeds the pure chord detector.
 //!
 //! What this crate does not do: speak MCP or JSON-RPC, decide gates or read settings (the
-//! caller does). Here only the `x11` and `monitor::x11` modules talk to the X server; they
-//! build on unix only, so on Windows this crate is the seams, the tool layer and the pure
-//! monitor parts, and `mcec-desktop-windows` supplies the backend.
+//! caller does), or talk to any display server: it has no platform code, and the binary
+//! picks the backend that implements its seams.
 
 pub mod api;
 pub mod geometry;
@@ -24,13 +23,9 @@ pub mod requests;
 pub mod seams;
 pub mod select;
 pub mod types;
-#[cfg(unix)]
-pub mod x11;
 
 pub use api::{CaptureDefaults, DesktopConfig, DesktopTools};
 pub use types::{
     CaptureVia, Captured, DisplayInfo, DisplaysResult, Dpi, DpiSource, LeftOut, LeftOutHow, MouseButton,
     Point, Rect, RgbImage, ScrollDirection, WindowInfo,
 };
-#[cfg(unix)]
-pub use x11::X11Desktop;

@@ -62,19 +62,9 @@ pub trait WindowManager: Send + Sync {
     /// (a window manager may still be acting on it).
     fn window_op(&self, id: u64, op: WindowOp) -> Result<(), ToolError>;
 
-    /// The process that started `pid`, when the platform still knows it: how `launch` tells
-    /// a window of a process its program started. The default reads Linux's `/proc`.
-    fn parent_process(&self, pid: u32) -> Option<u32> {
-        proc_parent(pid)
-    }
-}
-
-/// The parent of `pid` per Linux's `/proc/<pid>/stat`.
-fn proc_parent(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The name field may hold spaces and parentheses: the fields we need follow the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(1)?.parse().ok()
+    /// The process that started `pid`, when the platform still knows it (`None`: unknown):
+    /// how `launch` tells a window of a process its program started.
+    fn parent_process(&self, pid: u32) -> Option<u32>;
 }
 
 /// Synthetic input. Every call is attributable to the backend's injection device.
@@ -111,16 +101,10 @@ pub trait Injector: Send + Sync {
 
 /// A whole desktop backend.
 pub trait Backend: Screens + WindowManager + Injector {
-    /// The display this backend talks to, for details and for launched programs
-    /// (e.g. `:0`).
+    /// The display this backend talks to, for details (e.g. `:0`).
     fn display_name(&self) -> &str;
-}
 
-#[cfg(all(test, target_os = "linux"))]
-mod tests {
-    #[test]
-    fn proc_names_this_process_parent() {
-        let parent = super::proc_parent(std::process::id()).expect("a parent");
-        assert_eq!(parent, std::os::unix::process::parent_id());
-    }
+    /// Sets on `program`, before `launch` starts it, whatever it needs to open its windows on
+    /// this desktop (X11: `DISPLAY`), so the tool layer starts programs the same way everywhere.
+    fn prepare_program(&self, program: &mut std::process::Command);
 }

@@ -218,7 +218,7 @@ fn probe_sockets(dir: &Path) -> Vec<SocketSeen> {
             let (tx, rx) = std::sync::mpsc::channel();
             let probe = display.clone();
             let _ = std::thread::Builder::new().name("mcec-x-probe".into()).spawn(move || {
-                let _ = tx.send(mcec_desktop::x11::probe::answer(&probe));
+                let _ = tx.send(crate::platform::probe_display(&probe));
             });
             (display, rx)
         })

@@ -13,13 +13,13 @@ mod client_snippets;
 mod config;
 mod config_cmd;
 mod consent;
-mod desktop_backend;
 #[cfg(unix)]
 mod desktop_find;
 mod handoff;
 mod logging;
 mod malloc_tuning;
 mod operator;
+mod platform;
 mod record_watch;
 mod relay;
 mod reload;

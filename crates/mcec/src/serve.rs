@@ -70,7 +70,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     mcec_sessions::reaper::reap(&paths.sessions_root, REAP_AGE, SystemTime::now());
     let settings = &loaded.settings;
     let plan = operator_plan(mode, &paths, &loaded);
-    crate::desktop_backend::log_desktop();
+    crate::platform::log_desktop();
     let mut side = OperatorSide::bring_up(plan);
     *ui = side.ui_shutdown();
     // A session copy can never provision: the agent must not widen its own rights.
@@ -80,7 +80,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     let note = (mode == Mode::SessionBootstrap).then(|| crate::relay::bootstrap_note(&paths, &loaded));
     let agent = Arc::new(build_agent(&paths, &loaded, &mut side, allow_provisioning.clone(), note));
     if side.desktop.is_some() {
-        agent.with_record(|r| r.desktop = crate::desktop_backend::desktop_found());
+        agent.with_record(|r| r.desktop = crate::platform::desktop_found());
     }
     crate::reload::spawn(
         crate::reload::Watch {

@@ -16,7 +16,7 @@ use mcec_rules::gates::DesktopGate;
 /// The gate on a Wayland session's X server, or `None` for a plain X server. A probe that
 /// fails refuses actuation (fail closed).
 pub fn stopless_display(unsafe_allowed: bool) -> Option<DesktopGate> {
-    let why = match crate::desktop_backend::wayland_session() {
+    let why = match crate::platform::wayland_session() {
         Ok(None) => return None,
         Ok(Some(session)) => session,
         Err(e) => {

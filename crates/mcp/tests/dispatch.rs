@@ -72,6 +72,10 @@ impl WindowManager for FakeDesktop {
     fn window_op(&self, id: u64, op: WindowOp) -> Result<(), ToolError> {
         self.log(format!("window {id} {op:?}"))
     }
+
+    fn parent_process(&self, _pid: u32) -> Option<u32> {
+        None
+    }
 }
 
 impl Injector for FakeDesktop {
@@ -115,6 +119,8 @@ impl Backend for FakeDesktop {
     fn display_name(&self) -> &str {
         ":fake"
     }
+
+    fn prepare_program(&self, _program: &mut std::process::Command) {}
 }
 
 fn services(fake: &Arc<FakeDesktop>) -> ToolServices {

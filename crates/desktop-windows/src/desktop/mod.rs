@@ -29,7 +29,7 @@ use windows_sys::Win32::UI::WindowsAndMessaging::GetDesktopWindow;
 use crate::inject::InjectError;
 use input::Held;
 
-/// The name `display_name` reports (launched programs get it as `DISPLAY`, which they ignore).
+/// The name `display_name` reports.
 const DESKTOP_NAME: &str = "windows";
 
 /// The interactive desktop of this session, implementing every desktop seam.
@@ -62,6 +62,10 @@ impl Backend for WindowsDesktop {
     fn display_name(&self) -> &str {
         DESKTOP_NAME
     }
+
+    /// A program started from this session opens its windows on this session's desktop:
+    /// there is nothing to tell it.
+    fn prepare_program(&self, _program: &mut std::process::Command) {}
 }
 
 impl Drop for WindowsDesktop {

@@ -60,6 +60,10 @@ impl WindowManager for StopGated<'_> {
         self.check()?;
         self.inner.window_op(id, op)
     }
+
+    fn parent_process(&self, pid: u32) -> Option<u32> {
+        self.inner.parent_process(pid)
+    }
 }
 
 impl Injector for StopGated<'_> {
@@ -108,5 +112,9 @@ impl Injector for StopGated<'_> {
 impl Backend for StopGated<'_> {
     fn display_name(&self) -> &str {
         self.inner.display_name()
+    }
+
+    fn prepare_program(&self, program: &mut std::process::Command) {
+        self.inner.prepare_program(program);
     }
 }

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::{DesktopTools, stopped_after};
 use crate::requests::LaunchRequest;
+use crate::seams::Backend;
 use crate::types::WindowInfo;
 
 const DEFAULT_TIMEOUT_MS: u64 = 10_000;
@@ -33,16 +34,17 @@ pub struct LaunchResult {
 /// Where the reaper thread puts the child's exit status.
 type ExitSlot = Arc<Mutex<Option<ExitStatus>>>;
 
-/// Start `program` with `args` in `dir` on `display`, detached from our stdio. A thread
+/// Start `program` with `args` in `dir` on `desktop`, detached from our stdio. A thread
 /// reaps it, recording its exit status.
 fn spawn(
     program: &str,
     args: &[String],
     dir: Option<&Path>,
-    display: &str,
+    desktop: &dyn Backend,
 ) -> Result<(u32, ExitSlot), std::io::Error> {
     let mut cmd = Command::new(program);
-    cmd.args(args).env("DISPLAY", display).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    cmd.args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    desktop.prepare_program(&mut cmd);
     if let Some(d) = dir {
         cmd.current_dir(d);
     }
@@ -100,7 +102,7 @@ impl DesktopTools {
         // Starting a program acts on the desktop: it queues on the input lock like any
         // actuation and is never done once the stop has engaged.
         let (pid, status) = self.actuate(stop, |b| {
-            spawn(&req.path, &args, dir, b.display_name()).map_err(|e| {
+            spawn(&req.path, &args, dir, b).map_err(|e| {
                 if e.kind() == std::io::ErrorKind::NotFound {
                     ToolError::bad_argument("path", format!("no program `{}` was found", req.path))
                 } else {

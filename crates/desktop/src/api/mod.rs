@@ -26,8 +26,6 @@ use crate::requests::{ImageFormat, WindowSelector};
 use crate::seams::Backend;
 use crate::select;
 use crate::types::{Point, Rect, WindowInfo};
-#[cfg(unix)]
-use crate::x11::X11Desktop;
 
 /// The longest any one call may plan to run (waits, holds, pauses, one-shot recordings), so
 /// it answers before the 60 s request timeout common MCP clients apply.
@@ -99,14 +97,6 @@ impl DesktopTools {
             raw_queue: raw::RawQueue::default(),
             capture_defaults: CaptureDefaults::default(),
         }
-    }
-
-    /// Connect to an X display (`None`: `$DISPLAY`); `no-desktop` naming the display tried.
-    /// Unix only: on Windows the caller builds the backend (`mcec-desktop-windows`) and
-    /// passes it to [`DesktopTools::new`].
-    #[cfg(unix)]
-    pub fn connect_x11(display: Option<&str>, config: DesktopConfig) -> Result<DesktopTools, ToolError> {
-        Ok(DesktopTools::new(Arc::new(X11Desktop::connect(display)?), config))
     }
 
     /// Change how long `mouse down` may hold a button before mcec lets go (tests shorten it).
@@ -237,8 +227,6 @@ mod tests {
     #[test]
     fn tools_can_be_shared_across_threads() {
         shareable::<DesktopTools>();
-        #[cfg(unix)]
-        shareable::<X11Desktop>();
         let err = stopped_after("Typed 3 of 5 characters.");
         assert_eq!(err.code, ErrorCode::EmergencyStopped);
         assert!(err.detail.ends_with("Typed 3 of 5 characters."));

@@ -8,9 +8,9 @@
 //! [`Latch::engage`]; the source calls [`Dispatcher::announce`] once out of it, which wakes the
 //! stop worker. Tampering (forged input aimed at a physical device) trips the latch at once.
 //!
-//! [`ProvenanceMonitor`] is the seam: the X11 source ([`x11::X11Monitor`], XInput2 raw events
-//! plus a RECORD watch on XTEST) is the first; a Windows `LLKHF_INJECTED` hook or an evdev
-//! source would be others. Nothing here logs on the input thread: the latch wakes a worker,
+//! [`ProvenanceMonitor`] is the seam: the X11 source (`mcec-desktop-x11`'s `X11Monitor`,
+//! XInput2 raw events plus a RECORD watch on XTEST) and the Windows one (`mcec-desktop-windows`'
+//! `WindowsMonitor`, an `LLKHF_INJECTED` hook) implement it; an evdev source would be another. Nothing here logs on the input thread: the latch wakes a worker,
 //! and observers read [`MonitorEvent`]s from a bounded channel that never blocks the sender.
 //!
 //! Privacy: the monitor sees every key the operator types. [`MonitorEvent::Input`] exists for
@@ -20,8 +20,6 @@
 mod ledger;
 mod sink;
 pub mod wayland;
-#[cfg(unix)]
-pub mod x11;
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -7,7 +7,8 @@
 //!
 //! Any one signal is enough (fail closed): a false "Wayland" costs the agent its actuation
 //! tools, a false "X11" costs the operator the stop. The platform probe that gathers the
-//! signals lives with the X11 source (`x11/session.rs`); this file only weighs them.
+//! signals lives with the X11 source (`mcec-desktop-x11`'s `monitor/session.rs`); this file
+//! only weighs them.
 
 use std::fmt;
 

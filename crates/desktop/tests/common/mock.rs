@@ -110,6 +110,10 @@ impl WindowManager for Mock {
         self.log(Call::Window(id, op));
         Ok(())
     }
+
+    fn parent_process(&self, _pid: u32) -> Option<u32> {
+        None
+    }
 }
 
 impl Injector for Mock {
@@ -180,4 +184,6 @@ impl Backend for Mock {
     fn display_name(&self) -> &str {
         ":mock"
     }
+
+    fn prepare_program(&self, _program: &mut std::process::Command) {}
 }

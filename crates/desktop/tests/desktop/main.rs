@@ -1,16 +1,11 @@
-//! mcec-desktop's integration tests: the tool layer against a real Xvfb (each test starts
-//! its own), and its abort/release rules and the "nothing after the stop" rule for calls
-//! queued on the input lock against a scripted backend.
+//! mcec-desktop's integration tests: the tool layer's abort and release rules, its pointer
+//! tools, and the "nothing after the stop" rule for calls queued on the input lock, all
+//! against a scripted backend (no display). The same tools against a real Xvfb are
+//! `mcec-desktop-x11`'s tests.
 
 #[path = "../common/mod.rs"]
 mod common;
-#[path = "../xserver/mod.rs"]
-mod xserver;
 
-mod input;
-mod keymap_wait;
-mod observe;
 mod pointer;
 mod queued;
 mod rules;
-mod wm;

@@ -6,7 +6,7 @@
 
 #![allow(dead_code)]
 
-#[path = "../../../desktop/tests/xserver/mod.rs"]
+#[path = "../../../desktop-x11/tests/xserver/mod.rs"]
 mod xserver;
 
 use std::io::{BufRead, BufReader, Write};

@@ -42,7 +42,7 @@ use x11rb::rust_connection::RustConnection;
 use xkeysym::Keysym;
 
 use super::lock;
-use crate::keys::{Key, Modifier, NamedKey};
+use mcec_desktop::keys::{Key, Modifier, NamedKey};
 
 /// The least time between one of mcec's key events and a change to the keymap: long enough
 /// for a client to look that key up (and, for Xlib, to finish loading its keymap).

@@ -26,7 +26,7 @@ use x11rb::protocol::record::{self, ConnectionExt as _};
 use x11rb::rust_connection::RustConnection;
 
 use super::devices::DeviceTable;
-use crate::monitor::{Coverage, MonitorSink};
+use mcec_desktop::monitor::{Coverage, MonitorSink};
 
 const FAKE_INPUT_MINOR: u8 = 2;
 /// The core `WarpPointer` request's opcode.

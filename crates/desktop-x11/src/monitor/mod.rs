@@ -30,13 +30,13 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::rust_connection::RustConnection;
 
-use super::wayland::{WaylandSession, judge};
-use super::{
+use devices::DeviceTable;
+use keys::KeyTable;
+use mcec_desktop::monitor::wayland::{WaylandSession, judge};
+use mcec_desktop::monitor::{
     ClassifiedEvent, Coverage, Dispatcher, Input, MonitorError, MonitorHandle, MonitorSink, MonitorStatus,
     ProvenanceMonitor, StatusCell, Stopper,
 };
-use devices::DeviceTable;
-use keys::KeyTable;
 use record::ForgedRecent;
 
 const XI_ALL_DEVICES: u16 = 0;

@@ -1,6 +1,6 @@
-//! The X11 backend: one pure-Rust x11rb connection behind the [`crate::seams`] traits.
+//! The X11 desktop: one pure-Rust x11rb connection behind the [`mcec_desktop::seams`] traits.
 //!
-//! Only this module talks to the X server. Input goes through XTEST `FakeInput` with core
+//! Input goes through XTEST `FakeInput` with core
 //! event types only, so everything mcec injects is attributed to the server's XTEST device
 //! (which is what the emergency-stop monitor relies on to tell it from the operator).
 //! Capture uses MIT-SHM (a server-created segment read back with `pread`, so no `unsafe`)
@@ -12,7 +12,7 @@ mod dpi;
 mod input;
 mod keymap;
 mod own_windows;
-pub mod probe;
+mod process;
 mod windows;
 
 use std::collections::HashMap;
@@ -27,7 +27,7 @@ use x11rb::protocol::xproto::{ConnectionExt as _, Mapping};
 use x11rb::protocol::{shm, xtest};
 use x11rb::rust_connection::RustConnection;
 
-use crate::seams::Backend;
+use mcec_desktop::seams::Backend;
 
 use atoms::Atoms;
 use capture::{PixelFormat, ShmState};
@@ -47,7 +47,7 @@ pub struct X11Desktop {
     /// The monitors as RandR last said and when, until RandR reports a change or
     /// [`capture::MONITORS_KEPT`] passes (`None`: ask again). Without RandR change events
     /// nothing is kept.
-    monitors: Mutex<Option<(std::time::Instant, Vec<crate::types::DisplayInfo>)>>,
+    monitors: Mutex<Option<(std::time::Instant, Vec<mcec_desktop::types::DisplayInfo>)>>,
     randr_events: bool,
     /// A keymap change was seen among the connection's events.
     keymap_stale: AtomicBool,
@@ -190,12 +190,18 @@ impl Backend for X11Desktop {
     fn display_name(&self) -> &str {
         &self.display
     }
+
+    /// A program finds the X display by `DISPLAY`: it gets this one's, whatever the
+    /// environment mcec was started with says.
+    fn prepare_program(&self, program: &mut std::process::Command) {
+        program.env("DISPLAY", &self.display);
+    }
 }
 
 impl Drop for X11Desktop {
     fn drop(&mut self) {
         // Leave nothing held and no keycode remapped behind us.
-        let _ = crate::seams::Injector::release_all(self);
+        let _ = mcec_desktop::seams::Injector::release_all(self);
         keymap::restore_now(&self.conn, &self.keys);
         lock(&self.shm).detach(&self.conn);
         let _ = self.conn.flush();

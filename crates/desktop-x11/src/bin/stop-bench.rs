@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! scripts/xharness.sh start 60 61
-//! cargo run -p mcec-desktop --release --bin stop-bench -- :60 :61 200
+//! cargo run -p mcec-desktop-x11 --release --bin stop-bench -- :60 :61 200
 //! scripts/xharness.sh stop 60 61
 //! ```
 //!
@@ -16,8 +16,8 @@
 
 use std::time::{Duration, Instant};
 
-use mcec_desktop::monitor::x11::X11Monitor;
 use mcec_desktop::monitor::{LastPhysicalInput, MonitorEvent, MonitorSink, ProvenanceMonitor};
+use mcec_desktop_x11::X11Monitor;
 use mcec_rules::StopFlag;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, RearmAttestation};

@@ -8,11 +8,11 @@ mod xserver;
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::time::{Duration, Instant};
 
-use mcec_desktop::monitor::x11::X11Monitor;
 use mcec_desktop::monitor::{
     Coverage, Input, Key, LastPhysicalInput, MonitorEvent, MonitorHandle, MonitorSink, MonitorStatus,
     ProvenanceMonitor,
 };
+use mcec_desktop_x11::X11Monitor;
 use mcec_rules::StopFlag;
 use mcec_rules::activation::{
     Activation, ActivationEvents, ActivationRefusal, InputEventId, Judged, Pressed, Provenance,

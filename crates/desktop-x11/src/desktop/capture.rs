@@ -17,9 +17,9 @@ use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat, ImageOrder, Scree
 use x11rb::rust_connection::RustConnection;
 
 use super::{X11Desktop, conn_err, lock, reply_err};
-use crate::image;
-use crate::seams::Screens;
-use crate::types::{CaptureVia, Captured, CursorImage, DisplayInfo, Rect, RgbImage};
+use mcec_desktop::image;
+use mcec_desktop::seams::Screens;
+use mcec_desktop::types::{CaptureVia, Captured, CursorImage, DisplayInfo, Rect, RgbImage};
 
 /// Largest reply asked for in one core `GetImage` strip.
 const STRIP_BYTES: usize = 8 << 20;

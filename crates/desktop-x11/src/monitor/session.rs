@@ -1,5 +1,5 @@
 //! Gathers the signals that tell a Wayland session's X server (XWayland) from a plain one;
-//! [`crate::monitor::wayland::judge`] weighs them.
+//! [`mcec_desktop::monitor::wayland::judge`] weighs them.
 //!
 //! Read from the server: the `XWAYLAND` extension, RandR output names, XInput device names.
 //! Read from the environment, only when `DISPLAY` came from it: `WAYLAND_DISPLAY` and
@@ -12,7 +12,7 @@ use x11rb::protocol::randr::{self, ConnectionExt as _};
 use x11rb::protocol::xinput::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::Window;
 
-use crate::monitor::wayland::DisplaySignals;
+use mcec_desktop::monitor::wayland::DisplaySignals;
 
 /// The name XWayland 23.1 and later register their extension under.
 const XWAYLAND_EXTENSION: &str = "XWAYLAND";

@@ -23,7 +23,7 @@ use x11rb::rust_connection::RustConnection;
 
 use super::capture::PixelFormat;
 use super::{X11Desktop, conn_err, reply_err};
-use crate::types::{LeftOut, LeftOutHow, Rect, RgbImage};
+use mcec_desktop::types::{LeftOut, LeftOutHow, Rect, RgbImage};
 use mcec_rules::ToolError;
 use mcec_rules::own_windows::is_own_window_class;
 

@@ -18,9 +18,9 @@ use x11rb::protocol::xtest::ConnectionExt as _;
 
 use super::keymap::{self, KeyState, alternative_keysym, keysym_of};
 use super::{X11Desktop, conn_err, lock, reply_err, round_trip};
-use crate::keys::Key;
-use crate::seams::Injector;
-use crate::types::{MouseButton, Point, ScrollDirection};
+use mcec_desktop::keys::Key;
+use mcec_desktop::seams::Injector;
+use mcec_desktop::types::{MouseButton, Point, ScrollDirection};
 
 /// What the backend holds down right now (keycodes and button numbers, in press order).
 #[derive(Debug, Default)]

@@ -1,7 +1,7 @@
 //! Latency of the desktop tools against `$DISPLAY`, as percentiles. Not part of mcec.
 //!
 //! Run against a scratch server, since it clicks and types:
-//! `Xvfb :45 -screen 0 1280x800x24 & DISPLAY=:45 cargo run -p mcec-desktop --release --bin desktop-bench [iterations] [--busy] [--png-settings]`
+//! `Xvfb :45 -screen 0 1280x800x24 & DISPLAY=:45 cargo run -p mcec-desktop-x11 --release --bin desktop-bench [iterations] [--busy] [--png-settings]`
 //!
 //! `--busy` first covers the screen with a window full of small coloured blocks, gradients
 //! and noise, so PNG encoding works about as hard as on a real desktop. `--png-settings` adds
@@ -18,7 +18,8 @@ use mcec_desktop::requests::{
     CaptureRequest, ClickRequest, DisplaysRequest, KeyRequest, TypeRequest, WindowsRequest,
 };
 use mcec_desktop::seams::Screens;
-use mcec_desktop::{DesktopConfig, DesktopTools, Point, Rect, RgbImage, X11Desktop, image};
+use mcec_desktop::{DesktopConfig, DesktopTools, Point, Rect, RgbImage, image};
+use mcec_desktop_x11::X11Desktop;
 use mcec_rules::StopFlag;
 
 /// The timings of the calls that succeeded, and what the others said. A failed call is never

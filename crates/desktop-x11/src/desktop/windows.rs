@@ -19,8 +19,8 @@ use x11rb::protocol::xproto::{
 use x11rb::rust_connection::RustConnection;
 
 use super::{X11Desktop, conn_err, lock, reply_err, window_err};
-use crate::seams::{Screens, WindowManager, WindowOp};
-use crate::types::{Rect, WindowInfo};
+use mcec_desktop::seams::{Screens, WindowManager, WindowOp};
+use mcec_desktop::types::{Rect, WindowInfo};
 
 /// What the backend changed itself when no window manager was there to do it.
 #[derive(Debug, Default)]
@@ -341,6 +341,10 @@ fn to_window(id: u64) -> Result<Window, ToolError> {
 }
 
 impl WindowManager for X11Desktop {
+    fn parent_process(&self, pid: u32) -> Option<u32> {
+        super::process::proc_parent(pid)
+    }
+
     fn list_windows(&self) -> Result<Vec<WindowInfo>, ToolError> {
         let wm = self.wm_present();
         let clients = if wm {

@@ -1,9 +1,10 @@
-//! Which desktop this build drives: the one place the binary names a platform backend.
+//! Which platform this build drives: the one place the binary names a platform backend crate.
 //!
 //! Everything above it (the tool layer, the gates, the stop worker) sees only
-//! [`DesktopTools`] and a [`MonitorHandle`]. On Unix that is X11 (`$DISPLAY`, found by `desktop_find` when the client did not pass it); on Windows it
-//! is the Win32 backend of `mcec-desktop-windows` (GDI, `EnumWindows`, `SendInput`, and the
-//! low-level hooks as the provenance monitor). A backend that cannot connect answers
+//! [`DesktopTools`] and a [`MonitorHandle`]. On Unix that is `mcec-desktop-x11` (`$DISPLAY`,
+//! found by `desktop_find` when the client did not pass it, with [`probe_display`] asking
+//! each X socket); on Windows it is `mcec-desktop-windows` (GDI, `EnumWindows`, `SendInput`,
+//! and the low-level hooks as the provenance monitor). A backend that cannot connect answers
 //! `no-desktop`; a monitor that cannot start leaves actuation at `emergency-stop-unavailable`.
 
 use mcec_desktop::monitor::{MonitorError, MonitorHandle, MonitorSink};
@@ -14,7 +15,9 @@ use mcec_rules::ToolError;
 #[cfg(unix)]
 pub fn connect_desktop(config: DesktopConfig) -> Result<DesktopTools, ToolError> {
     match crate::desktop_find::desktop() {
-        crate::desktop_find::Desktop::Found { .. } => DesktopTools::connect_x11(None, config),
+        crate::desktop_find::Desktop::Found { .. } => {
+            Ok(DesktopTools::new(std::sync::Arc::new(mcec_desktop_x11::X11Desktop::connect(None)?), config))
+        }
         crate::desktop_find::Desktop::Missing(detail) => {
             Err(ToolError::new(mcec_rules::ErrorCode::NoDesktop, detail))
         }
@@ -28,6 +31,12 @@ pub fn desktop_found() -> Option<(String, mcec_rules::desktop_choice::Source)> {
         crate::desktop_find::Desktop::Found { display, source } => Some((display, source)),
         crate::desktop_find::Desktop::Missing(_) => None,
     }
+}
+
+/// How the X server at `display` answers a connection as this user, for the display search.
+#[cfg(unix)]
+pub fn probe_display(display: &str) -> mcec_rules::desktop_choice::SocketAnswer {
+    mcec_desktop_x11::probe::answer(display)
 }
 
 /// Says in the log which display this process uses and how it was found, or why none.
@@ -54,14 +63,14 @@ pub fn desktop_found() -> Option<(String, mcec_rules::desktop_choice::Source)> {
 #[cfg(unix)]
 pub fn start_provenance_monitor(sink: MonitorSink) -> Result<MonitorHandle, MonitorError> {
     use mcec_desktop::monitor::ProvenanceMonitor as _;
-    mcec_desktop::monitor::x11::X11Monitor::new(None).and_then(|monitor| monitor.start(sink))
+    mcec_desktop_x11::X11Monitor::new(None).and_then(|monitor| monitor.start(sink))
 }
 
 /// The Wayland session whose X server this is (where the X11 stop cannot see the operator's
 /// keyboard), or `None` on a plain X server.
 #[cfg(unix)]
 pub fn wayland_session() -> Result<Option<String>, MonitorError> {
-    let monitor = mcec_desktop::monitor::x11::X11Monitor::new(None)?;
+    let monitor = mcec_desktop_x11::X11Monitor::new(None)?;
     Ok(monitor.wayland_session()?.map(|session| session.to_string()))
 }
 

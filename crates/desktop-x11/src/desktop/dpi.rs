@@ -10,7 +10,7 @@ use x11rb::connection::Connection;
 use x11rb::cookie::Cookie;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, GetPropertyReply};
 
-use crate::types::{Dpi, DpiSource};
+use mcec_desktop::types::{Dpi, DpiSource};
 
 /// DPI values outside this range are taken for a broken setting or a made-up size.
 const PLAUSIBLE: std::ops::RangeInclusive<f64> = 48.0..=1200.0;
