@@ -2,7 +2,7 @@
 """Cancel latency: how long after a client cancels a call the target program stops getting
 input from it, measured from outside.
 
-    cargo build -p mcec -p mcec-desktop --bins
+    cargo build -p mcec -p mcec-desktop-x11 --bins
     .venv/bin/python bench/bench_cancel.py [--bin PATH] [--rounds 60]
 
 A real `mcec mcp` on a plain Xvfb, driven by the official MCP Python SDK, acts on

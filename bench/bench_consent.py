@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Consent and live-reload latencies, measured from outside.
 
-    cargo build -p mcec -p mcec-desktop --bins
+    cargo build -p mcec -p mcec-desktop-x11 --bins
     .venv/bin/python bench/bench_consent.py [--bin PATH] [--reloads 30] [--grants 17]
 
   * reload - a real `mcec mcp` (no display) with an SDK client connected; the bench rewrites

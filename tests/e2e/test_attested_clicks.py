@@ -72,7 +72,7 @@ def control(desk: Desk, title: str, offset: tuple[int, int], shot: str) -> list[
 
 def sendevent(desk: Desk, *args: str, background: bool = False) -> subprocess.Popen | None:
     if not SENDEVENT.is_file():
-        pytest.fail(f"{SENDEVENT} is missing; build it with `cargo build -p mcec-desktop --bin mcec-sendevent`")
+        pytest.fail(f"{SENDEVENT} is missing; build it with `cargo build -p mcec-desktop-x11 --bin mcec-sendevent`")
     argv = [str(SENDEVENT), *args]
     if background:
         return subprocess.Popen(argv, env=desk.inner_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -7,7 +7,7 @@ left up, `key` leaving no modifier held, capture as a PNG image block whose pixe
 pattern, `windows` listing and waiting, `launch` finding the new window, `send_command` with its
 per-kind switches and its bounded queue, and bad input refused by name with nothing pressed.
 
-Build first: `cargo build -p mcec && cargo build -p mcec-desktop --bin mcec-testwin`."""
+Build first: `cargo build -p mcec && cargo build -p mcec-desktop-x11 --bin mcec-testwin`."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(scope="module")
 def screen():
     if not TESTWIN.is_file():
-        pytest.fail(f"{TESTWIN} is missing; run `cargo build -p mcec-desktop --bin mcec-testwin`")
+        pytest.fail(f"{TESTWIN} is missing; run `cargo build -p mcec-desktop-x11 --bin mcec-testwin`")
     with Screen() as s:
         yield s
 

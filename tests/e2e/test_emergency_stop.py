@@ -199,7 +199,7 @@ def rearm_button_of(desk: Desk) -> list[str]:
 
 async def test_forged_xi1_chord_is_tampering_and_latches(stop_copy: Copy, desk: Desk) -> None:
     if not FORGE.is_file():
-        pytest.fail(f"{FORGE} is missing; build it with `cargo build -p mcec-desktop --bin mcec-forge`")
+        pytest.fail(f"{FORGE} is missing; build it with `cargo build -p mcec-desktop-x11 --bin mcec-forge`")
     async with agent(stop_copy, desk) as s:
         assert await code_of(s, "displays") is None
         forged = await anyio.run_process([str(FORGE)], env=desk.inner_env(), check=False)

@@ -9,7 +9,7 @@ monitor took for the operator's own, latches nothing; with
 use are audited. The positive control runs the same calls on a plain
 Xvfb, where the stop arms and the unsafe key changes nothing.
 
-Build first: `cargo build -p mcec && cargo build -p mcec-desktop --bin mcec-testwin`."""
+Build first: `cargo build -p mcec && cargo build -p mcec-desktop-x11 --bin mcec-testwin`."""
 
 from __future__ import annotations
 

@@ -283,7 +283,7 @@ class ProbeWindow:
 
     def __init__(self, env: dict[str, str], *args: str) -> None:
         if not TESTWIN.is_file():
-            raise RuntimeError(f"{TESTWIN} is missing; run `cargo build -p mcec-desktop --bin mcec-testwin`")
+            raise RuntimeError(f"{TESTWIN} is missing; run `cargo build -p mcec-desktop-x11 --bin mcec-testwin`")
         self.proc = subprocess.Popen(
             [str(TESTWIN), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
         )
