@@ -19,7 +19,7 @@ mod desktop_find;
 mod handoff;
 mod logging;
 mod malloc_tuning;
-mod operator;
+mod operator_side;
 mod record_watch;
 mod relay;
 mod reload;

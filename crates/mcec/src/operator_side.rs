@@ -1,31 +1,43 @@
 //! The operator's side of the desk, brought up before any transport serves: the desktop
 //! connection, the emergency stop (provenance monitor → latch, seeded from the durable stop
 //! record), the operator windows, and the threads that act on the latch: the stop worker
-//! (the slow steps of a stop, the record first), the re-arm handler (operator clicks,
-//! honoured only when the monitor saw the event that pressed the control come from a
-//! physical device, `crate::attest`) and the record follower (`stop_follower.rs`: stops made
-//! by other mcec processes on the same display, deleted records written back).
+//! (`stop_worker.rs`: the slow steps of a stop, the record first), the re-arm
+//! (`rearm.rs`, reached through the windows' events in `events.rs`: honoured only when the
+//! monitor saw the event that pressed the control come from a physical device,
+//! `crate::attest`) and the record follower (`crate::stop_follower`: stops made by other mcec
+//! processes on the same display, deleted records written back). Which steps a stop and a
+//! re-arm take is `mcec_rules::stop_steps`; `sides.rs` is what they act through.
+
+mod events;
+mod rearm;
+mod sides;
+mod stop_worker;
+mod ui;
 
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use mcec_desktop::monitor::{LastPhysicalInput, MonitorHandle, MonitorSink, MonitorStatus};
+use mcec_desktop::monitor::{LastPhysicalInput, MonitorHandle, MonitorSink};
 use mcec_desktop::{CaptureDefaults, DesktopConfig, DesktopTools};
 use mcec_mcp::audit::audit;
 use mcec_mcp::{Agent, CallObserver, ConsentAsker};
 use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
 use mcec_rules::StopFlag;
-use mcec_rules::activation::Activation;
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
-use mcec_rules::latch::{Latch, StopReason, TripKind};
+use mcec_rules::latch::Latch;
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
 use crate::attest::Attestor;
 use crate::consent::{self, ConsentClick, OperatorConsent};
 use crate::stop_follower::{Keeper, follow_record};
 use crate::stopless::{NoStopWatch, stopless_display};
+use events::{agent_tab_worker, rearm_handler};
+use rearm::Rearm;
+use stop_worker::stop_worker;
+use ui::start_ui;
+pub use ui::{UiShutdown, exit_after_ui};
 
 /// How often a running process looks at the stop record when nothing woke it earlier.
 pub const RECORD_POLL: Duration = Duration::from_millis(200);
@@ -218,303 +230,6 @@ fn arm(latch: &Latch, ledger: &LastPhysicalInput, spec: &str) -> (Option<Monitor
             tracing::error!("the emergency stop could not be armed: {e}; actuation tools are refused");
             audit("emergency-stop-unavailable", &e.to_string());
             (None, DesktopGate::StopUnavailable { why: e.to_string() })
-        }
-    }
-}
-
-fn start_ui(
-    surfaces: Surfaces,
-) -> (Option<OperatorState>, Option<Receiver<OperatorEvent>>, Option<UiShutdown>) {
-    if !(surfaces.overlay || surfaces.prompt || surfaces.host_window) {
-        return (None, None, None);
-    }
-    let state = OperatorState::new();
-    let (tx, rx) = mpsc::channel();
-    match mcec_operator::spawn_operator_ui_thread(state.clone(), tx, surfaces) {
-        Ok(handle) => {
-            let shutdown =
-                UiShutdown { state: state.clone(), ended: Arc::new((Mutex::new(false), Condvar::new())) };
-            let ended = shutdown.ended.clone();
-            spawn("mcec-ui-watch", move || {
-                match handle.join() {
-                    Ok(Ok(())) => tracing::info!("operator windows closed"),
-                    Ok(Err(e)) => tracing::warn!("operator windows unavailable: {e}"),
-                    Err(_) => tracing::warn!("operator windows crashed"),
-                }
-                let (flag, cvar) = &*ended;
-                *flag.lock().unwrap_or_else(PoisonError::into_inner) = true;
-                cvar.notify_all();
-            });
-            (Some(state), Some(rx), Some(shutdown))
-        }
-        Err(e) => {
-            tracing::warn!("operator windows unavailable: {e}");
-            (None, None, None)
-        }
-    }
-}
-
-/// Ends the operator windows' thread before the process exits.
-///
-/// Exiting runs the C libraries' exit-time destructors (libglvnd's GLX dispatch, Mesa, Xlib)
-/// while the UI thread may still be inside them, setting up its OpenGL context or drawing a
-/// frame: that crashed `mcec mcp` now and then when its client closed stdin (SIGSEGV in
-/// `mcec-operator-ui`, or libGLX's `__glXFetchDispatchEntry` assertion). So the process first
-/// asks the windows to close and waits for the thread to return from the event loop; only
-/// then does it exit.
-#[derive(Clone)]
-pub struct UiShutdown {
-    state: OperatorState,
-    ended: Arc<(Mutex<bool>, Condvar)>,
-}
-
-impl UiShutdown {
-    /// Whether the windows' thread has ended (or parked after losing its display).
-    pub fn ended(&self) -> bool {
-        *self.ended.0.lock().unwrap_or_else(PoisonError::into_inner) || mcec_operator::ui_display_lost()
-    }
-
-    /// Ask the windows to close and wait up to `within` for their thread to end. False when
-    /// it is still running.
-    /// A thread parked after losing its display never returns, so it counts as ended (but it
-    /// holds Xlib's display lock: see [`exit_after_ui`]).
-    pub fn close(&self, within: Duration) -> bool {
-        self.state.request_quit();
-        let deadline = Instant::now() + within;
-        let (flag, cvar) = &*self.ended;
-        let mut ended = flag.lock().unwrap_or_else(PoisonError::into_inner);
-        while !*ended && !mcec_operator::ui_display_lost() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return false;
-            }
-            ended = cvar
-                .wait_timeout(ended, left.min(Duration::from_millis(50)))
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
-        true
-    }
-}
-
-/// How long an exiting process waits for the operator windows to close.
-pub const UI_CLOSE_WAIT: Duration = Duration::from_secs(5);
-
-/// Exit with `code`: after the operator windows closed, normally; when they did not close
-/// in time, or their display went away, at once, without the exit-time destructors.
-///
-/// After a display loss the windows' thread is parked inside Xlib's I/O-error handler, and
-/// Xlib called that handler with the display's lock held, for good. libGLX's destructor
-/// (run by `exit`) takes that lock to unhook the display, so a normal exit would wait forever.
-pub fn exit_after_ui(ui: Option<&UiShutdown>, code: u8) -> ! {
-    if let Some(ui) = ui {
-        if !ui.close(UI_CLOSE_WAIT) {
-            tracing::warn!(
-                "the operator windows did not close within {UI_CLOSE_WAIT:?}; exiting without them"
-            );
-            exit_now(code);
-        }
-        if mcec_operator::ui_display_lost() {
-            tracing::info!("exiting without exit-time destructors: the operator windows' display went away");
-            exit_now(code);
-        }
-    }
-    std::process::exit(i32::from(code))
-}
-
-#[cfg(windows)]
-fn exit_now(code: u8) -> ! {
-    // ExitProcess ends every other thread (the operator windows' among them) before the DLLs'
-    // detach routines run, so nothing races the exit the way Xlib and Mesa do on Unix.
-    std::process::exit(i32::from(code))
-}
-
-#[cfg(unix)]
-#[allow(unsafe_code, reason = "_exit: end the process without running C exit-time destructors")]
-fn exit_now(code: u8) -> ! {
-    use std::io::Write as _;
-    // The log writes each line through at once; stdout is Rust's own buffer.
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
-    // SAFETY: _exit ends the process immediately; nothing in this process runs afterwards.
-    unsafe { libc::_exit(i32::from(code)) }
-}
-
-/// The slow steps of a stop, off the input thread; each step runs whatever the others did.
-fn stop_worker(
-    latch: Latch,
-    monitor: Option<MonitorHandle>,
-    desktop: Option<Arc<DesktopTools>>,
-    ui: Option<OperatorState>,
-    agent: Arc<Agent>,
-    record: Keeper,
-) {
-    let mut display_lost = false;
-    loop {
-        let Some(notice) = latch.wait_for_trip_timeout(Duration::from_millis(500)) else {
-            if let Some(MonitorStatus::DisplayLost(why)) = monitor.as_ref().map(MonitorHandle::status)
-                && !display_lost
-            {
-                display_lost = true;
-                tracing::error!("the display went away ({why}); desktop tools now answer no-desktop");
-                audit("display-lost", &why);
-                record.set_base_gate(DesktopGate::NoDesktop {
-                    detail: format!("the X display went away: {why}"),
-                });
-            }
-            continue;
-        };
-        let reason = notice.trip.reason.to_string();
-        match notice.kind {
-            TripKind::Engaged => {
-                // First, before the audit line, the release and the banner: the stop must
-                // survive this process even if it dies in the very next instant.
-                if !matches!(notice.trip.reason, StopReason::Recorded(_)) {
-                    record.record_own_stop(&reason, notice.trip.wall);
-                }
-                audit("emergency-stop", &format!("engaged; reason={reason}"));
-                if let Some(desktop) = &desktop
-                    && let Err(e) = desktop.emergency_release()
-                {
-                    tracing::error!("releasing held input after the stop failed: {e}");
-                }
-                if let Some(ui) = &ui {
-                    ui.set_stopped(reason.clone());
-                }
-                agent.with_record(|r| r.stamp_stop(notice.trip.wall, reason));
-            }
-            // Forged input can reach the chord detector before the tamper check sees the
-            // request, so the stop may have engaged as a "chord": correct the record.
-            TripKind::Retriggered if matches!(notice.trip.reason, StopReason::Tampering(_)) => {
-                audit("emergency-stop", &format!("tampering while stopped; reason={reason}"));
-                agent.with_record(|r| r.amend_open_stop("input tampering detected"));
-            }
-            TripKind::Retriggered => {
-                audit("emergency-stop", &format!("pressed again while stopped; reason={reason}"));
-                if let Some(ui) = &ui {
-                    ui.open_prompt();
-                }
-            }
-        }
-    }
-}
-
-/// What the operator's re-arm touches.
-#[derive(Clone)]
-struct Rearm {
-    latch: Latch,
-    attestor: Attestor,
-    ui: Option<OperatorState>,
-    agent: Arc<Agent>,
-    record: Keeper,
-}
-
-impl Rearm {
-    /// Ask the latch to re-arm on the judgement of the events `event` names (the click or
-    /// key that pressed `Re-arm`); an accepted re-arm releases this stop's ids and removes the
-    /// durable record. The events are judged first (that may wait for the monitor); then the
-    /// record lock is held throughout, so the follower cannot write the record back between
-    /// the verdict and the removal.
-    fn attempt(&self, by: &str, event: &Activation) -> bool {
-        let judgement = self.attestor.judge(event);
-        let mut held = self.record.hold();
-        let rearmed = match judgement.verdict {
-            Ok(judged) => {
-                let tamper = self.attestor.ledger.last_tamper();
-                self.latch.rearm(judged.attestation(tamper)).map_err(|r| r.to_string())
-            }
-            Err(refusal) => Err(refusal.to_string()),
-        };
-        match rearmed {
-            Ok(_) => {
-                audit("emergency-stop", &format!("re-armed {by}; {}", judgement.detail));
-                self.agent.with_record(|r| r.stamp_rearm(SystemTime::now()));
-                match held.release_and_clear() {
-                    Ok(()) => {
-                        if let Some(ui) = &self.ui {
-                            ui.set_rearmed();
-                        }
-                    }
-                    // The record still holds the stop: latch again at once, and say why.
-                    Err(e) => {
-                        let why = format!("the stop record could not be cleared: {e}");
-                        self.latch.trip(StopReason::Recorded(why));
-                        tracing::error!("the stop record could not be cleared: {e}");
-                        audit("rearm-refused", &format!("the stop record could not be cleared: {e}"));
-                        if let Some(ui) = &self.ui {
-                            ui.show_refusal(format!(
-                                "Still stopped: the stop record could not be cleared: {e}"
-                            ));
-                        }
-                    }
-                }
-                true
-            }
-            Err(refusal) => {
-                audit("rearm-refused", &format!("{refusal} ({by}); {}", judgement.detail));
-                if let Some(ui) = &self.ui {
-                    ui.show_refusal(format!("Re-arm refused: {refusal}"));
-                }
-                false
-            }
-        }
-    }
-}
-
-/// Operator clicks from the windows. A re-arm is honoured only when the monitor saw the very
-/// click (or key) that pressed `Re-arm` come from a physical device, the prompt had been on
-/// screen a moment before it, and no tampering was seen recently.
-fn rearm_handler(
-    events: Receiver<OperatorEvent>,
-    rearm: Rearm,
-    agent_tab: Option<Sender<OperatorEvent>>,
-    consent: Option<Sender<ConsentClick>>,
-    ui_thread: Option<UiShutdown>,
-) {
-    for event in events {
-        match event {
-            OperatorEvent::RearmClicked { by } | OperatorEvent::MenuRearm { by } => {
-                rearm.attempt("by the operator", &by);
-            }
-            OperatorEvent::LeaveStopped => audit("rearm-prompt", "dismissed; still stopped"),
-            OperatorEvent::ConsentAllow { .. } | OperatorEvent::ConsentDeny => {
-                let click = match event {
-                    OperatorEvent::ConsentAllow { by } => ConsentClick::Allow(by),
-                    _ => ConsentClick::Deny,
-                };
-                if consent.as_ref().is_none_or(|tx| tx.send(click).is_err()) {
-                    tracing::warn!("a consent prompt click arrived but no request is waiting");
-                }
-            }
-            OperatorEvent::Quit => {
-                tracing::info!("the operator quit mcec from the host window");
-                exit_after_ui(ui_thread.as_ref(), 0);
-            }
-            // The Agent tab's work (disk, provisioning) runs on its own thread so a re-arm
-            // never waits behind a copy of the executable.
-            tab_event @ (OperatorEvent::SetProvisioning { .. }
-            | OperatorEvent::DeleteSession { .. }
-            | OperatorEvent::DeleteAllSessions
-            | OperatorEvent::ProvisionNew
-            | OperatorEvent::RefreshSessions
-            | OperatorEvent::CopyHandoff { .. }) => match &agent_tab {
-                Some(tab) if tab.send(tab_event).is_ok() => {}
-                _ => tracing::warn!("an Agent tab event arrived but this process has no Agent tab"),
-            },
-        }
-    }
-}
-
-fn agent_tab_worker(events: Receiver<OperatorEvent>, core: AgentTabCore) {
-    for event in events {
-        match event {
-            OperatorEvent::SetProvisioning { enabled, by } => core.set_provisioning(enabled, &by),
-            OperatorEvent::DeleteSession { id } => core.delete(&id),
-            OperatorEvent::DeleteAllSessions => core.delete_all(),
-            OperatorEvent::ProvisionNew => core.provision_new(),
-            OperatorEvent::RefreshSessions => core.refresh(),
-            OperatorEvent::CopyHandoff { client, part } => core.copy(&client, part),
-            _ => {}
         }
     }
 }
