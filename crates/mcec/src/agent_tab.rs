@@ -51,7 +51,7 @@ pub struct AgentTabConfig {
 }
 
 /// The Agent tab's core. It runs on its own `mcec-agent-tab` thread (started in
-/// `operator.rs`), which the re-arm handler hands the tab's events to.
+/// `operator_side.rs`), which the re-arm handler hands the tab's events to.
 pub struct AgentTabCore {
     config: AgentTabConfig,
     ui: OperatorState,

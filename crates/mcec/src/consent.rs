@@ -21,7 +21,7 @@ use mcec_rules::activation::Activation;
 use mcec_rules::consent::{CONSENT_TIMEOUT, Outcome};
 
 use crate::attest::Attestor;
-use crate::operator::UiShutdown;
+use crate::operator_side::UiShutdown;
 
 /// Test-only: a shorter consent timeout in milliseconds (never a longer one).
 pub const TIMEOUT_ENV: &str = "MCEC_TEST_CONSENT_TIMEOUT_MS";

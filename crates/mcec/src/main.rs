@@ -18,7 +18,7 @@ mod desktop_find;
 mod handoff;
 mod logging;
 mod malloc_tuning;
-mod operator;
+mod operator_side;
 mod platform;
 mod record_watch;
 mod relay;

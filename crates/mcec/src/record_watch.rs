@@ -31,7 +31,7 @@ impl RecordWatch {
                 Err(e) => {
                     tracing::warn!(
                         "no inotify for the stop record ({e}); polling it every {:?} only",
-                        crate::operator::RECORD_POLL
+                        crate::operator_side::RECORD_POLL
                     );
                     None
                 }

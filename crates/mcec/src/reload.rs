@@ -10,7 +10,8 @@
 //! Every change is audited and announced to clients (`notifications/tools/list_changed`).
 //! A reload never turns `AllowSessionProvisioning` on (only the physically attested opt-in
 //! does); it turns it off when the file does. Other keys (port, hotkey, overlay...) are read
-//! at start only, and a change to them is logged as such.
+//! at start only, and a change to them is logged as such: which is which is the table in
+//! `mcec_rules::settings::reload_table`, where a new setting must be classified.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,7 +21,7 @@ use std::time::{Duration, SystemTime};
 use mcec_mcp::Agent;
 use mcec_mcp::audit::audit;
 use mcec_rules::catalog::LAUNCH;
-use mcec_rules::settings::{Commands, Settings};
+use mcec_rules::settings::{Commands, Settings, restart_only_changes};
 
 use crate::config::{self, Loaded};
 
@@ -121,33 +122,6 @@ fn apply(watch: &Watch, agent: &Agent, before: &Settings) -> Settings {
     loaded.settings
 }
 
-/// The keys read only at start whose values differ.
-fn restart_only_changes(a: &Settings, b: &Settings) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    let mut check = |changed: bool, key| {
-        if changed {
-            out.push(key);
-        }
-    };
-    check(a.mcp_server_enabled != b.mcp_server_enabled, "McpServerEnabled");
-    check(a.mcp_bind_address != b.mcp_bind_address, "McpBindAddress");
-    check(a.mcp_http_port != b.mcp_http_port, "McpHttpPort");
-    check(a.mcp_auth_token != b.mcp_auth_token, "McpAuthToken");
-    check(a.mcp_allowed_hosts != b.mcp_allowed_hosts, "McpAllowedHosts");
-    check(a.emergency_stop_enabled != b.emergency_stop_enabled, "EmergencyStopEnabled");
-    check(a.emergency_stop_hotkey != b.emergency_stop_hotkey, "EmergencyStopHotkey");
-    check(a.command_overlay_enabled != b.command_overlay_enabled, "CommandOverlayEnabled");
-    check(a.act_as_server != b.act_as_server, "ActAsServer");
-    check(a.capture_max_long_side != b.capture_max_long_side, "CaptureMaxLongSide");
-    check(a.capture_max_pixels != b.capture_max_pixels, "CaptureMaxPixels");
-    check(a.capture_format != b.capture_format, "CaptureFormat");
-    check(
-        a.unsafe_allow_actuation_without_stop_on_wayland != b.unsafe_allow_actuation_without_stop_on_wayland,
-        mcec_rules::settings::UNSAFE_WAYLAND_KEY,
-    );
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,14 +154,5 @@ mod tests {
     fn a_broken_file_turns_the_surface_off() {
         let (on, _) = surface(&loaded(Commands::enabling(["click"]), true), false);
         assert!(!on);
-    }
-
-    #[test]
-    fn keys_read_only_at_start_are_named() {
-        let a = Settings::default();
-        let b = Settings { mcp_http_port: 6000, emergency_stop_hotkey: "Pause".into(), ..a.clone() };
-        assert_eq!(restart_only_changes(&a, &b), ["McpHttpPort", "EmergencyStopHotkey"]);
-        let c = Settings { agent_commands_enabled: true, allow_session_provisioning: true, ..a.clone() };
-        assert!(restart_only_changes(&a, &c).is_empty(), "these two are live");
     }
 }

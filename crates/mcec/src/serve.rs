@@ -23,7 +23,7 @@ use mcec_sessions::reaper::REAP_AGE;
 use crate::agent_tab::AgentTabConfig;
 use crate::config::{self, Loaded};
 use crate::logging;
-use crate::operator::{OperatorSide, Plan, UiShutdown};
+use crate::operator_side::{OperatorSide, Plan, UiShutdown};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -41,7 +41,7 @@ impl Mode {
 }
 
 /// Serve until the transport ends, then exit once the operator windows have closed (see
-/// [`crate::operator::UiShutdown`]).
+/// [`crate::operator_side::UiShutdown`]).
 pub fn run(mode: Mode) -> ExitCode {
     let mut ui = None;
     let code = match start(mode, &mut ui) {
@@ -53,7 +53,7 @@ pub fn run(mode: Mode) -> ExitCode {
         }
     };
     match ui {
-        Some(ui) => crate::operator::exit_after_ui(Some(&ui), code),
+        Some(ui) => crate::operator_side::exit_after_ui(Some(&ui), code),
         None => ExitCode::from(code),
     }
 }

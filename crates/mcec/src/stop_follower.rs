@@ -131,8 +131,10 @@ impl Keeper {
         memory.publish();
     }
 
-    /// This process's own stop engaged (chord, tampering): record it under its id, first.
-    pub fn record_own_stop(&self, reason: &str, wall: SystemTime) {
+    /// This process's own stop engaged (chord, tampering): record it under its id, first. A
+    /// failure is logged, audited, put on the banner ("not recorded") and into the gate, and
+    /// returned; the stop stays latched.
+    pub fn record_own_stop(&self, reason: &str, wall: SystemTime) -> Result<(), String> {
         let mut memory = self.lock();
         let id = memory.current_id();
         let written = self.files.record(reason, wall, id);
@@ -140,7 +142,8 @@ impl Keeper {
             tracing::error!("the stop could not be recorded ({e}); a restarted mcec would not know of it");
             audit("stop-record-unwritten", e);
         }
-        memory.set_problem(written.err());
+        memory.set_problem(written.clone().err());
+        written
     }
 
     /// Lock the memory for a re-arm (see [`Held::release_and_clear`]).
@@ -298,7 +301,8 @@ mod tests {
 
     fn chord(keeper: &Keeper, latch: &Latch) {
         latch.trip(StopReason::Chord("Ctrl+Alt+Shift+S".into()));
-        keeper.record_own_stop("operator pressed Ctrl+Alt+Shift+S", SystemTime::now());
+        let _recorded_or_marked =
+            keeper.record_own_stop("operator pressed Ctrl+Alt+Shift+S", SystemTime::now());
     }
 
     fn rearm(keeper: &Keeper, latch: &Latch) {

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcec_rules::StopFlag;
-use mcec_rules::catalog::{self, ToolKind, ToolSpec};
+use mcec_rules::catalog::{self, ToolSpec};
+use mcec_rules::gates;
 use mcec_rules::progress::Progress;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
@@ -130,14 +131,14 @@ impl McecServer {
     pub fn listed_tools(&self) -> Vec<Tool> {
         let agent = &self.agent;
         let commands = agent.commands();
+        let offer = gates::Offer {
+            installed_copy: agent.installed_copy,
+            agent_commands_enabled: agent.agent_commands_enabled(),
+            commands: &commands,
+        };
         catalog::TOOLS
             .iter()
-            .filter(|spec| match spec.kind {
-                ToolKind::Meta => true,
-                _ if agent.installed_copy || !agent.agent_commands_enabled() => false,
-                ToolKind::Status => true,
-                ToolKind::Observation | ToolKind::Actuation => commands.is_enabled(spec.name),
-            })
+            .filter(|spec| gates::listed(spec, &offer))
             .filter_map(|spec| {
                 let binding = tools::binding(spec.name)?;
                 Some(listed(spec, &binding.schema))

@@ -11,6 +11,9 @@
 //! 6. arguments (checked by the tool's typed parser, between [`admit`] and [`desktop_gate`]);
 //! 7. no desktop → `no-desktop`; desktop but stop not armed → `emergency-stop-unavailable`
 //!    for actuation, unless the operator's own setting runs without it ([`DesktopGate::NotArmed`]).
+//!
+//! `tools/list` shows a tool when [`listed`] says so: the same [`withheld`] that gates 2, 4
+//! and 5 refuse with, so the list and the gates cannot disagree.
 
 use crate::catalog::{self, ToolKind, ToolSpec};
 use crate::settings::{Commands, UNSAFE_WAYLAND_KEY};
@@ -36,49 +39,104 @@ pub fn frozen_while_asking(spec: &ToolSpec) -> bool {
         || spec.name == catalog::REQUEST_COMMAND_ACCESS
 }
 
+/// What decides whether a tool is offered at all: `tools/list` shows a tool exactly when
+/// [`admit`] would not withhold it for these (gates 2, 4 and 5's disabled command).
+#[derive(Debug, Clone, Copy)]
+pub struct Offer<'a> {
+    pub installed_copy: bool,
+    pub agent_commands_enabled: bool,
+    /// What `mcec.commands` enables plus this process's consent grants.
+    pub commands: &'a Commands,
+}
+
+impl CallState<'_> {
+    /// The part of the state that decides what is offered.
+    pub fn offer(&self) -> Offer<'_> {
+        Offer {
+            installed_copy: self.installed_copy,
+            agent_commands_enabled: self.agent_commands_enabled,
+            commands: self.commands,
+        }
+    }
+}
+
+/// Why a tool is not offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Withheld {
+    /// The operator's installed copy serves the meta tools only.
+    BootstrapOnly,
+    /// `AgentCommandsEnabled` is off: only the meta tools.
+    AgentCommandsDisabled,
+    /// A command `mcec.commands` does not enable (and no grant covers).
+    CommandDisabled,
+}
+
+/// Whether, and why, `spec` (`None`: a name not in the catalogue) is withheld under `offer`.
+/// A name not in the catalogue is withheld only by the first two; the caller answers
+/// `unknown-tool` for it otherwise.
+pub fn withheld(spec: Option<&ToolSpec>, offer: &Offer<'_>) -> Option<Withheld> {
+    if spec.is_some_and(|s| s.kind == ToolKind::Meta) {
+        return None;
+    }
+    if offer.installed_copy {
+        return Some(Withheld::BootstrapOnly);
+    }
+    if !offer.agent_commands_enabled {
+        return Some(Withheld::AgentCommandsDisabled);
+    }
+    let disabled = spec.is_some_and(|s| catalog::is_command(s.name) && !offer.commands.is_enabled(s.name));
+    disabled.then_some(Withheld::CommandDisabled)
+}
+
+/// Whether `tools/list` shows `spec` under `offer`.
+pub fn listed(spec: &ToolSpec, offer: &Offer<'_>) -> bool {
+    withheld(Some(spec), offer).is_none()
+}
+
+impl Withheld {
+    /// The refusal [`admit`] answers with (`name` is the tool's catalogue name).
+    fn error(self, name: &str) -> ToolError {
+        match self {
+            Withheld::BootstrapOnly => ToolError::new(
+                ErrorCode::BootstrapOnly,
+                "This is the operator's installed mcec; it only serves `provision-session` and `end-session`. \
+                 Ask for a session copy with `provision-session` and drive that instead.",
+            ),
+            Withheld::AgentCommandsDisabled => ToolError::new(
+                ErrorCode::AgentCommandsDisabled,
+                "Agent commands are turned off on this machine (AgentCommandsEnabled is false, or the settings \
+                 file has an error). Ask the operator to enable them.",
+            ),
+            Withheld::CommandDisabled => ToolError::new(
+                ErrorCode::CommandDisabled,
+                format!("The `{name}` command is disabled in mcec.commands; ask the operator to enable it."),
+            ),
+        }
+    }
+}
+
 /// Gates 1–5. On success, the tool's spec.
 pub fn admit(state: &CallState<'_>, name: &str) -> Result<&'static ToolSpec, ToolError> {
     if state.stopped {
         return Err(ToolError::emergency_stopped());
     }
     let spec = catalog::find(name);
-    let is_meta = spec.is_some_and(|s| s.kind == ToolKind::Meta);
-    if state.installed_copy && !is_meta {
-        return Err(ToolError::new(
-            ErrorCode::BootstrapOnly,
-            "This is the operator's installed mcec; it only serves `provision-session` and `end-session`. \
-             Ask for a session copy with `provision-session` and drive that instead.",
-        ));
+    let withheld = withheld(spec, &state.offer());
+    if withheld == Some(Withheld::BootstrapOnly) {
+        return Err(Withheld::BootstrapOnly.error(name));
     }
     if state.consent_pending && spec.is_some_and(frozen_while_asking) {
         return Err(crate::consent::pending());
     }
-    if let Some(spec) = spec.filter(|_| is_meta) {
-        return Ok(spec);
+    if let Some(withheld) = withheld {
+        return Err(withheld.error(spec.map_or(name, |s| s.name)));
     }
-    if !state.agent_commands_enabled {
-        return Err(ToolError::new(
-            ErrorCode::AgentCommandsDisabled,
-            "Agent commands are turned off on this machine (AgentCommandsEnabled is false, or the settings \
-             file has an error). Ask the operator to enable them.",
-        ));
-    }
-    let Some(spec) = spec else {
-        return Err(ToolError::new(
+    spec.ok_or_else(|| {
+        ToolError::new(
             ErrorCode::UnknownTool,
             format!("There is no tool named `{}`; call tools/list to see them.", printable(name)),
-        ));
-    };
-    if catalog::is_command(spec.name) && !state.commands.is_enabled(spec.name) {
-        return Err(ToolError::new(
-            ErrorCode::CommandDisabled,
-            format!(
-                "The `{}` command is disabled in mcec.commands; ask the operator to enable it.",
-                spec.name
-            ),
-        ));
-    }
-    Ok(spec)
+        )
+    })
 }
 
 /// Whether this process can reach a desktop and whether the stop is armed there.
@@ -241,6 +299,28 @@ mod tests {
         // Without a prompt the same calls pass.
         assert!(admit(&state(&cmds), "click").is_ok());
         assert!(admit(&state(&cmds), "request-command-access").is_ok());
+    }
+
+    /// Issue 24: `tools/list` shows a tool exactly when `admit` would not withhold it, for
+    /// every catalogue tool and every offer.
+    #[test]
+    fn listed_is_exactly_what_admit_does_not_withhold() {
+        let withholding =
+            [ErrorCode::BootstrapOnly, ErrorCode::AgentCommandsDisabled, ErrorCode::CommandDisabled];
+        let (mut shown, mut hidden) = (0, 0);
+        for spec in catalog::TOOLS {
+            for (installed_copy, agent_commands_enabled, enabled) in
+                (0..8).map(|bits| (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0))
+            {
+                let commands = if enabled { Commands::enabling([spec.name]) } else { Commands::default() };
+                let s = CallState { installed_copy, agent_commands_enabled, ..state(&commands) };
+                let refused = code(admit(&s, spec.name)).filter(|c| withholding.contains(c));
+                let is_listed = listed(spec, &s.offer());
+                assert_eq!(is_listed, refused.is_none(), "{} in {s:?}: admit gave {refused:?}", spec.name);
+                if is_listed { shown += 1 } else { hidden += 1 }
+            }
+        }
+        assert!(shown > 0 && hidden > 0, "both sides seen: {shown} listed, {hidden} withheld");
     }
 
     #[test]

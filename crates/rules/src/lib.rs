@@ -30,6 +30,7 @@ pub mod record;
 pub mod settings;
 pub mod stop_flag;
 pub mod stop_record;
+pub mod stop_steps;
 pub mod text;
 
 pub use error::{ErrorCode, ToolError};

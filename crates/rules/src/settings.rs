@@ -14,7 +14,9 @@ use crate::command_lang::RawKind;
 
 mod edit;
 mod near;
+mod reload;
 pub use edit::{EditError, set_key, set_setting};
+pub use reload::{KeyReload, Reload, reload_table, restart_only_changes};
 
 /// The operator's settings, with the contract's defaults.
 #[derive(Clone, PartialEq, Eq)]

@@ -1,0 +1,260 @@
+//! The operator's side of the desk, brought up before any transport serves: the desktop
+//! connection, the emergency stop (provenance monitor → latch, seeded from the durable stop
+//! record), the operator windows, and the threads that act on the latch: the stop worker
+//! (`stop_worker.rs`: the slow steps of a stop, the record first), the re-arm
+//! (`rearm.rs`, reached through the windows' events in `events.rs`: honoured only when the
+//! monitor saw the event that pressed the control come from a physical device,
+//! `crate::attest`) and the record follower (`crate::stop_follower`: stops made by other mcec
+//! processes on the same display, deleted records written back). Which steps a stop and a
+//! re-arm take is `mcec_rules::stop_steps`; `sides.rs` is what they act through.
+
+mod events;
+mod rearm;
+mod sides;
+mod stop_worker;
+mod ui;
+
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcec_desktop::monitor::{LastPhysicalInput, MonitorHandle, MonitorSink};
+use mcec_desktop::{CaptureDefaults, DesktopConfig, DesktopTools};
+use mcec_mcp::audit::audit;
+use mcec_mcp::{Agent, CallObserver, ConsentAsker};
+use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
+use mcec_rules::StopFlag;
+use mcec_rules::gates::DesktopGate;
+use mcec_rules::hotkey::Hotkey;
+use mcec_rules::latch::Latch;
+
+use crate::agent_tab::{AgentTabConfig, AgentTabCore};
+use crate::attest::Attestor;
+use crate::consent::{self, ConsentClick, OperatorConsent};
+use crate::stop_follower::{Keeper, follow_record};
+use crate::stopless::{NoStopWatch, stopless_display};
+use events::{agent_tab_worker, rearm_handler};
+use rearm::Rearm;
+use stop_worker::stop_worker;
+use ui::start_ui;
+pub use ui::{UiShutdown, exit_after_ui};
+
+/// How often a running process looks at the stop record when nothing woke it earlier.
+pub const RECORD_POLL: Duration = Duration::from_millis(200);
+
+/// What was brought up; the agent is built from it, then [`OperatorSide::run`] starts the
+/// threads that need the agent.
+pub struct OperatorSide {
+    pub latch: Latch,
+    pub desktop: Option<Arc<DesktopTools>>,
+    pub gate: DesktopGate,
+    ui: Option<OperatorState>,
+    ui_events: Option<Receiver<OperatorEvent>>,
+    monitor: Option<MonitorHandle>,
+    ledger: LastPhysicalInput,
+    record: Keeper,
+    ui_thread: Option<UiShutdown>,
+    /// Where consent-prompt clicks go, once [`OperatorSide::consent_asker`] made the asker.
+    consent_clicks: Option<Sender<ConsentClick>>,
+}
+
+/// What to bring up.
+pub struct Plan<'a> {
+    pub artifacts_dir: std::path::PathBuf,
+    /// Arm the stop chord (the settings and the mode decide).
+    pub arm_stop: bool,
+    pub hotkey_spec: &'a str,
+    pub surfaces: Surfaces,
+    /// `UnsafeAllowActuationWithoutStopOnWayland`: act on a display where the stop cannot be armed.
+    pub unsafe_without_stop_on_wayland: bool,
+    /// The `Capture*` settings.
+    pub capture: CaptureDefaults,
+}
+
+impl OperatorSide {
+    pub fn bring_up(plan: Plan<'_>) -> OperatorSide {
+        let latch = Latch::new(StopFlag::new());
+        let record = Keeper::seed(&latch);
+        let ledger = LastPhysicalInput::new();
+        let desktop =
+            match crate::platform::connect_desktop(DesktopConfig { artifact_dir: plan.artifacts_dir })
+            {
+                Ok(mut desktop) => {
+                    desktop.set_capture_defaults(plan.capture);
+                    Some(Arc::new(desktop))
+                }
+                Err(e) => {
+                    tracing::info!(
+                        "no desktop: {}; the protocol serves and desktop tools answer no-desktop",
+                        e.detail
+                    );
+                    let gate = record.gate(DesktopGate::NoDesktop { detail: e.detail });
+                    return OperatorSide {
+                        latch,
+                        desktop: None,
+                        gate,
+                        ui: None,
+                        ui_events: None,
+                        monitor: None,
+                        ledger,
+                        record,
+                        ui_thread: None,
+                        consent_clicks: None,
+                    };
+                }
+            };
+        let (monitor, gate) = match stopless_display(plan.unsafe_without_stop_on_wayland) {
+            Some(gate) => (None, gate),
+            None if plan.arm_stop => arm(&latch, &ledger, plan.hotkey_spec),
+            None => {
+                tracing::warn!("the emergency stop is not armed (EmergencyStopEnabled is false)");
+                audit(
+                    "emergency-stop-disabled",
+                    "EmergencyStopEnabled = false: the operator turned the stop off; actuation runs with no stop, no chord, no prompt",
+                );
+                (None, DesktopGate::NotArmed { why: "EmergencyStopEnabled is false".into() })
+            }
+        };
+        let gate = record.gate(gate);
+        let (ui, ui_events, ui_thread) = start_ui(plan.surfaces);
+        if let Some(ui) = ui.as_ref().filter(|_| !gate.stop_armed()) {
+            ui.set_front_door(gate.stop_line());
+            ui.set_stop_unarmed();
+        }
+        OperatorSide {
+            latch,
+            desktop,
+            gate,
+            ui,
+            ui_events,
+            monitor,
+            ledger,
+            record,
+            ui_thread,
+            consent_clicks: None,
+        }
+    }
+
+    /// What puts `request-command-access` to the operator (the consent prompt, checked
+    /// against this side's provenance monitor).
+    pub fn consent_asker(&mut self) -> Box<dyn ConsentAsker> {
+        let (tx, rx) = consent::channel();
+        self.consent_clicks = Some(tx);
+        Box::new(OperatorConsent {
+            ui: self.ui.clone().zip(self.ui_thread.clone()),
+            clicks: Mutex::new(rx),
+            attestor: Attestor {
+                ledger: self.ledger.clone(),
+                latch: self.latch.clone(),
+                monitored: self.monitor.is_some(),
+            },
+        })
+    }
+
+    /// The handle that ends the operator windows before the process exits.
+    pub fn ui_shutdown(&self) -> Option<UiShutdown> {
+        self.ui_thread.clone()
+    }
+
+    pub fn stop_flag(&self) -> StopFlag {
+        self.latch.flag().clone()
+    }
+
+    /// Narrates each admitted call on the overlay (and watches actuation without a stop).
+    pub fn observer(&self) -> Option<Box<dyn CallObserver>> {
+        let no_stop = NoStopWatch::for_gate(&self.gate);
+        (self.ui.is_some() || no_stop.is_some())
+            .then(|| Box::new(Narrator { ui: self.ui.clone(), no_stop }) as Box<dyn CallObserver>)
+    }
+
+    /// Start the stop worker and the re-arm handler (and, with `agent_tab`, the thread behind
+    /// the host settings window's Agent tab); they live as long as the process.
+    pub fn run(self, agent: Arc<Agent>, agent_tab: Option<AgentTabConfig>) {
+        let OperatorSide {
+            latch,
+            desktop,
+            ui,
+            ui_events,
+            monitor,
+            ledger,
+            record,
+            ui_thread,
+            consent_clicks,
+            ..
+        } = self;
+        record.attach(agent.clone(), ui.clone());
+        let rearm = Rearm {
+            latch: latch.clone(),
+            attestor: Attestor { ledger, latch: latch.clone(), monitored: monitor.is_some() },
+            ui: ui.clone(),
+            agent: agent.clone(),
+            record: record.clone(),
+        };
+        {
+            let (record, latch) = (record.clone(), latch.clone());
+            spawn("mcec-stop-record", move || follow_record(record, latch, RECORD_POLL));
+        }
+        if let Some(events) = ui_events {
+            let tab = match (agent_tab, &ui) {
+                (Some(config), Some(ui)) => {
+                    let core = AgentTabCore::new(config, ui.clone(), rearm.attestor.clone());
+                    let (tx, rx) = mpsc::channel();
+                    spawn("mcec-agent-tab", move || agent_tab_worker(rx, core));
+                    Some(tx)
+                }
+                _ => None,
+            };
+            spawn("mcec-rearm", move || rearm_handler(events, rearm, tab, consent_clicks, ui_thread));
+        }
+        spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent, record));
+    }
+}
+
+fn arm(latch: &Latch, ledger: &LastPhysicalInput, spec: &str) -> (Option<MonitorHandle>, DesktopGate) {
+    let (hotkey, warning) = Hotkey::from_settings(spec);
+    if let Some(warning) = warning {
+        tracing::warn!("{warning}");
+    }
+    let started = crate::platform::start_provenance_monitor(MonitorSink::new(
+        latch.clone(),
+        hotkey,
+        ledger.clone(),
+    ));
+    match started {
+        Ok(handle) => {
+            tracing::info!("{} (chord {hotkey})", handle.status());
+            audit("emergency-stop-armed", &format!("chord={hotkey} status={}", handle.status()));
+            (Some(handle), DesktopGate::Ready)
+        }
+        Err(e) => {
+            tracing::error!("the emergency stop could not be armed: {e}; actuation tools are refused");
+            audit("emergency-stop-unavailable", &e.to_string());
+            (None, DesktopGate::StopUnavailable { why: e.to_string() })
+        }
+    }
+}
+
+struct Narrator {
+    ui: Option<OperatorState>,
+    no_stop: Option<NoStopWatch>,
+}
+
+impl CallObserver for Narrator {
+    fn on_call(&self, tool: &str, summary: &str) {
+        if let Some(ui) = &self.ui {
+            ui.set_acting(true);
+        }
+        if let Some(watch) = &self.no_stop {
+            watch.on_call(tool, self.ui.as_ref());
+        }
+        if let Some(ui) = &self.ui {
+            ui.narrate(if summary.is_empty() { tool.to_string() } else { summary.to_string() });
+        }
+    }
+}
+
+fn spawn(name: &str, f: impl FnOnce() + Send + 'static) {
+    if let Err(e) = std::thread::Builder::new().name(name.into()).spawn(f) {
+        tracing::error!("cannot start thread {name}: {e}");
+    }
+}

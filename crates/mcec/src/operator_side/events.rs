@@ -1,0 +1,71 @@
+//! The operator's clicks, as the windows report them: a re-arm goes to [`Rearm::attempt`], a
+//! consent click to the waiting request, the Agent tab's work to a thread of its own (so a
+//! re-arm never waits behind a copy of the executable), Quit ends the process.
+
+use std::sync::mpsc::{Receiver, Sender};
+
+use mcec_mcp::audit::audit;
+use mcec_operator::OperatorEvent;
+
+use super::rearm::Rearm;
+use super::ui::{UiShutdown, exit_after_ui};
+use crate::agent_tab::AgentTabCore;
+use crate::consent::ConsentClick;
+
+/// Operator clicks from the windows. A re-arm is honoured only when the monitor saw the very
+/// click (or key) that pressed `Re-arm` come from a physical device, the prompt had been on
+/// screen a moment before it, and no tampering was seen recently.
+pub(super) fn rearm_handler(
+    events: Receiver<OperatorEvent>,
+    rearm: Rearm,
+    agent_tab: Option<Sender<OperatorEvent>>,
+    consent: Option<Sender<ConsentClick>>,
+    ui_thread: Option<UiShutdown>,
+) {
+    for event in events {
+        match event {
+            OperatorEvent::RearmClicked { by } | OperatorEvent::MenuRearm { by } => {
+                rearm.attempt("by the operator", &by);
+            }
+            OperatorEvent::LeaveStopped => audit("rearm-prompt", "dismissed; still stopped"),
+            OperatorEvent::ConsentAllow { .. } | OperatorEvent::ConsentDeny => {
+                let click = match event {
+                    OperatorEvent::ConsentAllow { by } => ConsentClick::Allow(by),
+                    _ => ConsentClick::Deny,
+                };
+                if consent.as_ref().is_none_or(|tx| tx.send(click).is_err()) {
+                    tracing::warn!("a consent prompt click arrived but no request is waiting");
+                }
+            }
+            OperatorEvent::Quit => {
+                tracing::info!("the operator quit mcec from the host window");
+                exit_after_ui(ui_thread.as_ref(), 0);
+            }
+            // The Agent tab's work (disk, provisioning) runs on its own thread so a re-arm
+            // never waits behind a copy of the executable.
+            tab_event @ (OperatorEvent::SetProvisioning { .. }
+            | OperatorEvent::DeleteSession { .. }
+            | OperatorEvent::DeleteAllSessions
+            | OperatorEvent::ProvisionNew
+            | OperatorEvent::RefreshSessions
+            | OperatorEvent::CopyHandoff { .. }) => match &agent_tab {
+                Some(tab) if tab.send(tab_event).is_ok() => {}
+                _ => tracing::warn!("an Agent tab event arrived but this process has no Agent tab"),
+            },
+        }
+    }
+}
+
+pub(super) fn agent_tab_worker(events: Receiver<OperatorEvent>, core: AgentTabCore) {
+    for event in events {
+        match event {
+            OperatorEvent::SetProvisioning { enabled, by } => core.set_provisioning(enabled, &by),
+            OperatorEvent::DeleteSession { id } => core.delete(&id),
+            OperatorEvent::DeleteAllSessions => core.delete_all(),
+            OperatorEvent::ProvisionNew => core.provision_new(),
+            OperatorEvent::RefreshSessions => core.refresh(),
+            OperatorEvent::CopyHandoff { client, part } => core.copy(&client, part),
+            _ => {}
+        }
+    }
+}
