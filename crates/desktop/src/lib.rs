@@ -7,6 +7,9 @@
 //! and [`mcec_rules::ToolError`]s, and owns the policy: window selectors, capture caps,
 //! drag densification, the one input lock, stop-flag checks between steps, artefact paths.
 //!
+//! [`clipboard::Clipboard`] is the seam of a platform's clipboard (for the `clipboard` tool and
+//! the Agent tab's Copy); the binary hands an implementation to the tools that use it.
+//!
 //! It also holds the provenance monitor ([`monitor`]), which tells a physical key press from an
 //! injected one for the emergency stop and feeds the pure chord detector.
 //!
@@ -16,6 +19,7 @@
 //! monitor parts, and `mcec-desktop-windows` supplies the backend.
 
 pub mod api;
+pub mod clipboard;
 pub mod geometry;
 pub mod image;
 pub mod keys;

@@ -20,6 +20,7 @@ mod handoff;
 mod logging;
 mod malloc_tuning;
 mod operator;
+mod platform_a11y;
 mod record_watch;
 mod relay;
 mod reload;
