@@ -7,25 +7,27 @@
 //!
 //! - [`seam`]: the one trait a platform implements ([`seam::AccessibilityBackend`]): the root
 //!   of a top-level window, children, one element's description, one operation. The AT-SPI2
-//!   backend is [`atspi`]; a Windows UI Automation backend would be a second implementation and
-//!   nothing above it changes.
+//!   backend is `atspi` (Unix); [`unavailable`] answers `unavailable` to everything (Windows,
+//!   until UI Automation is wired in); a UI Automation backend would be one more
+//!   implementation and nothing above it changes.
+//! - `x11_clipboard` (Unix): the X11 selections, the X11 implementation of `mcec-desktop`'s
+//!   clipboard seam ([`mcec_desktop::clipboard::Clipboard`]).
 //! - [`model`]: the platform-neutral element, roles and states the agent sees.
 //! - [`walk`]: the one bounded tree walk (nodes, depth, time, stop flag, cycles).
 //! - [`selector`]: the `{by, value}` selector and its filters, pure.
 //! - [`ids`]: element ids, stable for an element's life.
 //! - [`tools`]: the policy: windows are resolved through `mcec-desktop` (so mcec's own windows,
 //!   which `windows` never lists, cannot be targeted), matches are never "the first",
-//!   `invoke` is actuation under the desktop's input lock and stop gate.
+//!   `invoke` is actuation under the desktop's input lock and stop gate. [`A11yTools`] is
+//!   built by the binary over the backend and the clipboard it chose for the platform.
 //!
-//! What it does not do: read text by OCR or touch the clipboard (those are separate tools), or
-//! turn accessibility on in an application: the errors say how the operator does that.
+//! What it does not do: choose its platform (the binary does), or turn accessibility on in an
+//! application: the errors say how the operator does that.
 
-// AT-SPI2 is Unix only (on Windows it answers `unavailable`); the clipboard is the X11
-// selections on Unix and the Win32 clipboard on Windows.
-#[cfg_attr(windows, path = "unavailable/atspi.rs")]
+// The platform halves: AT-SPI2 and the X11 selections, built where their D-Bus and X11
+// libraries are. Which backend and clipboard a process uses is the binary's choice.
+#[cfg(unix)]
 pub mod atspi;
-#[cfg_attr(windows, path = "clipboard_win32.rs")]
-pub mod clipboard;
 pub mod ids;
 pub mod model;
 pub mod ocr;
@@ -33,7 +35,10 @@ pub mod requests;
 pub mod seam;
 pub mod selector;
 pub mod tools;
+pub mod unavailable;
 pub mod walk;
+#[cfg(unix)]
+pub mod x11_clipboard;
 
 pub use tools::A11yTools;
 

@@ -7,6 +7,9 @@
 //! and [`mcec_rules::ToolError`]s, and owns the policy: window selectors, capture caps,
 //! drag densification, the one input lock, stop-flag checks between steps, artefact paths.
 //!
+//! [`clipboard::Clipboard`] is the seam of a platform's clipboard (for the `clipboard` tool and
+//! the Agent tab's Copy); the binary hands an implementation to the tools that use it.
+//!
 //! It also holds the provenance monitor ([`monitor`]), which tells a physical key press from an
 //! injected one for the emergency stop and feeds the pure chord detector.
 //!
@@ -15,6 +18,7 @@
 //! picks the backend that implements its seams.
 
 pub mod api;
+pub mod clipboard;
 pub mod geometry;
 pub mod image;
 pub mod keys;

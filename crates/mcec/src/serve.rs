@@ -290,8 +290,10 @@ fn build_agent(
         allow_provisioning,
         operator_hotkey: loaded.settings.emergency_stop_hotkey.clone(),
     };
-    let agent = Agent::new(config, ToolServices { sessions: Some(sessions), desktop: side.desktop.clone() })
-        .with_consent_asker(side.consent_asker());
+    let a11y = side.desktop.clone().map(crate::platform_a11y::a11y_tools);
+    let agent =
+        Agent::new(config, ToolServices { sessions: Some(sessions), desktop: side.desktop.clone(), a11y })
+            .with_consent_asker(side.consent_asker());
     match side.observer() {
         Some(observer) => agent.with_observer(observer),
         None => agent,

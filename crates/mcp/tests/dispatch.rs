@@ -125,7 +125,11 @@ impl Backend for FakeDesktop {
 
 fn services(fake: &Arc<FakeDesktop>) -> ToolServices {
     let config = DesktopConfig { artifact_dir: std::env::temp_dir().join("mcec-dispatch-test-unused") };
-    ToolServices { sessions: None, desktop: Some(Arc::new(DesktopTools::new(fake.clone(), config))) }
+    ToolServices {
+        sessions: None,
+        desktop: Some(Arc::new(DesktopTools::new(fake.clone(), config))),
+        a11y: None,
+    }
 }
 
 fn args(v: Value) -> Option<Map<String, Value>> {

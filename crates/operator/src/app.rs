@@ -15,7 +15,7 @@ use eframe::egui::{self, ViewportCommand, ViewportId};
 
 use crate::overlay::{self, Look};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
-use crate::{Surfaces, host, settings_window, x11_tag};
+use crate::{Surfaces, host, settings_window, viewports, x11_tag};
 
 /// Used when the windowing system does not report the monitor size.
 const FALLBACK_MONITOR: egui::Vec2 = egui::vec2(1280.0, 800.0);
@@ -93,8 +93,8 @@ impl eframe::App for OperatorApp {
         if let Some(look) = wanted.overlay {
             let state = self.state.clone();
             ctx.show_viewport_deferred(
-                overlay::viewport_id(),
-                overlay::builder(look, &snap, monitor.x),
+                viewports::overlay_id(),
+                viewports::overlay(look, &snap, monitor.x),
                 move |ui, _class| overlay::show(ui, &state),
             );
             if self.shown.overlay.is_none() {
@@ -109,18 +109,18 @@ impl eframe::App for OperatorApp {
             let state = self.state.clone();
             let events = self.events.clone();
             ctx.show_viewport_deferred(
-                settings_window::viewport_id(),
-                settings_window::builder(monitor),
+                viewports::settings_id(),
+                viewports::settings(monitor),
                 move |ui, _class| settings_window::show(ui, &state, &events),
             );
         }
 
         if self.last_snapshot.as_ref() != Some(&snap) {
             if self.surfaces.host_window && snap.settings_open {
-                ctx.request_repaint_of(settings_window::viewport_id());
+                ctx.request_repaint_of(viewports::settings_id());
             }
             if wanted.overlay.is_some() {
-                ctx.request_repaint_of(overlay::viewport_id());
+                ctx.request_repaint_of(viewports::overlay_id());
             }
             self.last_snapshot = Some(snap);
         }

@@ -9,8 +9,6 @@
 
 use std::sync::mpsc::Sender;
 
-#[cfg(unix)]
-use egui::ViewportBuilder;
 use egui::{self, Color32, RichText};
 
 use crate::glyph::{Sign, signed_text};
@@ -25,16 +23,7 @@ pub const MENU_SETTINGS_LABEL: &str = "Settings…";
 /// Label of the host menu's re-arm item.
 pub const MENU_REARM_LABEL: &str = "⛔ Re-arm (Emergency Stop)";
 
-const HOST_SIZE: [f32; 2] = [420.0, 150.0];
-
-#[cfg(unix)]
-pub(crate) fn builder() -> ViewportBuilder {
-    ViewportBuilder::default()
-        .with_title(HOST_TITLE)
-        .with_app_id(mcec_rules::own_windows::HOST_CLASS)
-        .with_inner_size(HOST_SIZE)
-        .with_min_inner_size([320.0, 120.0])
-}
+pub(crate) const HOST_SIZE: [f32; 2] = [420.0, 150.0];
 
 /// Top-left corner and size of the host window where the program places it (the CPU
 /// painter's surfaces): left of centre, below the banner, so neither covers its menu.

@@ -38,6 +38,8 @@ mod settings_window;
 mod soft;
 mod state;
 #[cfg(unix)]
+mod viewports;
+#[cfg(unix)]
 mod x11_run;
 #[cfg(unix)]
 mod x11_tag;

@@ -7,12 +7,9 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use egui::{self, Color32, RichText};
-#[cfg(unix)]
-use egui::{ViewportBuilder, ViewportId, X11WindowType};
-
 use crate::glyph::{Sign, signed_text};
 use crate::state::{Mode, OperatorState, Snapshot};
+use egui::{self, Color32, RichText};
 
 /// Window title of the overlay.
 pub const OVERLAY_TITLE: &str = "mcec overlay";
@@ -26,11 +23,6 @@ const STOP_RED: Color32 = Color32::from_rgb(0xC6, 0x28, 0x28);
 const ACTING_BG: Color32 = Color32::from_rgb(0x1F, 0x2A, 0x44);
 const REARMED_GREEN: Color32 = Color32::from_rgb(0x2E, 0x7D, 0x32);
 const LINE_HEIGHT: f32 = 18.0;
-
-#[cfg(unix)]
-pub(crate) fn viewport_id() -> ViewportId {
-    ViewportId::from_hash_of("mcec-overlay")
-}
 
 /// What the overlay should show for `snap` at `now`, or `None` when it should be gone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,25 +61,6 @@ pub(crate) fn geometry(look: Look, snap: &Snapshot, monitor_width: f32) -> (egui
     let width = OVERLAY_WIDTH.min(monitor_width);
     let height = height(look, snap.narration.len(), snap.stop_unrecorded.is_some());
     (egui::pos2(((monitor_width - width) / 2.0).max(0.0), 0.0), egui::vec2(width, height))
-}
-
-/// The overlay window for `look`, centred at the top of a monitor `monitor_width` wide.
-#[cfg(unix)]
-pub(crate) fn builder(look: Look, snap: &Snapshot, monitor_width: f32) -> ViewportBuilder {
-    let (pos, size) = geometry(look, snap, monitor_width);
-    ViewportBuilder::default()
-        .with_title(OVERLAY_TITLE)
-        .with_app_id(OVERLAY_CLASS)
-        .with_decorations(false)
-        .with_resizable(false)
-        .with_transparent(false)
-        .with_always_on_top()
-        .with_mouse_passthrough(true)
-        .with_active(false)
-        .with_taskbar(false)
-        .with_window_type(X11WindowType::Notification)
-        .with_position(pos)
-        .with_inner_size(size)
 }
 
 /// Draw the overlay; runs as the deferred viewport's callback.

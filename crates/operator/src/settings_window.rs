@@ -10,13 +10,10 @@
 
 use std::sync::mpsc::Sender;
 
-use egui::{self, Color32, RichText};
-#[cfg(unix)]
-use egui::{ViewportBuilder, ViewportId};
-
 use crate::agent_model::{AgentTab, ClientHandoff, HandoffPart, HandoffView};
 use crate::host::send;
 use crate::state::{OperatorEvent, OperatorState};
+use egui::{self, Color32, RichText};
 
 /// Window title of the settings window.
 pub const SETTINGS_TITLE: &str = "mcec settings";
@@ -59,26 +56,9 @@ enum Tab {
     Agent,
 }
 
-#[cfg(unix)]
-pub(crate) fn viewport_id() -> ViewportId {
-    ViewportId::from_hash_of("mcec-settings")
-}
-
 /// Top-left corner and size of the settings window, centred on a monitor of `monitor` size.
 pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
     crate::prompt::dialog_geometry(SIZE, monitor)
-}
-
-/// The settings window, centred on a monitor of `monitor` size.
-#[cfg(unix)]
-pub(crate) fn builder(monitor: egui::Vec2) -> ViewportBuilder {
-    let (pos, size) = geometry(monitor);
-    ViewportBuilder::default()
-        .with_title(SETTINGS_TITLE)
-        .with_app_id(mcec_rules::own_windows::SETTINGS_CLASS)
-        .with_position(pos)
-        .with_inner_size(size)
-        .with_min_inner_size([480.0, 360.0])
 }
 
 /// Draw the settings window; runs as the deferred viewport's callback.

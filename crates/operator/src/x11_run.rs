@@ -8,7 +8,7 @@
 
 use std::sync::mpsc::Sender;
 
-use crate::{OperatorEvent, OperatorState, Surfaces, UiError, app, host, soft, xlib_guard};
+use crate::{OperatorEvent, OperatorState, Surfaces, UiError, app, soft, viewports, xlib_guard};
 
 impl From<eframe::Error> for UiError {
     fn from(err: eframe::Error) -> Self {
@@ -44,7 +44,7 @@ pub(crate) fn run(
         tracing::error!("the re-arm and consent prompts are unavailable: {e}");
     }
     let root = if surfaces.host_window {
-        host::builder()
+        viewports::host()
     } else {
         // A stand-in root: eframe always has one; this one hides after its first frame.
         eframe::egui::ViewportBuilder::default()

@@ -21,43 +21,14 @@ use std::ffi::OsStr;
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
+use crate::os::system_install_dirs;
+
 /// The environment variable that adds install prefixes (for tests and packagers).
 pub const EXTRA_PREFIXES_ENV: &str = "MCEC_EXTRA_INSTALL_PREFIXES";
 
-/// Absolute prefixes that always mark an installed copy.
-#[cfg(unix)]
-pub const SYSTEM_PREFIXES: &[&str] = &["/usr", "/opt", "/snap", "/nix/store"];
-/// Absolute prefixes that always mark an installed copy.
-#[cfg(windows)]
-pub const SYSTEM_PREFIXES: &[&str] = &[r"C:\Program Files", r"C:\Program Files (x86)"];
-
-/// Prefixes relative to the home directory that mark an installed copy.
-#[cfg(unix)]
-pub const HOME_PREFIXES: &[&str] = &[".local/bin", ".cargo/bin"];
-/// Prefixes relative to the home directory that mark an installed copy.
-#[cfg(windows)]
-pub const HOME_PREFIXES: &[&str] = &[r"AppData\Local\Programs", r".cargo\bin"];
-
-/// Where the system says programs are installed, beyond the fixed prefixes: the
-/// `Program Files` variables and the known `%LOCALAPPDATA%\Programs`. They can only add.
-#[cfg(windows)]
-fn system_install_dirs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = ["ProgramFiles", "ProgramFiles(x86)", "ProgramW6432"]
-        .iter()
-        .filter_map(std::env::var_os)
-        .map(PathBuf::from)
-        .collect();
-    if let Some(base) = directories::BaseDirs::new() {
-        dirs.push(base.data_local_dir().join("Programs"));
-    }
-    dirs.into_iter().filter(|p| p.is_absolute()).collect()
-}
-
-/// Nothing beyond the fixed prefixes on Unix.
-#[cfg(unix)]
-fn system_install_dirs() -> Vec<PathBuf> {
-    Vec::new()
-}
+/// The prefixes that always mark an installed copy: absolute ones, and ones relative to the
+/// home directory (this platform's, from [`crate::os`]).
+pub use crate::os::{HOME_PREFIXES, SYSTEM_PREFIXES};
 
 /// Every install prefix: the built-in ones, those under `home`, and the absolute entries of
 /// `extra` (the value of [`EXTRA_PREFIXES_ENV`]). Empty and relative entries of `extra` are

@@ -27,12 +27,8 @@ pub const LOG_FILE: &str = "mcec.log";
 pub const LOCK_FILE: &str = ".mcec.lock";
 /// The creation stamp of a session copy (unix seconds, decimal).
 pub const STAMP_FILE: &str = ".mcec-session";
-/// The executable's name inside a session directory.
-#[cfg(unix)]
-pub const EXE_NAME: &str = "mcec";
-/// The executable's name inside a session directory.
-#[cfg(windows)]
-pub const EXE_NAME: &str = "mcec.exe";
+/// The executable's name inside a session directory (`mcec`, `mcec.exe`).
+pub use crate::os::EXE_NAME;
 /// The artefacts folder inside a session directory.
 pub const SESSION_ARTIFACTS_DIR: &str = "artifacts";
 
@@ -89,22 +85,10 @@ impl XdgDirs {
         }
     }
 
-    /// From the known folders: `%APPDATA%` for config, `%LOCALAPPDATA%` for state.
-    #[cfg(windows)]
+    /// From the process environment on Unix; from the known folders on Windows
+    /// (`%APPDATA%` for config, `%LOCALAPPDATA%` for state).
     pub fn from_env() -> Result<XdgDirs, PathsError> {
-        let dirs = directories::BaseDirs::new().ok_or(PathsError::NoHome)?;
-        Ok(XdgDirs {
-            home: dirs.home_dir().to_path_buf(),
-            config_home: dirs.config_dir().to_path_buf(),
-            state_home: dirs.data_local_dir().to_path_buf(),
-        })
-    }
-
-    /// From the process environment.
-    #[cfg(unix)]
-    pub fn from_env() -> Result<XdgDirs, PathsError> {
-        let home = home_dir().ok_or(PathsError::NoHome)?;
-        Ok(XdgDirs::from_vars(&home, std::env::var_os("XDG_CONFIG_HOME"), std::env::var_os("XDG_STATE_HOME")))
+        crate::os::xdg_dirs()
     }
 
     /// `$XDG_STATE_HOME/mcec/sessions`.

@@ -1,13 +1,15 @@
 //! `clipboard`: `get` and `set` of text on the CLIPBOARD or PRIMARY selection of the display
 //! mcec drives (on Windows, the Win32 clipboard). The switch for reading (`[clipboard.read]`)
 //! is checked by the MCP layer, which knows the agent's commands; this layer checks the text,
-//! the same on every platform, and hands the platform work to [`crate::clipboard`].
+//! the same on every platform, and hands the platform work to the clipboard the binary chose
+//! ([`mcec_desktop::clipboard::Clipboard`]).
 
 use mcec_rules::{StopFlag, ToolError};
 use serde::Serialize;
 
+use mcec_desktop::clipboard::Selection;
+
 use super::A11yTools;
-use crate::clipboard;
 use crate::requests::{ClipboardAction, ClipboardRequest, SelectionName};
 
 #[derive(Debug, Clone, Serialize)]
@@ -44,6 +46,15 @@ pub fn check_text(text: Option<&str>) -> Result<&str, ToolError> {
     Ok(text)
 }
 
+impl From<SelectionName> for Selection {
+    fn from(which: SelectionName) -> Selection {
+        match which {
+            SelectionName::Clipboard => Selection::Clipboard,
+            SelectionName::Primary => Selection::Primary,
+        }
+    }
+}
+
 fn name(which: SelectionName) -> &'static str {
     match which {
         SelectionName::Clipboard => "clipboard",
@@ -54,14 +65,13 @@ fn name(which: SelectionName) -> &'static str {
 impl A11yTools {
     pub fn clipboard(&self, req: &ClipboardRequest, stop: &StopFlag) -> Result<ClipboardResult, ToolError> {
         let which = req.selection.unwrap_or_default();
-        let display = self.desktop.backend().display_name().to_string();
         match req.action {
             ClipboardAction::Set => {
                 let text = check_text(req.text.as_deref())?;
                 if stop.is_set() {
                     return Err(ToolError::emergency_stopped());
                 }
-                clipboard::set(&display, which, text.to_string())?;
+                self.clipboard.set(which.into(), text.to_string())?;
                 Ok(ClipboardResult {
                     selection: name(which),
                     text: None,
@@ -73,7 +83,7 @@ impl A11yTools {
                 if req.text.is_some() {
                     return Err(ToolError::bad_argument("text", "is only for `set`"));
                 }
-                let text = clipboard::get(&display, which, stop)?;
+                let text = self.clipboard.get(which.into(), stop)?;
                 let owned = text.is_some();
                 let text = text.unwrap_or_default();
                 Ok(ClipboardResult {

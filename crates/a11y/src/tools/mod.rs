@@ -16,6 +16,7 @@ mod wait;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcec_desktop::clipboard::Clipboard;
 use mcec_desktop::requests::{ElementTarget, WindowSelector};
 use mcec_desktop::types::Point;
 use mcec_desktop::{DesktopTools, WindowInfo};
@@ -66,21 +67,22 @@ impl From<&WindowInfo> for WindowRef {
     }
 }
 
-/// The accessibility tools over one backend and the desktop they target windows on.
+/// The accessibility tools over one backend, the clipboard of the same desktop, and the
+/// desktop they target windows on.
 pub struct A11yTools {
     backend: Arc<dyn AccessibilityBackend>,
+    clipboard: Arc<dyn Clipboard>,
     desktop: Arc<DesktopTools>,
     ids: Ids,
 }
 
 impl A11yTools {
-    pub fn new(backend: Arc<dyn AccessibilityBackend>, desktop: Arc<DesktopTools>) -> A11yTools {
-        A11yTools { backend, desktop, ids: Ids::default() }
-    }
-
-    /// The AT-SPI2 backend over `desktop`.
-    pub fn atspi(desktop: Arc<DesktopTools>) -> A11yTools {
-        A11yTools::new(Arc::new(crate::atspi::Atspi::new()), desktop)
+    pub fn new(
+        backend: Arc<dyn AccessibilityBackend>,
+        clipboard: Arc<dyn Clipboard>,
+        desktop: Arc<DesktopTools>,
+    ) -> A11yTools {
+        A11yTools { backend, clipboard, desktop, ids: Ids::default() }
     }
 
     /// The window `sel` names and the root of its tree.

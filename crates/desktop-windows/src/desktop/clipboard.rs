@@ -1,5 +1,6 @@
-//! The Win32 clipboard: text in and out as `CF_UNICODETEXT`, for the `clipboard` tool (through
-//! `mcec_a11y::clipboard`) and the Agent tab's Copy buttons, one implementation for both.
+//! The Win32 clipboard: text in and out as `CF_UNICODETEXT`, for the `clipboard` tool and the
+//! Agent tab's Copy buttons, one implementation for both: [`WindowsClipboard`], mcec-desktop's
+//! clipboard seam on Windows, which the binary hands to both.
 //!
 //! Unlike an X11 selection the Win32 clipboard is a store: what `set` puts there stays after
 //! the call and after mcec exits, until another program empties it. Only one thread in the
@@ -9,6 +10,7 @@
 
 use std::time::{Duration, Instant};
 
+use mcec_desktop::clipboard::{Clipboard, Selection};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use windows_sys::Win32::Foundation::{GlobalFree, HWND};
 use windows_sys::Win32::System::DataExchange::{
@@ -29,6 +31,36 @@ use crate::clipboard_text::{MAX_GET_UNITS, from_clipboard, to_clipboard};
 /// How long another program may hold the clipboard open before mcec gives up.
 const OPEN_PATIENCE: Duration = Duration::from_secs(1);
 const RETRY: Duration = Duration::from_millis(10);
+
+/// The Windows clipboard behind mcec-desktop's clipboard seam.
+///
+/// Windows has one clipboard; PRIMARY (the X11 selection pasted with the middle button) has no
+/// Windows counterpart, so asking for it is `unavailable` rather than a silent write to the
+/// one clipboard.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WindowsClipboard;
+
+fn only_clipboard(which: Selection, outcome: &str) -> Result<(), ToolError> {
+    match which {
+        Selection::Clipboard => Ok(()),
+        Selection::Primary => Err(ToolError::new(
+            ErrorCode::Unavailable,
+            format!("Windows has no PRIMARY selection (only X11 does; use `clipboard`); {outcome}."),
+        )),
+    }
+}
+
+impl Clipboard for WindowsClipboard {
+    fn set(&self, which: Selection, text: String) -> Result<(), ToolError> {
+        only_clipboard(which, "nothing was set")?;
+        set_text(&text)
+    }
+
+    fn get(&self, which: Selection, stop: &StopFlag) -> Result<Option<String>, ToolError> {
+        only_clipboard(which, "nothing was read")?;
+        get_text(stop)
+    }
+}
 
 /// Puts `text` on the clipboard (replacing everything there), as Unicode text.
 pub fn set_text(text: &str) -> Result<(), ToolError> {
@@ -184,5 +216,21 @@ fn holder() -> String {
         format!("`{program}` (pid {pid})")
     } else {
         format!("`{program}` (pid {pid}, window \"{title}\")")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn primary_is_refused_without_touching_the_clipboard() {
+        let stop = StopFlag::new();
+        let set = WindowsClipboard.set(Selection::Primary, "x".into()).expect_err("no PRIMARY on Windows");
+        assert_eq!(set.code, ErrorCode::Unavailable);
+        assert!(set.detail.contains("nothing was set"), "{}", set.detail);
+        let get = WindowsClipboard.get(Selection::Primary, &stop).expect_err("no PRIMARY on Windows");
+        assert_eq!(get.code, ErrorCode::Unavailable);
+        assert!(get.detail.contains("nothing was read"), "{}", get.detail);
     }
 }

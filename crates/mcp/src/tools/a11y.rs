@@ -1,8 +1,7 @@
 //! The accessibility tools (`query`, `find`, `invoke`, `wait-for`, `get-text`, `clipboard`) bound to
-//! [`mcec_a11y::A11yTools`]. One instance per process, made on first use over the desktop
-//! backend, so element ids stay valid across connections and calls.
-
-use std::sync::{Arc, OnceLock};
+//! [`mcec_a11y::A11yTools`]. The binary builds one instance per process over the desktop, with
+//! the platform's accessibility backend and clipboard ([`super::ToolServices::a11y`]), so
+//! element ids stay valid across connections and calls and this layer names no platform.
 
 use mcec_a11y::A11yTools;
 use mcec_a11y::requests::{
@@ -17,22 +16,15 @@ use serde::Serialize;
 use super::{Invocation, ToolOutput};
 use crate::agent::Agent;
 
-static TOOLS: OnceLock<A11yTools> = OnceLock::new();
-
-fn a11y(agent: &Agent) -> Result<&'static A11yTools, ToolError> {
-    if let Some(t) = TOOLS.get() {
-        return Ok(t);
-    }
-    let desktop = agent.tools.desktop.as_ref().ok_or_else(|| {
+fn a11y(agent: &Agent) -> Result<&A11yTools, ToolError> {
+    agent.tools.a11y.as_ref().ok_or_else(|| {
         ToolError::new(ErrorCode::NoDesktop, "No X display is connected to this mcec process.")
-    })?;
-    Ok(TOOLS.get_or_init(|| A11yTools::atspi(Arc::clone(desktop))))
+    })
 }
 
 /// Every element endpoint among `endpoints` replaced by its element's centre in desktop
 /// pixels, all of them before the desktop tool acts (so an ambiguous or missing element
 /// refuses the whole call with nothing pressed). `window` is the request's window selector.
-/// The accessibility tools are made only when an element endpoint is there.
 pub(super) fn resolve_endpoints<'a>(
     agent: &Agent,
     window: &WindowSelector,

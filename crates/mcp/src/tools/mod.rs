@@ -59,6 +59,9 @@ pub struct ToolServices {
     pub sessions: Option<SessionServices>,
     /// The desktop backend, when a display was reachable at start.
     pub desktop: Option<std::sync::Arc<mcec_desktop::DesktopTools>>,
+    /// The accessibility tools over that desktop, with the platform's accessibility backend
+    /// and clipboard, chosen by the binary; `None` without a desktop.
+    pub a11y: Option<mcec_a11y::A11yTools>,
 }
 
 type Parser = fn(Option<Map<String, Value>>) -> Result<Box<dyn Invocation>, ToolError>;

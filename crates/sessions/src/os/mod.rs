@@ -1,13 +1,18 @@
-//! The few file-system calls (and the launch line's quoting) whose form differs between Unix and Windows, so the rest of the
+//! Everything in this crate whose form differs between Unix and Windows, so the rest of the
 //! crate says *what* it wants (a private file, an open that never follows a link, a rename that
-//! never replaces) once, with no `cfg` of its own.
+//! never replaces, the user's home) once, with no `cfg` of its own: this module is where the
+//! platform is chosen, and `unix.rs`/`windows.rs` are its two halves.
 //!
 //! Unix: modes 0600/0700, `O_NOFOLLOW | O_NONBLOCK`, `renameat2(RENAME_NOREPLACE)`, `flock` on
 //! a directory descriptor. Windows: the user's profile ACL keeps files private (no mode to
 //! set), `FILE_FLAG_OPEN_REPARSE_POINT` opens a symlink or junction itself instead of its
 //! target (and the caller then refuses it as not a regular file), `MoveFileExW` without
-//! `MOVEFILE_REPLACE_EXISTING`, and `LockFileEx` (through `File::try_lock`) on the lock files. Where only one step differs (what
-//! a directory lock locks), the rest is written once here and the platform file gives the step.
+//! `MOVEFILE_REPLACE_EXISTING`, and `LockFileEx` (through `File::try_lock`) on the lock files.
+//! Where only one step differs (what a directory lock locks), the rest is written once here
+//! and the platform file gives the step. Each half's `places.rs` says where things are: the
+//! executable's name, the base directories (XDG on Unix, known folders on Windows), the
+//! prefixes of an installed copy, and the home from the user database (`getpwuid_r`) or the
+//! shell's profile folder. The launch line's quoting is here too.
 
 use std::fs::File;
 use std::io::{self, ErrorKind};

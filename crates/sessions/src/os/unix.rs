@@ -1,5 +1,8 @@
 //! Unix forms of [`crate::os`].
 
+mod places;
+pub use places::*;
+
 use std::fs::Metadata;
 use std::fs::{DirBuilder, File, FileType, OpenOptions};
 use std::io::{self, ErrorKind};

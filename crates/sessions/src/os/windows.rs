@@ -5,6 +5,9 @@
 //! directory is the operator's choice. Opens use `FILE_FLAG_OPEN_REPARSE_POINT`, so a symlink
 //! or junction is opened as itself and then refused by the caller as not a regular file.
 
+mod places;
+pub use places::*;
+
 use std::fs::Metadata;
 use std::fs::{DirBuilder, File, FileType, OpenOptions};
 use std::io::{self, ErrorKind};

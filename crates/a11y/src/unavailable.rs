@@ -1,6 +1,7 @@
 //! The accessibility backend where none is built yet (Windows: UI Automation is not wired
 //! in). Every call answers `unavailable`, so `query`, `find`, `invoke`, `wait-for` and
-//! `get-text`'s element reads refuse honestly instead of pretending an empty tree.
+//! `get-text`'s element reads refuse honestly instead of pretending an empty tree. It is pure
+//! and builds everywhere; the binary chooses it where the platform has no other.
 
 use mcec_desktop::WindowInfo;
 use mcec_rules::{ErrorCode, ToolError};
@@ -16,17 +17,11 @@ fn unavailable() -> ToolError {
     )
 }
 
-/// Stands where the AT-SPI2 backend stands on Unix.
-#[derive(Default)]
-pub struct Atspi;
+/// A backend that reads no tree.
+#[derive(Debug, Default)]
+pub struct Unavailable;
 
-impl Atspi {
-    pub fn new() -> Atspi {
-        Atspi
-    }
-}
-
-impl AccessibilityBackend for Atspi {
+impl AccessibilityBackend for Unavailable {
     fn window_root(&self, _window: &WindowInfo) -> Result<NodeRef, ToolError> {
         Err(unavailable())
     }

@@ -1,4 +1,6 @@
-//! Text on the X11 CLIPBOARD and PRIMARY selections, over x11rb.
+//! Text on the X11 CLIPBOARD and PRIMARY selections, over x11rb: [`X11Selections`], the X11
+//! implementation of `mcec-desktop`'s clipboard seam, which the binary hands to the
+//! `clipboard` tool and the Agent tab's Copy.
 //!
 //! X11 has no clipboard store: the text lives in whichever client owns the selection, which
 //! must answer every paste. So `set` hands the text to an owner thread with its own
@@ -9,6 +11,7 @@
 
 use std::time::{Duration, Instant};
 
+use mcec_desktop::clipboard::{Clipboard, Selection};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
@@ -20,7 +23,36 @@ use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 use x11rb::{COPY_DEPTH_FROM_PARENT, CURRENT_TIME, NONE};
 
-use crate::requests::SelectionName;
+/// The selections of one X display.
+#[derive(Debug, Clone)]
+pub struct X11Selections {
+    display: String,
+}
+
+impl X11Selections {
+    /// The selections of `display` (e.g. `:0`).
+    pub fn new(display: impl Into<String>) -> X11Selections {
+        X11Selections { display: display.into() }
+    }
+
+    /// The selections of this process's `DISPLAY`; `unavailable` when it is not set.
+    pub fn of_environment() -> Result<X11Selections, ToolError> {
+        match std::env::var_os("DISPLAY").and_then(|d| d.into_string().ok()) {
+            Some(display) => Ok(X11Selections::new(display)),
+            None => Err(ToolError::new(ErrorCode::Unavailable, "DISPLAY is not set.")),
+        }
+    }
+}
+
+impl Clipboard for X11Selections {
+    fn set(&self, which: Selection, text: String) -> Result<(), ToolError> {
+        set(&self.display, which, text)
+    }
+
+    fn get(&self, which: Selection, stop: &StopFlag) -> Result<Option<String>, ToolError> {
+        get(&self.display, which, stop)
+    }
+}
 
 /// How long `get` waits for the owner to answer.
 const GET_TIMEOUT: Duration = Duration::from_secs(3);
@@ -43,11 +75,11 @@ fn atom(c: &RustConnection, name: &str) -> Result<Atom, ToolError> {
     Ok(c.intern_atom(false, name.as_bytes()).map_err(x_error)?.reply().map_err(x_error)?.atom)
 }
 
-fn atoms(c: &RustConnection, which: SelectionName) -> Result<Atoms, ToolError> {
+fn atoms(c: &RustConnection, which: Selection) -> Result<Atoms, ToolError> {
     Ok(Atoms {
         selection: match which {
-            SelectionName::Clipboard => atom(c, "CLIPBOARD")?,
-            SelectionName::Primary => AtomEnum::PRIMARY.into(),
+            Selection::Clipboard => atom(c, "CLIPBOARD")?,
+            Selection::Primary => AtomEnum::PRIMARY.into(),
         },
         targets: atom(c, "TARGETS")?,
         utf8: atom(c, "UTF8_STRING")?,
@@ -80,7 +112,7 @@ fn window(display: &str) -> Result<(RustConnection, Window), ToolError> {
 }
 
 /// Own `which` with `text` on `display`; a thread keeps serving it until someone else takes it.
-pub fn set(display: &str, which: SelectionName, text: String) -> Result<(), ToolError> {
+fn set(display: &str, which: Selection, text: String) -> Result<(), ToolError> {
     let (c, w) = window(display)?;
     let a = atoms(&c, which)?;
     c.set_selection_owner(w, a.selection, CURRENT_TIME).map_err(x_error)?;
@@ -144,16 +176,8 @@ fn answer(c: &RustConnection, a: &Atoms, req: &SelectionRequestEvent, bytes: &[u
     Ok(())
 }
 
-/// The operator's Copy (the Agent tab): `text` on the CLIPBOARD of this process's display.
-pub fn copy_for_operator(text: String) -> Result<(), ToolError> {
-    let Some(display) = std::env::var_os("DISPLAY").and_then(|d| d.into_string().ok()) else {
-        return Err(ToolError::new(ErrorCode::Unavailable, "DISPLAY is not set."));
-    };
-    set(&display, SelectionName::Clipboard, text)
-}
-
 /// The text of `which` on `display`; `None` when no program owns it or it holds no text.
-pub fn get(display: &str, which: SelectionName, stop: &StopFlag) -> Result<Option<String>, ToolError> {
+fn get(display: &str, which: Selection, stop: &StopFlag) -> Result<Option<String>, ToolError> {
     let (c, w) = window(display)?;
     let a = atoms(&c, which)?;
     let owner = c.get_selection_owner(a.selection).map_err(x_error)?.reply().map_err(x_error)?.owner;

@@ -1,0 +1,64 @@
+//! Which accessibility backend and clipboard this build uses: the one place the binary names
+//! them, as `desktop_backend.rs` names the desktop.
+//!
+//! The tool layers above (`mcec-a11y`'s tools, the MCP bindings, the Agent tab) see only an
+//! [`AccessibilityBackend`] and a [`Clipboard`]. On Unix they are AT-SPI2 and the X11
+//! selections (both in `mcec-a11y`); on Windows the backend that answers `unavailable` (UI
+//! Automation is not wired in) and the Win32 clipboard of `mcec-desktop-windows`.
+
+use std::sync::Arc;
+
+use mcec_a11y::A11yTools;
+use mcec_a11y::seam::AccessibilityBackend;
+use mcec_desktop::DesktopTools;
+use mcec_desktop::clipboard::{Clipboard, Selection};
+use mcec_rules::ToolError;
+
+/// The accessibility tools over `desktop`, with this platform's backend and the clipboard of
+/// the same desktop.
+pub fn a11y_tools(desktop: Arc<DesktopTools>) -> A11yTools {
+    let (backend, clipboard) = chosen::for_desktop(&desktop);
+    A11yTools::new(backend, clipboard, desktop)
+}
+
+/// The operator's Copy (the Agent tab): `text` on the clipboard of this process's desktop.
+pub fn copy_for_operator(text: String) -> Result<(), ToolError> {
+    chosen::operator_clipboard()?.set(Selection::Clipboard, text)
+}
+
+#[cfg(unix)]
+mod chosen {
+    use super::*;
+    use mcec_a11y::atspi::Atspi;
+    use mcec_a11y::x11_clipboard::X11Selections;
+
+    /// AT-SPI2, and the selections of the display the desktop tools drive.
+    pub(super) fn for_desktop(desktop: &DesktopTools) -> (Arc<dyn AccessibilityBackend>, Arc<dyn Clipboard>) {
+        let selections = X11Selections::new(desktop.backend().display_name());
+        (Arc::new(Atspi::new()), Arc::new(selections))
+    }
+
+    /// The selections of this process's `DISPLAY`.
+    pub(super) fn operator_clipboard() -> Result<Box<dyn Clipboard>, ToolError> {
+        Ok(Box::new(X11Selections::of_environment()?))
+    }
+}
+
+#[cfg(windows)]
+mod chosen {
+    use super::*;
+    use mcec_a11y::unavailable::Unavailable;
+    use mcec_desktop_windows::clipboard::WindowsClipboard;
+
+    /// No accessibility tree yet, and the one Windows clipboard.
+    pub(super) fn for_desktop(
+        _desktop: &DesktopTools,
+    ) -> (Arc<dyn AccessibilityBackend>, Arc<dyn Clipboard>) {
+        (Arc::new(Unavailable), Arc::new(WindowsClipboard))
+    }
+
+    /// The one Windows clipboard.
+    pub(super) fn operator_clipboard() -> Result<Box<dyn Clipboard>, ToolError> {
+        Ok(Box::new(WindowsClipboard))
+    }
+}
