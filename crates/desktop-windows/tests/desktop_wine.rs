@@ -251,9 +251,11 @@ fn down(vk: i32) -> bool {
 
 /// Whether `vk` reads as down within a hang guard's time, asking every 20 ms.
 fn becomes_down(vk: i32) -> bool {
-    (0..250).any(|_| down(vk) || {
-        std::thread::sleep(Duration::from_millis(20));
-        false
+    (0..250).any(|_| {
+        down(vk) || {
+            std::thread::sleep(Duration::from_millis(20));
+            false
+        }
     })
 }
 
