@@ -2,7 +2,7 @@
 //! chosen with the same selector fields as `click` (`window`, `process`, `className`, `pid`,
 //! `handle`, `foreground`); elements with `elementId`, or `{by, value}` plus optional `role`
 //! and `states`: the fields of [`mcec_desktop::requests::ElementTarget`], spelled into each
-//! request by [`with_element!`] (for the reason `with_selector!` spells the window fields).
+//! request by `with_element!` (for the reason `with_selector!` spells the window fields).
 
 use mcec_desktop::with_selector;
 use schemars::JsonSchema;

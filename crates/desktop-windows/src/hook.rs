@@ -178,6 +178,7 @@ fn run(cfg: HookConfig, ready: mpsc::Sender<Result<u32, HookError>>) {
     // SAFETY: MSG is plain data; PeekMessageW only creates this thread's message queue here,
     // so the handle's WM_QUIT can never be lost.
     let mut msg: MSG = unsafe { std::mem::zeroed() };
+    // SAFETY: as above: `msg` is a valid MSG to fill and nothing is removed from the queue.
     unsafe { PeekMessageW(&mut msg, std::ptr::null_mut(), WM_USER, WM_USER, PM_NOREMOVE) };
     STATE.with(|s| *s.borrow_mut() = Some(HookState::new(cfg)));
     let hooks = match install() {
@@ -202,6 +203,7 @@ fn run(cfg: HookConfig, ready: mpsc::Sender<Result<u32, HookError>>) {
             if msg.message == WM_QUIT {
                 break 'pump;
             }
+            // SAFETY: `msg` was just filled by PeekMessageW on this thread.
             unsafe {
                 TranslateMessage(&msg);
                 DispatchMessageW(&msg);

@@ -27,13 +27,17 @@ thread_local! {
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.with(|n| n.set(n.get() + 1));
+        // SAFETY: the caller keeps GlobalAlloc::alloc's contract, which System.alloc shares.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from System.alloc or realloc above, with this layout.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.with(|n| n.set(n.get() + 1));
+        // SAFETY: `ptr` came from System.alloc or realloc above, with this layout; the caller
+        // keeps GlobalAlloc::realloc's contract for `new_size`.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

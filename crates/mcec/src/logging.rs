@@ -12,7 +12,7 @@
 //!   after `Bearer`, the value of a `…token` or `authorization` key), so an agent that echoes
 //!   a token in a tool name or an argument still cannot get it into a log.
 //!
-//! `mcec.log` is private and bounded ([`file`]).
+//! `mcec.log` is private and bounded ([`file`](mod@file)).
 
 mod file;
 mod redact;

@@ -14,7 +14,7 @@ use egui::{self, Color32, RichText};
 /// Window title of the overlay.
 pub const OVERLAY_TITLE: &str = "mcec overlay";
 
-/// `WM_CLASS` (instance and class) of the overlay, set by [`crate::x11_tag`] after mapping.
+/// `WM_CLASS` (instance and class) of the overlay, set by `crate::x11_tag` after mapping.
 pub use mcec_rules::own_windows::OVERLAY_CLASS;
 
 pub(crate) const OVERLAY_WIDTH: f32 = 640.0;

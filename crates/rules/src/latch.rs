@@ -97,7 +97,7 @@ pub struct TripNotice {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StopRecord {
     pub engaged: Trip,
-    /// Trips while stopped, oldest first, the first [`LATER_REASONS_CAP`] kept.
+    /// Trips while stopped, oldest first, the first `LATER_REASONS_CAP` kept.
     pub later: Vec<Trip>,
     /// All trips while stopped, including those not kept in `later`.
     pub later_count: u64,

@@ -10,7 +10,7 @@
 //! * [`paths`]: where config, sessions and artefacts live for a given copy.
 //! * [`lock`]: the instance lock a running copy holds, the crash-safe "running" signal.
 //! * [`id`], [`token`]: the session id (a type that cannot hold a path) and the credential.
-//! * [`provision`]: create a session and return the handoff.
+//! * [`provision`](mod@provision): create a session and return the handoff.
 //! * [`teardown`]: `end-session`, token-checked.
 //! * [`reaper`]: age-based clean-up.
 //! * [`list`]: the operator's view.

@@ -1,13 +1,17 @@
 //! The workspace's boundaries, checked by a test instead of remembered.
 //!
 //! ARCHITECTURE.md states a few rules that nothing in the compiler enforces: which crates may
-//! talk to the X server, MCP or the GUI toolkit, that `mcec-rules` does no I/O, that every
-//! source file opens with a `//!` saying why it exists, and that directory trees are deleted in
-//! one guarded function. Each rule here is a pure function over a file's text, so its unit test
+//! talk to the X server, MCP or the GUI toolkit, that `mcec-rules` does no I/O, which of our
+//! crates may use which ([`graph`]), where no platform `cfg` may appear ([`cfg_zones`]), that
+//! every source file opens with a `//!` saying why it exists, and that directory trees are
+//! deleted in one guarded function. Each rule here is a pure function over a file's text, so its unit test
 //! shows it failing on a small fixture; `tests/workspace.rs` runs them all over the real tree,
 //! in the same `cargo nextest run --workspace` as every other test.
 
 use std::path::{Path, PathBuf};
+
+pub mod cfg_zones;
+pub mod graph;
 
 /// A dependency only some crates may have, and which ones.
 pub struct Boundary {

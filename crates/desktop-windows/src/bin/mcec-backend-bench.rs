@@ -3,7 +3,7 @@
 //! `SAMPLE kind=K s=SECONDS` line per measurement and `DONE`; `bench/bench_desktop_wine.py`
 //! runs it under Wine and reports p50/p90/p99. Not part of mcec.
 //!
-//!   mcec-backend-bench [ROUNDS]
+//! `mcec-backend-bench [ROUNDS]`
 //!
 //! Kinds: `click_call` (the `click` call), `click_seen` (call start to the window's button-up
 //! line), `type_call` (`type` of 10 characters), `type_seen` (call start to the window's last

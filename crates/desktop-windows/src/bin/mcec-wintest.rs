@@ -3,7 +3,7 @@
 //! (crates/desktop-windows/tests) act on it through the desktop tools and read these lines.
 //! Not part of mcec.
 //!
-//!   mcec-wintest TITLE RRGGBB X Y WIDTH HEIGHT [CLASS]
+//! `mcec-wintest TITLE RRGGBB X Y WIDTH HEIGHT [CLASS]`
 //!
 //! CLASS (default `McecWinTest`) lets a test play one of mcec's own windows (`mcec-overlay`).
 //!

@@ -78,6 +78,7 @@ fn blit(area: Rect) -> Result<Vec<u8>, ToolError> {
             return Err(win_err("BitBlt"));
         }
     }
+    // SAFETY: BITMAPINFO is plain data, for which all zeroes is a valid value.
     let mut info: BITMAPINFO = unsafe { std::mem::zeroed() };
     info.bmiHeader = BITMAPINFOHEADER {
         biSize: std::mem::size_of::<BITMAPINFOHEADER>() as u32,
@@ -87,6 +88,7 @@ fn blit(area: Rect) -> Result<Vec<u8>, ToolError> {
         biPlanes: 1,
         biBitCount: 32,
         biCompression: BI_RGB,
+        // SAFETY: BITMAPINFOHEADER is plain data, for which all zeroes is a valid value.
         ..unsafe { std::mem::zeroed() }
     };
     let mut bgra = vec![0u8; area.width as usize * area.height as usize * 4];

@@ -133,7 +133,7 @@ impl DesktopTools {
     /// Run `f` under the input lock; on failure release everything before answering.
     ///
     /// The stop is asked again once the lock is held (a call may have waited behind another
-    /// while the operator stopped), and `f` sees the backend through [`gated::StopGated`], so
+    /// while the operator stopped), and `f` sees the backend through `gated::StopGated`, so
     /// no press, move or window change is sent after the stop engages, whatever `f` does.
     pub fn actuate<T>(
         &self,
