@@ -11,7 +11,7 @@
 //! provision` do, through the same functions. The handoff is offered in every client's format
 //! (`mcec provision --client`'s texts); a Copy puts the chosen one on the clipboard (X11's
 //! CLIPBOARD, or the Win32 clipboard) through the clipboard the `clipboard` tool uses
-//! (`platform_a11y.rs`).
+//! (`platform/a11y.rs`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -244,7 +244,7 @@ impl AgentTabCore {
             return self
                 .finish(AgentMessage::error(format!("There is no {shown} entry for {client} to copy.")));
         };
-        let message = match crate::platform_a11y::copy_for_operator(text.to_string()) {
+        let message = match crate::platform::copy_for_operator(text.to_string()) {
             Ok(()) => {
                 audit("handoff-copied", &format!("client={client}; part={shown}; by=operator-ui"));
                 AgentMessage::info(format!("Copied the {client} {shown} entry to the clipboard."))

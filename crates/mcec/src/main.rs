@@ -20,7 +20,6 @@ mod logging;
 mod malloc_tuning;
 mod operator_side;
 mod platform;
-mod platform_a11y;
 mod record_watch;
 mod relay;
 mod reload;

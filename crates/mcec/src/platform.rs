@@ -7,6 +7,9 @@
 //! and the low-level hooks as the provenance monitor). A backend that cannot connect answers
 //! `no-desktop`; a monitor that cannot start leaves actuation at `emergency-stop-unavailable`.
 
+mod a11y;
+
+pub use a11y::{a11y_tools, copy_for_operator};
 use mcec_desktop::monitor::{MonitorError, MonitorHandle, MonitorSink};
 use mcec_desktop::{DesktopConfig, DesktopTools};
 use mcec_rules::ToolError;

@@ -290,7 +290,7 @@ fn build_agent(
         allow_provisioning,
         operator_hotkey: loaded.settings.emergency_stop_hotkey.clone(),
     };
-    let a11y = side.desktop.clone().map(crate::platform_a11y::a11y_tools);
+    let a11y = side.desktop.clone().map(crate::platform::a11y_tools);
     let agent =
         Agent::new(config, ToolServices { sessions: Some(sessions), desktop: side.desktop.clone(), a11y })
             .with_consent_asker(side.consent_asker());

@@ -36,30 +36,6 @@ pub const CFG_FREE_ZONES: &[CfgFreeZone] = &[
     },
 ];
 
-/// Files inside a zone that still have a platform `cfg` today, until the moves of issue 24
-/// land: the desktop tool layer's `connect_x11` and a Unix-only artifacts test (X11 moves to
-/// its own crate), sessions' cfg halves (moving into `os/`), and sessions' test modules that
-/// only run on Unix (`cfg(all(test, unix))`: they too belong in `os/` or a cfg-free form).
-/// Empty this list as the moves land; a file that no longer needs its entry fails the test
-/// (see [`stale_allowances`]), so the list only shrinks.
-pub const CFG_ALLOWED_FOR_NOW: &[&str] = &[
-    "crates/desktop/src/api/artifacts.rs",
-    "crates/desktop/src/api/mod.rs",
-    "crates/sessions/src/atomic.rs",
-    "crates/sessions/src/install.rs",
-    "crates/sessions/src/list.rs",
-    "crates/sessions/src/lock.rs",
-    "crates/sessions/src/paths.rs",
-    "crates/sessions/src/provision.rs",
-    "crates/sessions/src/reaper.rs",
-    "crates/sessions/src/relay_mark.rs",
-    "crates/sessions/src/remove.rs",
-    "crates/sessions/src/safe_open.rs",
-    "crates/sessions/src/stamp.rs",
-    "crates/sessions/src/teardown.rs",
-    "crates/sessions/src/user_home.rs",
-];
-
 /// `cfg` keys and bare predicates that name a platform.
 const PLATFORM_WORDS: &[&str] =
     &["unix", "windows", "target_os", "target_family", "target_env", "target_vendor", "target_arch"];
@@ -88,7 +64,7 @@ pub fn platform_cfg_lines(source: &str) -> Vec<usize> {
             continue;
         }
         let predicate = balanced(&rest[open.len()..]);
-        if names_platform(predicate) {
+        if names_platform(predicate) && !test_only(predicate) {
             let line = code[..at].matches('\n').count() + 1;
             if out.last() != Some(&line) {
                 out.push(line);
@@ -116,6 +92,12 @@ fn balanced(text: &str) -> &str {
     text
 }
 
+/// Whether a predicate gates test code only (`all(test, unix)`): a test that needs Unix file
+/// types may say so; what ships may not.
+fn test_only(predicate: &str) -> bool {
+    predicate.trim().strip_prefix("all(").is_some_and(|inner| inner.trim_start().starts_with("test,"))
+}
+
 /// Whether a predicate names a platform outside string literals (`path = "windows.rs"` does not).
 fn names_platform(predicate: &str) -> bool {
     predicate
@@ -123,12 +105,6 @@ fn names_platform(predicate: &str) -> bool {
         .step_by(2)
         .flat_map(|outside| outside.split(|c: char| !(c.is_alphanumeric() || c == '_')))
         .any(|word| PLATFORM_WORDS.contains(&word))
-}
-
-/// Entries of an allow-list ([`CFG_ALLOWED_FOR_NOW`]) that no longer have a platform `cfg` (or
-/// are gone), given the allowed files that still do.
-pub fn stale_allowances<'a>(allowed: &[&'a str], still_needed: &[String]) -> Vec<&'a str> {
-    allowed.iter().copied().filter(|f| !still_needed.iter().any(|n| n == f)).collect()
 }
 
 #[cfg(test)]
@@ -139,7 +115,7 @@ mod tests {
     fn every_spelling_of_a_platform_cfg_is_found() {
         let source = "#[cfg(unix)]\nfn a() {}\n#[cfg(not(windows))]\nfn b() {}\n\
                       fn c() { if cfg!(target_os = \"linux\") {} }\n#[cfg_attr(windows, allow(x))]\n\
-                      #[cfg(all(test, any(\n    target_family = \"unix\",\n)))]\nmod t {}\n";
+                      #[cfg(all(feature = \"x\", any(\n    target_family = \"unix\",\n)))]\nmod t {}\n";
         assert_eq!(platform_cfg_lines(source), vec![1, 3, 5, 6, 7]);
     }
 
@@ -162,10 +138,9 @@ mod tests {
     }
 
     #[test]
-    fn an_allowance_no_longer_needed_is_reported() {
-        let allowed = ["crates/rules/src/a.rs", "crates/mcp/src/b.rs"];
-        let needed = vec!["crates/mcp/src/b.rs".to_string()];
-        assert_eq!(stale_allowances(&allowed, &needed), vec!["crates/rules/src/a.rs"]);
-        assert!(stale_allowances(&allowed[1..], &needed).is_empty());
+    fn a_platform_gate_on_test_code_only_is_allowed() {
+        let source = "#[cfg(all(test, unix))]\nmod t {}\n#[cfg(all( test, windows))]\nmod w {}\n";
+        assert!(platform_cfg_lines(source).is_empty(), "{:?}", platform_cfg_lines(source));
+        assert_eq!(platform_cfg_lines("#[cfg(all(unix, test))]\nfn f() {}\n"), vec![1]);
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcec_tidy::cfg_zones::{CFG_ALLOWED_FOR_NOW, cfg_free_zone, platform_cfg_lines, stale_allowances};
+use mcec_tidy::cfg_zones::{cfg_free_zone, platform_cfg_lines};
 use mcec_tidy::graph::graph_violations;
 use mcec_tidy::{boundary_violations, has_module_doc, rust_files, unguarded_deletions};
 
@@ -49,7 +49,6 @@ fn every_crate_keeps_to_its_place_in_the_crate_graph() {
 #[test]
 fn the_cfg_free_zones_name_no_platform() {
     let mut found = Vec::new();
-    let mut allowed_and_needed = Vec::new();
     let mut zone_files = 0;
     for dir in crate_dirs() {
         for file in rust_files(&dir).unwrap() {
@@ -60,17 +59,11 @@ fn the_cfg_free_zones_name_no_platform() {
             if lines.is_empty() {
                 continue;
             }
-            if CFG_ALLOWED_FOR_NOW.contains(&path.as_str()) {
-                allowed_and_needed.push(path);
-            } else {
-                found.extend(lines.iter().map(|l| format!("{path}:{l} ({})", zone.why)));
-            }
+            found.extend(lines.iter().map(|l| format!("{path}:{l} ({})", zone.why)));
         }
     }
     assert!(zone_files > 50, "only {zone_files} files in the cfg-free zones: did they move?");
     assert!(found.is_empty(), "platform cfg in a cfg-free zone: {found:#?}");
-    let stale = stale_allowances(CFG_ALLOWED_FOR_NOW, &allowed_and_needed);
-    assert!(stale.is_empty(), "no platform cfg left: remove from CFG_ALLOWED_FOR_NOW: {stale:#?}");
 }
 
 #[test]

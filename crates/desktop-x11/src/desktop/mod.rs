@@ -3,8 +3,8 @@
 //! Input goes through XTEST `FakeInput` with core
 //! event types only, so everything mcec injects is attributed to the server's XTEST device
 //! (which is what the emergency-stop monitor relies on to tell it from the operator).
-//! Capture uses MIT-SHM (a server-created segment read back with `pread`, so no `unsafe`)
-//! when the server offers MIT-SHM 1.2, and core `GetImage` otherwise.
+//! Capture uses MIT-SHM (a segment the server creates and this process maps: the one `unsafe`,
+//! in `capture.rs`) when the server offers MIT-SHM 1.2, and core `GetImage` otherwise.
 
 mod atoms;
 mod capture;

@@ -96,7 +96,7 @@ mod tests {
         assert_ne!(fresh_name("r", "gif"), fresh_name("r", "gif"));
     }
 
-    #[cfg(unix)]
+    #[cfg(all(test, unix))]
     #[test]
     fn only_a_regular_file_is_written_and_nothing_waits() {
         let dir = tempfile::tempdir().expect("tempdir");

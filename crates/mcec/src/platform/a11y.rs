@@ -1,5 +1,5 @@
-//! Which accessibility backend and clipboard this build uses: the one place the binary names
-//! them, as `desktop_backend.rs` names the desktop.
+//! Which accessibility backend and clipboard this build uses, beside the desktop's choice in
+//! `platform.rs`: together the one place the binary names a platform's backends.
 //!
 //! The tool layers above (`mcec-a11y`'s tools, the MCP bindings, the Agent tab) see only an
 //! [`AccessibilityBackend`] and a [`Clipboard`]. On Unix they are AT-SPI2 and the X11
