@@ -11,9 +11,8 @@ use crate::types::{MouseButton, Point};
 with_selector! {
     /// `click`: press and release a mouse button at a point.
     pub struct ClickRequest {
-        /// Where to click: a point in desktop pixels (relative to the window's top-left corner
-        /// when a window selector is given), or an element whose centre is clicked:
-        /// `{elementId}`, or `{by, value, role, states}` under the selected window.
+        /// `{x, y}` in desktop pixels (window-relative with a window selector), or an element
+        /// (`{elementId}` or `{by, value, role, states}` under the window): its centre.
         pub at: Endpoint,
         /// `left` (default), `right` or `middle`.
         #[serde(default)]
@@ -23,12 +22,10 @@ with_selector! {
         #[serde(default)]
         #[schemars(range(min = 1, max = 3), extend("default" = 1))]
         pub count: Option<u32>,
-        /// Modifier keys held for the click only (`shift`, `ctrl`, `alt`, `super`), e.g.
-        /// `["ctrl"]` to add an item to a selection.
+        /// Keys held for the click only, e.g. `["ctrl"]`.
         #[serde(default)]
         pub modifiers: Option<Vec<Modifier>>,
-        /// Give the points in the pixels of an image `capture` returned: its `captureId`.
-        /// mcec maps them back to the desktop. Not together with a window selector.
+        /// Points are in the pixels of this `capture` (its `captureId`); not with a window.
         #[serde(default)]
         pub capture_id: Option<String>,
     }
@@ -50,9 +47,8 @@ impl ClickRequest {
 with_selector! {
     /// `drag`: press a button at `from`, move through `path` to `to`, release.
     pub struct DragRequest {
-        /// Start: a point in desktop pixels (relative to the window's top-left corner when a
-        /// window selector is given, as are `path` and `to`), or an element whose centre it
-        /// is: `{elementId}`, or `{by, value, role, states}` under the selected window.
+        /// Start: `{x, y}` in desktop pixels (window-relative with a window selector, as are
+        /// `path` and `to`), or an element (`{elementId}` or `{by, value, role, states}`).
         pub from: Endpoint,
         /// End: a point or an element, as `from`.
         pub to: Endpoint,
@@ -72,8 +68,7 @@ with_selector! {
         /// Modifier keys held for the whole drag only (`shift`, `ctrl`, `alt`, `super`).
         #[serde(default)]
         pub modifiers: Option<Vec<Modifier>>,
-        /// Give the points in the pixels of an image `capture` returned: its `captureId`.
-        /// mcec maps them back to the desktop. Not together with a window selector.
+        /// Points are in the pixels of this `capture` (its `captureId`); not with a window.
         #[serde(default)]
         pub capture_id: Option<String>,
     }
@@ -163,8 +158,7 @@ with_selector! {
     /// `focus`: bring a window to the foreground, optionally click in it, and verify it has
     /// the keyboard focus.
     pub struct FocusRequest {
-        /// Also left-click here: a point relative to the window's top-left corner, or an
-        /// element of the window whose centre is clicked (`{elementId}` or `{by, value}`).
+        /// Also left-click here: window-relative `{x, y}`, or an element of the window.
         #[serde(default)]
         pub click_at: Option<Endpoint>,
     }

@@ -42,20 +42,20 @@ macro_rules! with_element_fields {
             $(#[$meta])*
             pub struct $name {
                 $($body)*
-                /// The element, from an earlier `query`, `find` or `wait-for`.
+                /// An `elementId` from `query`, `find` or `wait-for`.
                 #[serde(default)]
                 pub element_id: Option<String>,
-                /// With a window: what `value` is compared with, `name` (default), `role`,
-                /// `automationid` or `text`.
+                /// What `value` matches: `name` (default; whole, case-insensitive), `role`,
+                /// `automationid` (exact) or `text` (substring, case-insensitive).
                 #[serde(default)]
                 pub by: Option<$crate::requests::By>,
-                /// With a window: the element's name, role, accessible id or text.
+                /// With a window: the name, role, id or text to match.
                 #[serde(default)]
                 pub value: Option<String>,
-                /// Only elements of this role (e.g. `push-button`, `check-box`, `text`, `label`).
+                /// Only this role (e.g. `push-button`, `text`).
                 #[serde(default)]
                 pub role: Option<String>,
-                /// Only elements with all these states (e.g. `enabled`, `focused`, `checked`, `showing`).
+                /// Only with all these states (e.g. `enabled`, `checked`).
                 #[serde(default)]
                 pub states: Vec<String>,
             }

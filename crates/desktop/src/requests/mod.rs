@@ -67,22 +67,22 @@ macro_rules! with_selector {
         #[serde(deny_unknown_fields, rename_all = "camelCase")]
         pub struct $name {
             $( $(#[$fmeta])* pub $field: $ty, )*
-            /// Target window by title: a case-insensitive substring of the window title.
+            /// Window title, a case-insensitive substring.
             #[serde(default)]
             pub window: Option<String>,
-            /// Target window by process name (e.g. `xterm`), case-insensitive.
+            /// Window's process name, case-insensitive.
             #[serde(default)]
             pub process: Option<String>,
-            /// Target window by window class or instance name (e.g. `XTerm`), case-insensitive.
+            /// Window class or instance, case-insensitive.
             #[serde(default)]
             pub class_name: Option<String>,
-            /// Target window by owning process id.
+            /// Window's process id.
             #[serde(default)]
             pub pid: Option<u32>,
-            /// Target window by its id (`id` in the `windows` result).
+            /// Window `id` from `windows`.
             #[serde(default)]
             pub handle: Option<u64>,
-            /// `true` targets the foreground window.
+            /// `true`: the foreground window.
             #[serde(default)]
             pub foreground: Option<bool>,
         }

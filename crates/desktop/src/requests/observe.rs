@@ -88,26 +88,22 @@ with_selector! {
         #[serde(default)]
         #[schemars(extend("exclusiveMinimum" = 0), extend("default" = 1))]
         pub scale: Option<f64>,
-        /// `true`: every desktop pixel, no downscale. Without `full`, `maxWidth` or `scale`
-        /// the image is held to a size models take as they are (long side at most 1568 px,
-        /// at most 1.15 megapixels); the answer says the scale either way.
+        /// `true`: no downscale. Otherwise the image is held to at most 1568 px a side and
+        /// 1.15 megapixels unless `maxWidth` or `scale` is given; the answer says the scale.
         #[serde(default)]
         pub full: Option<bool>,
-        /// `true`: draw the mouse pointer into the image, where it is, so you can see where
-        /// a click would land.
+        /// `true`: draw the mouse pointer into the image.
         #[serde(default)]
         pub cursor: Option<bool>,
-        /// `auto` (default unless the operator set another): PNG, lossless, or JPEG when the
-        /// picture is photographic (a photo, a video, a textured wallpaper), whose PNG would
-        /// run to megabytes; `png` always lossless; `jpeg` smaller. The answer's `mimeType` says
-        /// which. With `file`, a `.jpg`/`.jpeg` name means JPEG and any other PNG.
+        /// `auto` (default unless the operator set another): PNG, or JPEG when the picture is
+        /// photographic; `png`; `jpeg`. The answer's `mimeType` says which. A `file` named
+        /// `.jpg`/`.jpeg` is JPEG.
         #[serde(default)]
         pub format: Option<ImageFormat>,
         /// JPEG quality, 1 to 100 (default 80); not with `format: png`.
         #[serde(default)]
         pub quality: Option<u8>,
-        /// Also write the PNG to this file: a relative path lands in the session's artefact
-        /// directory, an absolute path is used as given.
+        /// Also write the image here (relative: in the session's artefact directory).
         #[serde(default)]
         pub file: Option<String>,
     }
@@ -167,9 +163,8 @@ with_selector! {
         #[serde(default)]
         #[schemars(range(min = 1, max = 10), extend("default" = 5))]
         pub fps: Option<u32>,
-        /// Length in ms, at most 60000. Required for `oneshot` (at most 50000 there, so the
-        /// call answers before a client's request timeout); for `start` the recording stops
-        /// by itself after this long (default and maximum 60000).
+        /// Length in ms: required for `oneshot` (at most 50000); for `start`, it stops by
+        /// itself after this long (default and at most 60000).
         #[serde(default)]
         #[schemars(range(min = 1, max = 60_000))]
         pub duration_ms: Option<u64>,
@@ -177,8 +172,8 @@ with_selector! {
         #[serde(default)]
         #[schemars(range(min = 1, max = 1920), extend("default" = 800))]
         pub max_width: Option<u32>,
-        /// Write the GIF here: a relative path lands in the session's artefact directory, an
-        /// absolute path is used as given. Default: a new file in the artefact directory.
+        /// Write the GIF here (relative: in the session's artefact directory; default a new
+        /// file there).
         #[serde(default)]
         pub file: Option<String>,
     }

@@ -11,8 +11,7 @@ use crate::types::{MouseButton, Point, ScrollDirection};
 with_selector! {
     /// `scroll`: turn the mouse wheel at a point.
     pub struct ScrollRequest {
-        /// Where to scroll: desktop pixels, or relative to the window's top-left corner when a
-        /// window selector is given. The pointer moves there first.
+        /// Desktop pixels (window-relative with a window selector); the pointer moves there.
         pub at: Point,
         /// `up`, `down`, `left` or `right`.
         pub direction: ScrollDirection,
@@ -23,8 +22,7 @@ with_selector! {
         /// Modifier keys held while scrolling only (`ctrl` zooms in most programs).
         #[serde(default)]
         pub modifiers: Option<Vec<Modifier>>,
-        /// Give the points in the pixels of an image `capture` returned: its `captureId`.
-        /// mcec maps them back to the desktop. Not together with a window selector.
+        /// Points are in the pixels of this `capture` (its `captureId`); not with a window.
         #[serde(default)]
         pub capture_id: Option<String>,
     }
@@ -55,8 +53,7 @@ with_selector! {
     /// `mouse`: hover, press or release a button, or ask where the pointer is.
     pub struct MouseRequest {
         pub action: MouseAction,
-        /// Target point: desktop pixels, or relative to the window's top-left corner when a
-        /// window selector is given. Needed by `move` and `down`; optional for `up`.
+        /// Desktop pixels (window-relative with a window selector). Needed by `move`, `down`.
         #[serde(default)]
         pub at: Option<Point>,
         /// `move` only: waypoints walked before `at`.
@@ -70,8 +67,7 @@ with_selector! {
         /// `down`/`up`: `left` (default), `right` or `middle`.
         #[serde(default)]
         pub button: Option<MouseButton>,
-        /// Give the points in the pixels of an image `capture` returned: its `captureId`.
-        /// mcec maps them back to the desktop. Not together with a window selector.
+        /// Points are in the pixels of this `capture` (its `captureId`); not with a window.
         #[serde(default)]
         pub capture_id: Option<String>,
     }

@@ -1,6 +1,7 @@
 //! The JSON Schemas `tools/list` declares: each input schema as an agent should read it
-//! (schemars' output without the Rust names: no root `title`, `$defs` inlined), and the one
-//! output schema every tool shares, the envelope with its `ok` true and false branches.
+//! (schemars' output without the Rust names and the words a model pays for but does not
+//! need), and the one output schema every tool shares, the envelope with its `ok` true and
+//! false branches.
 
 use std::sync::{Arc, LazyLock};
 
@@ -8,26 +9,133 @@ use rmcp::model::JsonObject;
 use serde_json::{Value, json};
 
 /// schemars' schema for a request type, cleaned for agents: the root `title` (the Rust
-/// struct's name) and `$schema` dropped, every `$ref` into `$defs` replaced by the
+/// struct's name), `description` and `$schema` dropped, every `$ref` into `$defs` replaced by the
 /// definition it names (without that definition's own `title`), and the `"default": null`
 /// schemars gives every optional field dropped (an absent field means the default the
-/// field states, which the request structs declare where there is one).
+/// field states, which the request structs declare where there is one). Then [`tidy`].
 pub fn input_schema(generated: Value) -> JsonObject {
     let Value::Object(mut root) = generated else {
         return JsonObject::new();
     };
     root.remove("$schema");
     root.remove("title");
+    // The struct's doc comment: the tool's description in the catalogue says it for the model.
+    root.remove("description");
     let defs = match root.remove("$defs") {
         Some(Value::Object(defs)) => defs,
         _ => JsonObject::new(),
     };
     let mut schema = Value::Object(root);
     inline_refs(&mut schema, &defs, 0);
+    tidy(&mut schema);
     match schema {
         Value::Object(map) => map,
         _ => JsonObject::new(),
     }
+}
+
+/// What every tool's list entry would repeat to the model for no use (the list is read on
+/// every turn; docs/decisions.md has the sizes):
+/// - `format` (`int32`, `uint64`): the Rust integer type, which `minimum`/`maximum` state
+///   where it matters;
+/// - `null` as a second type of an optional field: leaving the field out says the same;
+/// - line breaks of the doc comments;
+/// - the description of a `anyOf`/`oneOf` branch (and of the branch's own fields) or of
+///   `items` under a field that has its own (the field's says what to give; the a11y tools
+///   describe the element fields at their top level);
+/// - a `oneOf` of constants, which becomes an `enum` of them.
+///
+/// Only schemas are walked (a field named `format` is a field, not a keyword); `const`,
+/// `enum` and `default` values are data and stay as they are.
+fn tidy(node: &mut Value) {
+    let Value::Object(map) = node else {
+        return;
+    };
+    map.remove("format");
+    drop_null_type(map);
+    if let Some(Value::String(text)) = map.get_mut("description") {
+        *text = text.replace('\n', " ");
+    }
+    constants_to_enum(map);
+    if map.contains_key("description") {
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = map.get_mut(key) {
+                branches.iter_mut().filter_map(Value::as_object_mut).for_each(|b| {
+                    b.remove("description");
+                    if let Some(Value::Object(fields)) = b.get_mut("properties") {
+                        fields.values_mut().filter_map(Value::as_object_mut).for_each(|f| {
+                            f.remove("description");
+                        });
+                    }
+                });
+            }
+        }
+        if let Some(Value::Object(items)) = map.get_mut("items") {
+            items.remove("description");
+        }
+    }
+    for (key, value) in map.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties", Value::Object(fields)) => fields.values_mut().for_each(tidy),
+            ("anyOf" | "oneOf" | "allOf", Value::Array(branches)) => branches.iter_mut().for_each(tidy),
+            ("items" | "not" | "additionalProperties", sub) => tidy(sub),
+            _ => {}
+        }
+    }
+}
+
+/// `"type": [T, "null"]` becomes `T`; an `anyOf` branch `{"type": "null"}` goes, and a lone
+/// branch left is merged into the field (the field's own keys win).
+fn drop_null_type(map: &mut JsonObject) {
+    let null = json!({"type": "null"});
+    if let Some(Value::Array(types)) = map.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            map.insert("type".into(), only);
+        }
+    }
+    let Some(Value::Array(branches)) = map.get_mut("anyOf") else {
+        return;
+    };
+    branches.retain(|b| *b != null);
+    if branches.len() == 1
+        && let Value::Object(only) = branches.remove(0)
+    {
+        map.remove("anyOf");
+        for (k, v) in only {
+            map.entry(k).or_insert(v);
+        }
+    }
+}
+
+/// `"oneOf": [{"const": a, "type": t}, {"enum": [b, c], "type": t}, …]` (schemars' enum with
+/// documented variants) becomes `"type": t, "enum": [a, b, c, …]`.
+fn constants_to_enum(map: &mut JsonObject) {
+    let Some(Value::Array(branches)) = map.get("oneOf") else {
+        return;
+    };
+    // schemars puts documented variants in `const` branches and the rest in one `enum` branch.
+    let values: Option<Vec<Vec<Value>>> = branches
+        .iter()
+        .map(|b| match (b.get("const"), b.get("enum")) {
+            (Some(one), None) => Some(vec![one.clone()]),
+            (None, Some(Value::Array(several))) => Some(several.clone()),
+            _ => None,
+        })
+        .collect();
+    let values: Option<Vec<Value>> = values.map(|v| v.into_iter().flatten().collect());
+    let types: Vec<&Value> = branches.iter().filter_map(|b| b.get("type")).collect();
+    let (Some(values), Some(first)) = (values, types.first()) else {
+        return;
+    };
+    if types.len() != branches.len() || types.iter().any(|t| t != first) {
+        return;
+    }
+    let kind = (*first).clone();
+    map.remove("oneOf");
+    map.entry("type").or_insert(kind);
+    map.insert("enum".into(), Value::Array(values));
 }
 
 /// Deep enough for any request here; a cycle would stop here rather than loop.
@@ -64,10 +172,18 @@ fn inline_refs(node: &mut Value, defs: &JsonObject, depth: usize) {
 }
 
 /// The envelope (see `mcec_rules::envelope`) as a JSON Schema: every tool's `outputSchema`.
+///
+/// Shaped for the clients that validate every result against it (docs/decisions.md has the
+/// measurements): it declares draft-07, whose metaschema check costs the Python SDK 1.x (which
+/// re-checks the schema on every call) a small fraction of 2020-12's, and which the TypeScript
+/// SDK's default Ajv reads natively; its two branches are `if`/`then`/`else` on `ok` with
+/// `false` for the keys a branch never has (no `oneOf`, `not` or `pattern`, each of which
+/// costs a validator more subschemas to walk).
 pub static ENVELOPE: LazyLock<Arc<JsonObject>> = LazyLock::new(|| {
     let schema = json!({
+        "$schema": DRAFT_07,
         "type": "object",
-        "description": "mcec's envelope: `ok` says which branch; `result` on success, `error` on failure.",
+        "description": "mcec's envelope: `ok` says which branch; `result` (and maybe `warnings`) on success, `error` on failure.",
         "properties": {
             "ok": {"type": "boolean"},
             "runId": {"type": "string", "description": "This mcec process's run id (new at every start; not a session copy's sessionId)."},
@@ -76,8 +192,8 @@ pub static ENVELOPE: LazyLock<Arc<JsonObject>> = LazyLock::new(|| {
             "error": {
                 "type": "object",
                 "properties": {
-                    "code": {"type": "string", "pattern": "^[a-z][a-z-]*$", "description": "Machine-readable reason, e.g. `emergency-stopped`, `cancelled`, `bad-arguments`."},
-                    "category": {"type": "string", "pattern": "^[a-z][a-z-]*$", "description": "The code's family, e.g. `refused`, `invalid-argument`, `timeout`."},
+                    "code": {"type": "string", "description": "Machine-readable reason, e.g. `emergency-stopped`, `cancelled`, `bad-arguments`."},
+                    "category": {"type": "string", "description": "The code's family, e.g. `refused`, `invalid-argument`, `timeout`."},
                     "detail": {"type": "string", "description": "What happened and what to do next."}
                 },
                 "required": ["code", "category", "detail"],
@@ -86,24 +202,18 @@ pub static ENVELOPE: LazyLock<Arc<JsonObject>> = LazyLock::new(|| {
         },
         "required": ["ok", "runId"],
         "additionalProperties": false,
-        "oneOf": [
-            {
-                "properties": {"ok": {"const": true}},
-                "required": ["result"],
-                "not": {"required": ["error"]}
-            },
-            {
-                "properties": {"ok": {"const": false}},
-                "required": ["error"],
-                "not": {"anyOf": [{"required": ["result"]}, {"required": ["warnings"]}]}
-            }
-        ]
+        "if": {"properties": {"ok": {"const": true}}},
+        "then": {"required": ["result"], "properties": {"error": false}},
+        "else": {"required": ["error"], "properties": {"result": false, "warnings": false}}
     });
     match schema {
         Value::Object(map) => Arc::new(map),
         _ => unreachable!("a JSON object literal"),
     }
 });
+
+/// The dialect the envelope declares.
+const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
 
 #[cfg(test)]
 mod tests {
@@ -129,8 +239,65 @@ mod tests {
     }
 
     #[test]
-    fn the_envelope_schema_is_an_object_schema_with_two_branches() {
+    fn input_schemas_are_tidied_for_the_model_but_keep_every_field_and_limit() {
+        let capture = input_schema(
+            serde_json::to_value(schemars::schema_for!(mcec_desktop::requests::CaptureRequest)).unwrap(),
+        );
+        let text = Value::Object(capture.clone()).to_string();
+        let format = &capture["properties"]["format"];
+        assert!(format.is_object() && format["enum"].as_array().is_some_and(|e| e.len() == 3), "{text}");
+        assert_eq!(capture["properties"]["handle"]["type"], json!("integer"), "{text}");
+        assert_eq!(capture["properties"]["handle"]["minimum"], json!(0), "{text}");
+        assert!(!text.contains("\"format\":\"") && !text.contains("\"null\""), "{text}");
+        assert!(!text.contains("\\n"), "{text}");
+        let click = input_schema(
+            serde_json::to_value(schemars::schema_for!(mcec_desktop::requests::ClickRequest)).unwrap(),
+        );
+        let button = &click["properties"]["button"];
+        assert_eq!(button["enum"], json!(["left", "right", "middle"]), "{button}");
+        assert_eq!(button["default"], json!("left"), "{button}");
+        assert!(button.get("anyOf").is_none() && button["description"].is_string(), "{button}");
+        let by = &click["properties"]["at"]["anyOf"][1]["properties"]["by"];
+        assert_eq!(by["type"], json!("string"), "{by}");
+        assert_eq!(by["enum"], json!(["name", "role", "automationid", "text"]), "{by}");
+        let modifiers = &click["properties"]["modifiers"];
+        assert!(modifiers["items"]["enum"].is_array() && modifiers["items"].get("description").is_none());
+    }
+
+    /// The keys the schema's branches name against the envelopes `mcec_rules::envelope` builds.
+    #[test]
+    fn the_envelope_schema_branches_match_the_envelopes_mcec_sends() {
+        use mcec_rules::{ErrorCode, ToolError, envelope};
+        assert_eq!(ENVELOPE["$schema"], json!(DRAFT_07));
         assert_eq!(ENVELOPE["type"], json!("object"));
-        assert_eq!(ENVELOPE["oneOf"].as_array().map(Vec::len), Some(2));
+        let keys =
+            |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
+        let strings = |v: &Value| {
+            v.as_array().into_iter().flatten().filter_map(Value::as_str).map(String::from).collect::<Vec<_>>()
+        };
+        let declared = keys(&ENVELOPE["properties"]);
+        let ok = envelope::success("r", json!({"x": 1}), &["w".to_string()]);
+        let failed = envelope::failure("r", &ToolError::new(ErrorCode::UnknownTool, "no tool `x`"));
+        for sent in [&ok, &failed] {
+            assert!(keys(sent).iter().all(|k| declared.contains(k)), "{sent} has a key the schema lacks");
+            assert!(strings(&ENVELOPE["required"]).iter().all(|k| sent.get(k).is_some()), "{sent}");
+        }
+        assert_eq!(ENVELOPE["if"]["properties"]["ok"]["const"], ok["ok"]);
+        assert_ne!(ENVELOPE["if"]["properties"]["ok"]["const"], failed["ok"]);
+        let (then, other) = (&ENVELOPE["then"], &ENVELOPE["else"]);
+        assert!(strings(&then["required"]).iter().all(|k| ok.get(k).is_some()), "{then}");
+        assert!(strings(&other["required"]).iter().all(|k| failed.get(k).is_some()), "{other}");
+        for (branch, sent, absent) in [(then, &ok, &failed), (other, &failed, &ok)] {
+            let forbidden = keys(&branch["properties"]);
+            assert!(
+                !forbidden.is_empty() && forbidden.iter().all(|k| branch["properties"][k] == json!(false)),
+                "{branch}"
+            );
+            assert!(forbidden.iter().all(|k| sent.get(k).is_none()), "{branch} forbids a key of {sent}");
+            assert!(forbidden.iter().any(|k| absent.get(k).is_some()), "{branch} lets {absent} through");
+        }
+        let mut required = strings(&ENVELOPE["properties"]["error"]["required"]);
+        required.sort();
+        assert_eq!(required, keys(&failed["error"]), "serde_json's maps are sorted");
     }
 }
