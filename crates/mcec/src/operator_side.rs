@@ -77,8 +77,7 @@ impl OperatorSide {
         let record = Keeper::seed(&latch);
         let ledger = LastPhysicalInput::new();
         let desktop =
-            match crate::platform::connect_desktop(DesktopConfig { artifact_dir: plan.artifacts_dir })
-            {
+            match crate::platform::connect_desktop(DesktopConfig { artifact_dir: plan.artifacts_dir }) {
                 Ok(mut desktop) => {
                     desktop.set_capture_defaults(plan.capture);
                     Some(Arc::new(desktop))
@@ -215,11 +214,8 @@ fn arm(latch: &Latch, ledger: &LastPhysicalInput, spec: &str) -> (Option<Monitor
     if let Some(warning) = warning {
         tracing::warn!("{warning}");
     }
-    let started = crate::platform::start_provenance_monitor(MonitorSink::new(
-        latch.clone(),
-        hotkey,
-        ledger.clone(),
-    ));
+    let started =
+        crate::platform::start_provenance_monitor(MonitorSink::new(latch.clone(), hotkey, ledger.clone()));
     match started {
         Ok(handle) => {
             tracing::info!("{} (chord {hotkey})", handle.status());
