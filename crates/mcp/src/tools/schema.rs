@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 /// struct's name), `description` and `$schema` dropped, every `$ref` into `$defs` replaced by the
 /// definition it names (without that definition's own `title`), and the `"default": null`
 /// schemars gives every optional field dropped (an absent field means the default the
-/// field states, which the request structs declare where there is one). Then [`tidy`].
+/// field states, which the request structs declare where there is one). Then `tidy` (below).
 pub fn input_schema(generated: Value) -> JsonObject {
     let Value::Object(mut root) = generated else {
         return JsonObject::new();
