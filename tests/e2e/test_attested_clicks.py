@@ -25,6 +25,7 @@ import anyio
 import pytest
 
 from mcec_e2e import REPO, Copy, audit_with, code_of, manual_copy, run_cli, sdk_stdio, start_process, stop_process, wait_for_code
+from test_agent_tab import CHECKBOX, CONFIRM, CONFIRM_TITLE, HOST_TITLE, SETTINGS_TITLE, at, open_agent_tab
 from xdesk import Desk, wait_until
 
 SENDEVENT = Path(os.environ.get("MCEC_SENDEVENT_BIN", str(REPO / "target" / "debug" / "mcec-sendevent")))
@@ -34,13 +35,6 @@ REARM_TITLE = "mcec: emergency stop"
 REARM_OFFSET = (41, 130)
 CONSENT_TITLE = "mcec: an agent asks for more access"
 ALLOW_OFFSET = (36, 356)
-OPT_IN_TITLE = "mcec: confirm session provisioning"
-CONFIRM_OFFSET = (40, 92)
-HOST_TITLE = "^mcec$"
-SETTINGS_TITLE = "mcec settings"
-MENU_BUTTON = (24, 12)
-MENU_SETTINGS_ITEM = (40, 40)
-CHECKBOX = (15, 43)
 #: On the inner desktop, away from every mcec window: where the operator clicks "elsewhere".
 ELSEWHERE = ("1000", "740")
 #: `mcec_rules::activation::SHOW_SETTLE` (0.3 s) and a margin: the operator's own click on a
@@ -54,9 +48,6 @@ DROPPED = "synthetic-input-dropped"
 
 pytestmark = pytest.mark.anyio
 
-
-def at(origin: tuple[int, int], offset: tuple[int, int]) -> list[str]:
-    return [str(origin[0] + offset[0]), str(origin[1] + offset[1])]
 
 
 def control(desk: Desk, title: str, offset: tuple[int, int], shot: str) -> list[str]:
@@ -198,21 +189,6 @@ async def test_consent_allow_counts_only_the_physical_click(tmp_path: Path, desk
     assert audit_with(copy, "consent-allowed", "physical device"), copy.log()
 
 
-def open_agent_tab(desk: Desk) -> tuple[int, int]:
-    """Physically open the host menu, choose Settings…, and return the settings window's origin."""
-    assert wait_until(lambda: desk.visible_window(HOST_TITLE), timeout=30), "the host window did not open"
-    host = desk.window_origin(HOST_TITLE)
-    assert host is not None
-    desk.physical("mousemove", *at(host, MENU_BUTTON), "click", "1")
-    desk.physical("sleep", "0.5", "mousemove", *at(host, MENU_SETTINGS_ITEM), "click", "1")
-    assert wait_until(lambda: desk.visible_window(SETTINGS_TITLE), timeout=30), "the settings window did not open"
-    origin = desk.window_origin(SETTINGS_TITLE)
-    assert origin is not None
-    shot = ARTIFACTS / "attested-agent-tab.png"
-    assert wait_until(lambda: desk.pixel(desk.screenshot(shot), *map(int, at(origin, CHECKBOX))) != (0, 0, 0))
-    return origin
-
-
 def test_the_opt_in_counts_only_the_physical_click_on_confirm(tmp_path: Path, desk: Desk) -> None:
     settings = "AgentCommandsEnabled = true\n"
     copy = manual_copy(tmp_path / "c", settings=settings)
@@ -231,8 +207,8 @@ def test_the_opt_in_counts_only_the_physical_click_on_confirm(tmp_path: Path, de
 
         # The checkbox (any click, this one the operator's) opens the confirmation.
         desk.physical("mousemove", *at(origin, CHECKBOX), "click", "1")
-        button = control(desk, OPT_IN_TITLE, CONFIRM_OFFSET, "attested-opt-in-prompt.png")
-        for what, forge in forgeries(desk, OPT_IN_TITLE, CONFIRM_OFFSET):
+        button = control(desk, CONFIRM_TITLE, CONFIRM, "attested-opt-in-prompt.png")
+        for what, forge in forgeries(desk, CONFIRM_TITLE, CONFIRM):
             before = dropped_count(copy)
             forge()
             assert wait_until(
@@ -253,7 +229,7 @@ def test_the_opt_in_counts_only_the_physical_click_on_confirm(tmp_path: Path, de
         assert wait_until(lambda: bool(audit_with(copy, "provisioning-opt-in;")), timeout=10), copy.log()
         assert "physical device" in audit_with(copy, "provisioning-opt-in;")[0]
         assert copy.settings_path.read_text() == settings + "AllowSessionProvisioning = true\n"
-        assert wait_until(lambda: not desk.visible_window(OPT_IN_TITLE)), "the confirmation stayed open"
+        assert wait_until(lambda: not desk.visible_window(CONFIRM_TITLE)), "the confirmation stayed open"
         rc, _, err = run_cli(copy, ["provision", "--json", "--no-mcp-server"])
         assert rc == 0, err
     finally:

@@ -22,6 +22,10 @@ use x11rb::protocol::xproto::ConnectionExt as _;
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 
+#[path = "common/keyboard.rs"]
+mod keyboard;
+use keyboard::keycode;
+
 /// The keyboard aimed at when no device name is given: Xephyr's own (physical) keyboard.
 const DEFAULT_DEVICE: &str = "Xephyr virtual keyboard";
 
@@ -31,20 +35,6 @@ const DEVICE_KEY_RELEASE: u8 = 2;
 
 fn text(e: impl std::fmt::Display) -> String {
     e.to_string()
-}
-
-/// The first key code whose unshifted keysym is `sym`.
-fn keycode(conn: &RustConnection, sym: u32) -> Result<u8, String> {
-    let setup = conn.setup();
-    let (min, max) = (setup.min_keycode, setup.max_keycode);
-    let map = conn.get_keyboard_mapping(min, max - min + 1).map_err(text)?.reply().map_err(text)?;
-    let per = usize::from(map.keysyms_per_keycode.max(1));
-    let idx = map
-        .keysyms
-        .chunks(per)
-        .position(|c| c.first() == Some(&sym))
-        .ok_or_else(|| format!("keysym {sym:#x} is not on the keyboard map"))?;
-    u8::try_from(idx).map(|i| min + i).map_err(text)
 }
 
 /// The id of the first input device whose name contains `name`.

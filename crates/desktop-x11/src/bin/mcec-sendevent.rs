@@ -28,6 +28,10 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::rust_connection::RustConnection;
 
+#[path = "common/keyboard.rs"]
+mod keyboard;
+use keyboard::keycode;
+
 fn text(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
@@ -65,20 +69,6 @@ fn next_raw_press_time(conn: &RustConnection, root: Window) -> Result<u32, Strin
             _ => {}
         }
     }
-}
-
-/// The first key code whose unshifted keysym is `sym`.
-fn keycode(conn: &RustConnection, sym: u32) -> Result<u8, String> {
-    let setup = conn.setup();
-    let (min, max) = (setup.min_keycode, setup.max_keycode);
-    let map = conn.get_keyboard_mapping(min, max - min + 1).map_err(text)?.reply().map_err(text)?;
-    let per = usize::from(map.keysyms_per_keycode.max(1));
-    let idx = map
-        .keysyms
-        .chunks(per)
-        .position(|c| c.first() == Some(&sym))
-        .ok_or_else(|| format!("keysym {sym:#x} is not on the keyboard map"))?;
-    u8::try_from(idx).map(|i| min + i).map_err(text)
 }
 
 fn keysym(name: &str) -> Result<u32, String> {

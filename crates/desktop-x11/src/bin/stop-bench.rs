@@ -26,21 +26,12 @@ use x11rb::protocol::xproto::ConnectionExt as _;
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 
+#[path = "common/keyboard.rs"]
+mod keyboard;
+use keyboard::keycode;
+
 const KEY_PRESS: u8 = 2;
 const KEY_RELEASE: u8 = 3;
-
-fn keycode(conn: &RustConnection, sym: u32) -> Result<u8, String> {
-    let s = conn.setup();
-    let (min, max) = (s.min_keycode, s.max_keycode);
-    let map = conn
-        .get_keyboard_mapping(min, max - min + 1)
-        .map_err(|e| e.to_string())?
-        .reply()
-        .map_err(|e| e.to_string())?;
-    let per = usize::from(map.keysyms_per_keycode.max(1));
-    let i = map.keysyms.chunks(per).position(|c| c.first() == Some(&sym)).ok_or("keysym not mapped")?;
-    u8::try_from(i).map(|i| min + i).map_err(|e| e.to_string())
-}
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
