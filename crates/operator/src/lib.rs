@@ -129,7 +129,7 @@ pub fn run_operator_ui(
     return x11_run::run(state, events, surfaces);
     // Every window, the host and settings windows among them, on the CPU painter.
     #[cfg(windows)]
-    soft::run(state, events, surfaces)
+    soft::run(state, events, surfaces, false)
 }
 
 /// Run [`run_operator_ui`] on a new thread named `mcec-operator-ui`. Join the handle to learn

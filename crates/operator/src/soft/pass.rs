@@ -38,9 +38,20 @@ impl Role {
     /// The windows whose controls make a decision only the operator may make; they are judged
     /// on the event that pressed them, so only a painter that names its events shows them.
     /// (Only X11's host process asks: Win32 paints every operator window here.)
-    #[cfg(unix)]
     pub(crate) fn attested(self) -> bool {
         matches!(self, Role::Prompt | Role::Consent | Role::OptIn)
+    }
+
+    /// The title of the role's window (also what the audit names it by).
+    pub(crate) fn title(self) -> &'static str {
+        match self {
+            Role::Overlay => overlay::OVERLAY_TITLE,
+            Role::Prompt => prompt::PROMPT_TITLE,
+            Role::Consent => consent_prompt::CONSENT_TITLE,
+            Role::OptIn => opt_in_prompt::OPT_IN_TITLE,
+            Role::Host => host::HOST_TITLE,
+            Role::Settings => settings_window::SETTINGS_TITLE,
+        }
     }
 }
 

@@ -34,7 +34,6 @@
 use std::cell::RefCell;
 use std::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
 use std::time::Instant;
 
 use windows_sys::Win32::Foundation::{GetLastError, HWND, LPARAM, LRESULT, POINT, RECT, WPARAM};
@@ -61,10 +60,11 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{
     WS_POPUP, WS_SYSMENU,
 };
 
-use crate::soft::pass::{self, DroppedInput, Layout, Role};
-use crate::soft::raster::Textures;
-use crate::state::{OperatorEvent, OperatorState};
-use crate::{Surfaces, UiError, consent_prompt, host, overlay, prompt, settings_window};
+use crate::soft::pass::{Layout, Role};
+use crate::soft::raster::Canvas;
+use crate::soft::surface::{self, Surface};
+use crate::state::OperatorState;
+use crate::{UiError, consent_prompt, host, overlay, prompt, settings_window};
 use mcec_rules::activation::{InputEventId, Pressed};
 use mcec_rules::own_windows::{HOST_CLASS, OVERLAY_CLASS, PROMPT_CLASS, SETTINGS_CLASS};
 
@@ -77,18 +77,8 @@ const WAIT_FOREVER: u32 = u32::MAX;
 /// Class of the message-only window that wakes the loop.
 const WAKE_CLASS: &str = "mcec-operator-wake";
 
-/// What a window procedure saw, handled by the loop once `DispatchMessageW` returns.
-enum Seen {
-    Wake,
-    Paint(HWND),
-    Close(HWND),
-    Focus(HWND, bool),
-    Input(HWND, egui::Event),
-    /// A click or key with the identity of the input event behind it.
-    Named(HWND, egui::Event, InputEventId),
-    /// A press no input device made, dropped: what it was and how it came.
-    Dropped(HWND, &'static str, &'static str),
-}
+/// What the window procedures saw, handed to the loop once `DispatchMessageW` returns.
+type Seen = surface::Seen<HWND>;
 
 thread_local! {
     static SEEN: RefCell<Vec<Seen>> = const { RefCell::new(Vec::new()) };
@@ -111,53 +101,36 @@ fn graphics(what: &str) -> UiError {
     UiError::Graphics(format!("{what} failed (Win32 error {code})"))
 }
 
-type Pane = pass::Pane<HWND>;
-
-struct SoftUi {
-    state: OperatorState,
-    events: Sender<OperatorEvent>,
-    surfaces: Surfaces,
-    panes: Vec<Pane>,
-    /// The egui context and textures of the closed banner, for when it opens again.
-    spare_banner: Option<(egui::Context, Textures)>,
-    start: Instant,
-    /// Presses dropped as no device's.
-    dropped: DroppedInput,
+/// The windows' classes registered, and the message-only window that wakes the loop.
+pub(crate) struct Desktop {
+    wake: HWND,
 }
 
-/// Run the overlay and the prompts until [`OperatorState::request_quit`].
-pub(crate) fn run(
-    state: OperatorState,
-    events: Sender<OperatorEvent>,
-    surfaces: Surfaces,
-) -> Result<(), UiError> {
-    register(OVERLAY_CLASS, Some(overlay_proc))?;
-    register(PROMPT_CLASS, Some(prompt_proc))?;
-    register(HOST_CLASS, Some(prompt_proc))?;
-    register(SETTINGS_CLASS, Some(prompt_proc))?;
-    register(WAKE_CLASS, Some(wake_proc))?;
-    let wake = create(0, WAKE_CLASS, "mcec operator", 0, (0, 0, 0, 0), HWND_MESSAGE)?;
-    // The HWND travels as an integer: a window handle is a plain id, valid from any thread.
-    let wake_id = wake as isize;
-    state.set_repaint_hook(move || {
-        // SAFETY: posting to a window id has no memory effects here; a destroyed window only
-        // makes the call fail.
-        unsafe { PostMessageW(wake_id as HWND, WM_WAKE, 0, 0) };
-    });
-    let mut ui = SoftUi {
-        state,
-        events,
-        surfaces,
-        panes: Vec::new(),
-        spare_banner: None,
-        start: Instant::now(),
-        dropped: DroppedInput::default(),
-    };
-    let result = ui.run();
-    ui.close_all();
-    // SAFETY: the message-only window was created on this thread and is destroyed once.
-    unsafe { DestroyWindow(wake) };
-    result
+impl Desktop {
+    /// Register the window classes and hook the state's repaints to the loop.
+    pub(crate) fn open(state: &OperatorState) -> Result<Self, UiError> {
+        register(OVERLAY_CLASS, Some(overlay_proc))?;
+        register(PROMPT_CLASS, Some(prompt_proc))?;
+        register(HOST_CLASS, Some(prompt_proc))?;
+        register(SETTINGS_CLASS, Some(prompt_proc))?;
+        register(WAKE_CLASS, Some(wake_proc))?;
+        let wake = create(0, WAKE_CLASS, "mcec operator", 0, (0, 0, 0, 0), HWND_MESSAGE)?;
+        // The HWND travels as an integer: a window handle is a plain id, valid from any thread.
+        let wake_id = wake as isize;
+        state.set_repaint_hook(move || {
+            // SAFETY: posting to a window id has no memory effects here; a destroyed window only
+            // makes the call fail.
+            unsafe { PostMessageW(wake_id as HWND, WM_WAKE, 0, 0) };
+        });
+        Ok(Self { wake })
+    }
+}
+
+impl Drop for Desktop {
+    fn drop(&mut self) {
+        // SAFETY: the message-only window was created on this thread and is destroyed once.
+        unsafe { DestroyWindow(self.wake) };
+    }
 }
 
 fn register(class: &str, proc_: WNDPROC) -> Result<(), UiError> {
@@ -269,71 +242,19 @@ fn exclude_from_capture(hwnd: HWND) {
     }
 }
 
-impl SoftUi {
-    fn run(&mut self) -> Result<(), UiError> {
-        loop {
-            let snap = self.state.snapshot();
-            if snap.quit_requested {
-                return Ok(());
-            }
-            let now = Instant::now();
-            for role in Role::ALL {
-                self.arrange(role, pass::wanted(role, self.surfaces, &snap, now, monitor()))?;
-                let Some(i) = self.panes.iter().position(|p| p.role == role) else { continue };
-                if self.panes[i].dirty || self.panes[i].repaint_at.is_some_and(|t| t <= now) {
-                    self.frame(i);
-                }
-            }
-            let timeout = match self.panes.iter().filter_map(|p| p.repaint_at).min() {
-                Some(at) => u32::try_from(at.saturating_duration_since(Instant::now()).as_millis())
-                    .unwrap_or(WAIT_FOREVER - 1),
-                None => WAIT_FOREVER,
-            };
-            // SAFETY: no handles to wait on, only this thread's message queue.
-            unsafe { MsgWaitForMultipleObjectsEx(0, null(), timeout, QS_ALLINPUT, MWMO_INPUTAVAILABLE) };
-            // SAFETY: MSG is plain data for PeekMessageW to fill.
-            let mut msg: MSG = unsafe { std::mem::zeroed() };
-            // SAFETY: msg is valid; every message of this thread is taken and dispatched.
-            while unsafe { PeekMessageW(&mut msg, null_mut(), 0, 0, PM_REMOVE) } != 0 {
-                if msg.message == WM_QUIT {
-                    return Ok(());
-                }
-                // SAFETY: msg came from PeekMessageW.
-                unsafe { DispatchMessageW(&msg) };
-            }
-            for seen in SEEN.with(|s| std::mem::take(&mut *s.borrow_mut())) {
-                self.on_seen(seen);
-            }
-        }
+impl Surface for Desktop {
+    type Window = HWND;
+    type Id = HWND;
+
+    fn id(window: &HWND) -> HWND {
+        *window
     }
 
-    /// Open, reshape or close `role`'s window to match `wanted`.
-    fn arrange(&mut self, role: Role, wanted: Option<Layout>) -> Result<(), UiError> {
-        let index = self.panes.iter().position(|p| p.role == role);
-        match (wanted, index) {
-            (None, Some(i)) => {
-                let (hwnd, kept) = self.panes.remove(i).close();
-                // SAFETY: the pane's window was created on this thread and is destroyed once.
-                unsafe { DestroyWindow(hwnd) };
-                self.spare_banner = kept.or(self.spare_banner.take());
-            }
-            (Some(layout), Some(i)) if self.panes[i].layout != layout => {
-                let pane = &mut self.panes[i];
-                if pane.relayout(layout) {
-                    let (x, y, w, h) = outer(role, &layout);
-                    // SAFETY: a live window of this thread.
-                    unsafe {
-                        SetWindowPos(pane.window, null_mut(), x, y, w, h, SWP_NOZORDER | SWP_NOACTIVATE)
-                    };
-                }
-            }
-            (Some(layout), None) => self.open(role, layout)?,
-            _ => {}
-        }
-        Ok(())
+    fn monitor(&self) -> egui::Vec2 {
+        monitor()
     }
 
-    fn open(&mut self, role: Role, layout: Layout) -> Result<(), UiError> {
+    fn create(&mut self, role: Role, layout: Layout) -> Result<HWND, UiError> {
         let (ex, class, title, style) = kind(role);
         let hwnd = create(ex, class, title, style, outer(role, &layout), null_mut())?;
         if role == Role::Overlay {
@@ -342,10 +263,11 @@ impl SoftUi {
             unsafe { SetLayeredWindowAttributes(hwnd, 0, 255, LWA_ALPHA) };
         }
         exclude_from_capture(hwnd);
-        let kept = if role == Role::Overlay { self.spare_banner.take() } else { None };
-        let mut pane = Pane::new(role, hwnd, layout, kept);
-        // Painted before it is shown, so the first WM_PAINT shows the finished frame.
-        self.paint(&mut pane);
+        Ok(hwnd)
+    }
+
+    fn reveal(&mut self, role: Role, window: &HWND, canvas: &Canvas) -> Result<bool, UiError> {
+        let hwnd = *window;
         // SAFETY: a live window of this thread.
         unsafe {
             if role == Role::Overlay {
@@ -356,66 +278,57 @@ impl SoftUi {
                 SetFocus(hwnd);
             }
         }
-        show(&pane);
-        // On screen from here: a press judged for one of its controls must come a moment later.
-        pane.shown_at = Some(Instant::now());
-        self.panes.push(pane);
+        show(hwnd, canvas);
+        Ok(true)
+    }
+
+    fn reshape(&mut self, role: Role, window: &HWND, layout: Layout) -> Result<(), UiError> {
+        let (x, y, w, h) = outer(role, &layout);
+        // SAFETY: a live window of this thread.
+        unsafe { SetWindowPos(*window, null_mut(), x, y, w, h, SWP_NOZORDER | SWP_NOACTIVATE) };
         Ok(())
     }
 
-    fn frame(&mut self, i: usize) {
-        let pane = &mut self.panes[i];
-        pane.paint(&self.state, &self.events, self.start.elapsed().as_secs_f64());
-        show(pane);
+    fn show(&mut self, window: &HWND, canvas: &Canvas) -> Result<(), UiError> {
+        show(*window, canvas);
+        Ok(())
     }
 
-    fn paint(&self, pane: &mut Pane) {
-        pane.paint(&self.state, &self.events, self.start.elapsed().as_secs_f64());
+    fn paint(&mut self, window: &mut HWND, canvas: &Canvas, _last: bool) -> Result<(), UiError> {
+        show(*window, canvas);
+        Ok(())
     }
 
-    fn on_seen(&mut self, seen: Seen) {
-        let hwnd = match &seen {
-            Seen::Wake => {
-                self.panes.iter_mut().for_each(|p| p.dirty = true);
-                return;
-            }
-            Seen::Dropped(h, what, how) => {
-                let title = self.panes.iter().find(|p| p.window == *h).map_or("?", |p| kind(p.role).2);
-                self.dropped.note(title, what, how);
-                return;
-            }
-            Seen::Paint(h)
-            | Seen::Close(h)
-            | Seen::Focus(h, _)
-            | Seen::Input(h, _)
-            | Seen::Named(h, _, _) => *h,
+    fn destroy(&mut self, window: HWND) {
+        // SAFETY: the window was created on this thread and is destroyed once.
+        unsafe { DestroyWindow(window) };
+    }
+
+    fn wait(&mut self, until: Option<Instant>) -> Vec<Seen> {
+        let timeout = match until {
+            Some(at) => u32::try_from(at.saturating_duration_since(Instant::now()).as_millis())
+                .unwrap_or(WAIT_FOREVER - 1),
+            None => WAIT_FOREVER,
         };
-        let Some(pane) = self.panes.iter_mut().find(|p| p.window == hwnd) else { return };
-        match seen {
-            Seen::Paint(_) => return show(pane),
-            Seen::Close(_) => pane.close_requested = true,
-            Seen::Focus(_, focused) => {
-                pane.focused = focused;
-                pane.input.push(egui::Event::WindowFocused(focused));
+        // SAFETY: no handles to wait on, only this thread's message queue.
+        unsafe { MsgWaitForMultipleObjectsEx(0, null(), timeout, QS_ALLINPUT, MWMO_INPUTAVAILABLE) };
+        // SAFETY: MSG is plain data for PeekMessageW to fill.
+        let mut msg: MSG = unsafe { std::mem::zeroed() };
+        // SAFETY: msg is valid; every message of this thread is taken and dispatched.
+        while unsafe { PeekMessageW(&mut msg, null_mut(), 0, 0, PM_REMOVE) } != 0 {
+            if msg.message == WM_QUIT {
+                return vec![Seen::End(Ok(()))];
             }
-            Seen::Input(_, event) => pane.input.push(event),
-            Seen::Named(_, event, id) => pane.push_named(event, id),
-            Seen::Wake | Seen::Dropped(..) => {}
+            // SAFETY: msg came from PeekMessageW.
+            unsafe { DispatchMessageW(&msg) };
         }
-        pane.dirty = true;
-    }
-
-    fn close_all(&mut self) {
-        for pane in self.panes.drain(..) {
-            // SAFETY: the pane's window was created on this thread and is destroyed once.
-            unsafe { DestroyWindow(pane.window) };
-        }
+        SEEN.with(|s| std::mem::take(&mut *s.borrow_mut()))
     }
 }
 
-/// Copy the pane's frame into its window.
-fn show(pane: &Pane) {
-    let (w, h) = (pane.canvas.width as i32, pane.canvas.height as i32);
+/// Copy a frame into its window.
+fn show(hwnd: HWND, canvas: &Canvas) {
+    let (w, h) = (canvas.width as i32, canvas.height as i32);
     let info = BITMAPINFO {
         bmiHeader: BITMAPINFOHEADER {
             biSize: size_of::<BITMAPINFOHEADER>() as u32,
@@ -434,7 +347,7 @@ fn show(pane: &Pane) {
     // SAFETY: the canvas holds w*h 32-bit pixels (0x00RRGGBB, which is BI_RGB's byte order);
     // the DC is released before returning.
     unsafe {
-        let dc = GetDC(pane.window);
+        let dc = GetDC(hwnd);
         if dc.is_null() {
             return;
         }
@@ -448,11 +361,11 @@ fn show(pane: &Pane) {
             0,
             0,
             h as u32,
-            pane.canvas.pixels.as_ptr().cast(),
+            canvas.pixels.as_ptr().cast(),
             &info,
             DIB_RGB_COLORS,
         );
-        ReleaseDC(pane.window, dc);
+        ReleaseDC(hwnd, dc);
     }
 }
 
@@ -464,7 +377,7 @@ fn on_paint(hwnd: HWND) -> LRESULT {
         BeginPaint(hwnd, &mut ps);
         EndPaint(hwnd, &ps);
     }
-    note(Seen::Paint(hwnd));
+    note(Seen::Paint { window: hwnd, last: true });
     0
 }
 

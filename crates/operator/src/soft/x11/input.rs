@@ -7,7 +7,7 @@ use eframe::egui::{self, Key, Modifiers, PointerButton, pos2};
 use x11rb::protocol::xproto::{ConnectionExt as _, KeyButMask};
 use x11rb::rust_connection::RustConnection;
 
-use crate::soft::xwin::XResult;
+use crate::soft::x11::window::XResult;
 
 pub(crate) struct Keymap {
     min_keycode: u8,

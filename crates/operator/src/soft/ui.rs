@@ -1,0 +1,171 @@
+//! The loop both surfaces share: bring each window up to date with the state, the banner
+//! first, then wait for the platform's events, the state's repaint hook or egui's next
+//! repaint, and turn what was seen into each window's egui input.
+
+use std::sync::mpsc::Sender;
+use std::time::Instant;
+
+use crate::soft::pass::{self, DroppedInput, Layout, Role};
+use crate::soft::raster::Textures;
+use crate::soft::surface::{Seen, Surface};
+use crate::state::{OperatorEvent, OperatorState, Snapshot};
+use crate::{Surfaces, UiError};
+
+type Pane<S> = pass::Pane<<S as Surface>::Window>;
+
+pub(crate) struct SoftUi<S: Surface> {
+    pub surface: S,
+    pub state: OperatorState,
+    pub events: Sender<OperatorEvent>,
+    pub surfaces: Surfaces,
+    /// Only the windows whose controls are judged on their events (see [`super::run`]).
+    pub attested_only: bool,
+    pub panes: Vec<Pane<S>>,
+    /// The egui context and textures of the closed banner, for when it opens again.
+    pub spare_banner: Option<(egui::Context, Textures)>,
+    pub start: Instant,
+    /// Presses dropped as no device's.
+    pub dropped: DroppedInput,
+}
+
+impl<S: Surface> SoftUi<S> {
+    pub(crate) fn new(
+        surface: S,
+        state: OperatorState,
+        events: Sender<OperatorEvent>,
+        surfaces: Surfaces,
+        attested_only: bool,
+    ) -> Self {
+        Self {
+            surface,
+            state,
+            events,
+            surfaces,
+            attested_only,
+            panes: Vec::new(),
+            spare_banner: None,
+            start: Instant::now(),
+            dropped: DroppedInput::default(),
+        }
+    }
+
+    pub(crate) fn run(&mut self) -> Result<(), UiError> {
+        loop {
+            let snap = self.state.snapshot();
+            if snap.quit_requested {
+                return Ok(());
+            }
+            let now = Instant::now();
+            // Window by window, the banner first: it is on screen before a prompt that opens
+            // with it is painted.
+            for role in Role::ALL {
+                self.arrange(role, &snap, now)?;
+                let Some(i) = self.panes.iter().position(|p| p.role == role) else { continue };
+                if self.panes[i].dirty || self.panes[i].repaint_at.is_some_and(|t| t <= now) {
+                    self.frame(i)?;
+                }
+            }
+            let until = self.panes.iter().filter_map(|p| p.repaint_at).min();
+            for seen in self.surface.wait(until) {
+                if let Seen::End(end) = seen {
+                    return end;
+                }
+                self.on_seen(seen)?;
+            }
+        }
+    }
+
+    fn wanted(&self, role: Role, snap: &Snapshot, now: Instant) -> Option<Layout> {
+        if self.attested_only && !role.attested() {
+            return None;
+        }
+        pass::wanted(role, self.surfaces, snap, now, self.surface.monitor())
+    }
+
+    /// Open, reshape or close `role`'s window to match the state.
+    fn arrange(&mut self, role: Role, snap: &Snapshot, now: Instant) -> Result<(), UiError> {
+        let wanted = self.wanted(role, snap, now);
+        let index = self.panes.iter().position(|p| p.role == role);
+        match (wanted, index) {
+            (None, Some(i)) => {
+                let (window, kept) = self.panes.remove(i).close();
+                self.surface.destroy(window);
+                self.spare_banner = kept.or(self.spare_banner.take());
+            }
+            (Some(layout), Some(i)) if self.panes[i].layout != layout => {
+                let pane = &mut self.panes[i];
+                if pane.relayout(layout) {
+                    self.surface.reshape(role, &pane.window, layout)?;
+                }
+            }
+            (Some(layout), None) => self.open(role, layout)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn open(&mut self, role: Role, layout: Layout) -> Result<(), UiError> {
+        let window = self.surface.create(role, layout)?;
+        let kept = if role == Role::Overlay { self.spare_banner.take() } else { None };
+        let mut pane = Pane::<S>::new(role, window, layout, kept);
+        // Painted before it is shown, so the first paint request shows the finished frame.
+        pane.paint(&self.state, &self.events, self.start.elapsed().as_secs_f64());
+        if self.surface.reveal(role, &pane.window, &pane.canvas)? {
+            // On screen from here: a press judged for one of its controls must come a moment later.
+            pane.shown_at = Some(Instant::now());
+        }
+        self.panes.push(pane);
+        Ok(())
+    }
+
+    fn frame(&mut self, i: usize) -> Result<(), UiError> {
+        let pane = &mut self.panes[i];
+        pane.paint(&self.state, &self.events, self.start.elapsed().as_secs_f64());
+        self.surface.show(&pane.window, &pane.canvas)
+    }
+
+    fn on_seen(&mut self, seen: Seen<S::Id>) -> Result<(), UiError> {
+        let id = match &seen {
+            Seen::Wake => {
+                self.panes.iter_mut().for_each(|p| p.dirty = true);
+                return Ok(());
+            }
+            Seen::End(_) => return Ok(()),
+            Seen::Dropped(id, what, how) => {
+                let title =
+                    self.panes.iter().find(|p| S::id(&p.window) == *id).map_or("?", |p| p.role.title());
+                self.dropped.note(title, what, how);
+                return Ok(());
+            }
+            Seen::Paint { window, .. }
+            | Seen::Close(window)
+            | Seen::Focus(window, _)
+            | Seen::Input(window, _)
+            | Seen::Named(window, _, _) => *window,
+        };
+        let Some(pane) = self.panes.iter_mut().find(|p| S::id(&p.window) == id) else { return Ok(()) };
+        match seen {
+            Seen::Paint { last, .. } => {
+                // The window is on screen from its first paint request, if not before.
+                pane.shown_at.get_or_insert_with(Instant::now);
+                return self.surface.paint(&mut pane.window, &pane.canvas, last);
+            }
+            Seen::Close(_) => pane.close_requested = true,
+            Seen::Focus(_, focused) => {
+                pane.focused = focused;
+                pane.input.push(egui::Event::WindowFocused(focused));
+            }
+            Seen::Input(_, event) => pane.input.push(event),
+            Seen::Named(_, event, id) => pane.push_named(event, id),
+            Seen::Wake | Seen::End(_) | Seen::Dropped(..) => {}
+        }
+        pane.dirty = true;
+        Ok(())
+    }
+
+    pub(crate) fn close_all(&mut self) {
+        for pane in self.panes.drain(..) {
+            self.surface.destroy(pane.window);
+        }
+    }
+}
