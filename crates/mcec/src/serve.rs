@@ -15,6 +15,7 @@ use mcec_mcp::http::HttpConfig;
 use mcec_mcp::tools::{SessionServices, ToolServices};
 use mcec_mcp::{Agent, AgentConfig, audit::audit};
 use mcec_operator::Surfaces;
+use mcec_rules::latch::Latch;
 use mcec_rules::settings::{CaptureFormat, Settings, UNSAFE_WAYLAND_KEY};
 use mcec_sessions::lock::InstanceLock;
 use mcec_sessions::paths::McecPaths;
@@ -102,6 +103,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
         settings_error: loaded.error.as_ref().map(ToString::to_string),
     });
     let desktop = side.desktop.clone();
+    let latch = side.latch.clone();
     side.run(agent.clone(), agent_tab);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let served = match mode {
@@ -118,7 +120,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
         }),
         Mode::Host => runtime.block_on(host(agent.clone(), &loaded)),
     };
-    stop_hands(&agent, runtime, desktop.as_deref());
+    stop_hands(&agent, runtime, desktop.as_deref(), &latch);
     served
 }
 
@@ -194,8 +196,17 @@ fn operator_plan<'a>(mode: Mode, paths: &McecPaths, loaded: &'a Loaded) -> Plan<
 }
 
 /// The process is going away: calls in flight stop at their next step, queued ones never
-/// run, and whatever is still held is released before the process exits.
-fn stop_hands(agent: &Agent, runtime: tokio::runtime::Runtime, desktop: Option<&DesktopTools>) {
+/// run, and whatever is still held is released before the process exits. A stop pressed just
+/// before the client hung up finishes its steps first (its record and its audit line).
+fn stop_hands(
+    agent: &Agent,
+    runtime: tokio::runtime::Runtime,
+    desktop: Option<&DesktopTools>,
+    latch: &Latch,
+) {
+    if !latch.wait_settled(SHUTDOWN_WAIT) {
+        tracing::warn!("exiting before the stop worker finished a stop's steps (waited {SHUTDOWN_WAIT:?})");
+    }
     agent.shut_down();
     // Tool calls run on blocking threads; each aborts within one step once the flag is set.
     runtime.shutdown_timeout(SHUTDOWN_WAIT);

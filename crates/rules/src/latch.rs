@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::StopFlag;
@@ -329,6 +329,9 @@ struct Shared {
     wake_tx: Sender<TripNotice>,
     core: Mutex<Core>,
     wake_rx: Mutex<Receiver<TripNotice>>,
+    /// Trips whose steps the worker has finished; see [`Latch::settle`].
+    settled: Mutex<u64>,
+    settled_cv: Condvar,
 }
 
 /// The shared latch handle; clones share one latch.
@@ -365,6 +368,8 @@ impl Latch {
                 pending,
             }),
             wake_rx: Mutex::new(wake_rx),
+            settled: Mutex::new(0),
+            settled_cv: Condvar::new(),
         }))
     }
 
@@ -426,6 +431,31 @@ impl Latch {
     /// As [`Latch::wait_for_trip`], giving up after `timeout` (so a worker can notice shutdown).
     pub fn wait_for_trip_timeout(&self, timeout: Duration) -> Option<TripNotice> {
         lock(&self.0.wake_rx).recv_timeout(timeout).ok()
+    }
+
+    /// The worker finished the steps of one trip notice (the record, the audit line, the
+    /// release). An exiting process waits for this with [`Latch::wait_settled`], so a stop
+    /// pressed just before the client hangs up is still recorded and audited.
+    pub fn settle(&self) {
+        *lock(&self.0.settled) += 1;
+        self.0.settled_cv.notify_all();
+    }
+
+    /// Waits until every trip engaged so far has settled, at most `timeout`; false on timeout.
+    pub fn wait_settled(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut settled = lock(&self.0.settled);
+        loop {
+            let trips = self.0.word.load(Ordering::SeqCst) >> 1;
+            if *settled >= trips {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            settled = self.0.settled_cv.wait_timeout(settled, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
     }
 
     /// Applies every trip counted in the latch word to the state machine.

@@ -76,6 +76,7 @@ pub fn stop_worker(
             continue;
         };
         run_stop_steps(stop_steps(&notice), &sides);
+        latch.settle();
     }
 }
 

@@ -176,6 +176,29 @@ fn worker_is_woken_with_each_trip() {
     assert_eq!(latch.wait_for_trip_timeout(Duration::from_millis(1)), None);
 }
 
+#[test]
+fn exit_waits_for_every_trip_to_settle() {
+    let latch = Latch::new(StopFlag::new());
+    assert!(latch.wait_settled(Duration::ZERO), "nothing engaged, nothing to wait for");
+    // Engaged on the input thread, not yet announced: the worker has not even heard of it.
+    let engaged = latch.engage();
+    assert!(!latch.wait_settled(Duration::from_millis(20)));
+    let worker = {
+        let latch = latch.clone();
+        std::thread::spawn(move || {
+            for _ in 0..2 {
+                if latch.wait_for_trip().is_some() {
+                    latch.settle();
+                }
+            }
+        })
+    };
+    latch.announce(engaged, chord());
+    latch.trip(StopReason::Tampering("t".into()));
+    assert!(latch.wait_settled(Duration::from_secs(10)), "both trips settle once the worker ran them");
+    assert!(worker.join().is_ok());
+}
+
 /// A re-arm as the race calls it: the real [`Latch::rearm`] or a deliberately broken one.
 type RearmFn = fn(&Latch, RearmAttestation) -> Result<StopRecord, RearmRefusal>;
 
