@@ -46,15 +46,7 @@ MARKER = "nothing copied yet"
 TOKEN = "wine-clip-token-0123456789abcdef"
 
 
-@pytest.fixture(scope="module")
-def desk():
-    with WineDesk() as d:
-        yield d
-
-
-@pytest.fixture(autouse=True)
-def no_stop_record(desk: WineDesk):
-    desk.forget_stop_record()
+pytestmark = pytest.mark.usefixtures("no_stop_record")
 
 
 def x_clipboard(desk: WineDesk) -> str:

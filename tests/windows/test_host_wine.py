@@ -66,15 +66,7 @@ TOKEN = "wine-host-token-0123456789abcdef"
 CONSENT_ENV = {"MCEC_TEST_CONSENT_TIMEOUT_MS": "20000"}
 
 
-@pytest.fixture(scope="module")
-def desk():
-    with WineDesk() as d:
-        yield d
-
-
-@pytest.fixture(autouse=True)
-def no_stop_record(desk: WineDesk):
-    desk.forget_stop_record()
+pytestmark = pytest.mark.usefixtures("no_stop_record")
 
 
 def at(origin: tuple[int, int], offset: tuple[int, int]) -> list[str]:

@@ -40,12 +40,6 @@ EVERYTHING = "AgentCommandsEnabled = true\n"
 COMMANDS = ("capture", "click", "displays")
 
 
-@pytest.fixture(scope="module")
-def desk():
-    with WineDesk() as d:
-        yield d
-
-
 def roaming(desk: WineDesk) -> Path:
     """`%APPDATA%` of the prefix's user, on the Linux side."""
     found = [p for p in (desk.prefix / "drive_c" / "users").glob("*/AppData/Roaming") if p.parent.parent.name != "Public"]

@@ -20,7 +20,6 @@ import subprocess
 from pathlib import Path, PureWindowsPath
 
 import anyio
-import pytest
 
 from wine_desk import WINE, WineDesk, exe
 from mcec_e2e import (  # noqa: E402 (wine_desk puts tests/e2e on the path)
@@ -45,12 +44,6 @@ OPT_IN = "AgentCommandsEnabled = true\nAllowSessionProvisioning = true\n"
 SESSION_FILES = {"mcec.exe", "mcec.settings", "mcec.commands", ".mcec-session", ".mcec.lock"}
 #: Wine's first start of a program in a fresh prefix is slow on a loaded machine.
 WINE_GUARD_S = HANG_GUARD_S * 4
-
-
-@pytest.fixture(scope="module")
-def desk():
-    with WineDesk() as d:
-        yield d
 
 
 def wine_copy(desk: WineDesk, root: Path, settings: str | None = None, commands: tuple[str, ...] = ()) -> Copy:

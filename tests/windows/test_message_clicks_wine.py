@@ -71,15 +71,7 @@ ELSEWHERE = ["40", "700"]
 CONSENT_ENV = {"MCEC_TEST_CONSENT_TIMEOUT_MS": "120000"}
 
 
-@pytest.fixture(scope="module")
-def desk():
-    with WineDesk() as d:
-        yield d
-
-
-@pytest.fixture(autouse=True)
-def no_stop_record(desk: WineDesk):
-    desk.forget_stop_record()
+pytestmark = pytest.mark.usefixtures("no_stop_record")
 
 
 def post(desk: WineDesk, how: str, title: str, point: list[str]) -> None:

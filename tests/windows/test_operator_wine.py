@@ -13,7 +13,6 @@ focus, so each test opens `mcec-wintest.exe` (a window that prints its clicks) a
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -42,17 +41,10 @@ ARTIFACTS = REPO / "target" / "test-artifacts"
 SCREENSHOTS = REPO / "docs" / "screenshots"
 
 
-@pytest.fixture(scope="module")
-def desk():
-    with WineDesk() as d:
-        yield d
-
-
 @pytest.fixture
 def copy(desk: WineDesk, tmp_path: Path):
     # A stop left recorded by an earlier test would latch this one's mcec.exe at start.
-    for record_dir in (desk.prefix / "drive_c" / "users").glob("*/AppData/Local/mcec/stop"):
-        shutil.rmtree(record_dir)
+    desk.forget_stop_record()
     c = wine_copy(desk, tmp_path, SETTINGS)
     c.enable_commands(*COMMANDS)
     return c

@@ -11,18 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-from wine_desk import Probe, WineDesk, key_events
+from wine_desk import Probe, key_events
 
 LCTRL, LALT, LSHIFT, S = "0xa2", "0xa4", "0xa0", "0x53"
 MODIFIERS = {"0xa2", "0xa3", "0xa4", "0xa5", "0xa0", "0xa1", "0x5b", "0x5c"}
 LLKHF_INJECTED = 0x10
 CHORD_STROKES = [(LCTRL, "1"), (LALT, "1"), (LSHIFT, "1"), (S, "1"), (S, "0"), (LSHIFT, "0"), (LALT, "0"), (LCTRL, "0")]
-
-
-@pytest.fixture(scope="module")
-def desk():
-    with WineDesk() as d:
-        yield d
 
 
 def is_latched(line: str) -> bool:

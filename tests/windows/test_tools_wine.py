@@ -11,7 +11,6 @@ import subprocess
 import threading
 from pathlib import Path
 
-import pytest
 
 from test_mcec_wine import call, linux_path, run, wine_copy
 from wine_desk import WINE, WineDesk, exe
@@ -22,12 +21,6 @@ COMMANDS = ("displays", "windows", "launch", "record", "send_command", "send_com
 TARGET = ("mcec raw target", "3060c0", 120, 140, 300, 200)
 #: Wine's notepad, in every prefix.
 NOTEPAD = r"C:\windows\notepad.exe"
-
-
-@pytest.fixture(scope="module")
-def desk():
-    with WineDesk() as d:
-        yield d
 
 
 def text_file(desk: WineDesk, tmp_path: Path, name: str) -> str:
