@@ -100,9 +100,9 @@ impl Keeper {
         self.memory.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The directory the records live in, for the watch.
-    pub fn dir(&self) -> Option<std::path::PathBuf> {
-        self.files.dir().map(std::path::Path::to_path_buf)
+    /// The file this display's record lives in, for the watch.
+    pub fn record_path(&self) -> Option<std::path::PathBuf> {
+        self.files.path()
     }
 
     /// The gate for `base` (what arming the stop gave) with the record's place considered;
@@ -280,9 +280,9 @@ pub fn follow_record(keeper: Keeper, latch: Latch, poll: Duration) {
     if *keeper.files.scope() == mcec_rules::stop_record::Scope::NoDisplay {
         return; // no desktop, no record applies
     }
-    let mut watch = RecordWatch::new(keeper.dir());
+    let mut watch = RecordWatch::new(keeper.record_path());
     loop {
-        watch.wait(poll);
+        let _woke = watch.wait(poll);
         keeper.tick(&latch);
     }
 }

@@ -59,11 +59,6 @@ impl StopRecords {
         self.scope.file_name().unwrap_or_else(|| UNIDENTIFIED.to_string())
     }
 
-    /// The directory the records live in (`None` when the home is unknown).
-    pub fn dir(&self) -> Option<&Path> {
-        self.dir.as_ref().ok().map(PathBuf::as_path)
-    }
-
     /// What the record's place holds now, with a place that holds nothing tried for a write
     /// ([`StopRecords::probe`]): [`Observation::Absent`] only when a record could be written.
     pub fn look(&self) -> Observation {
@@ -357,7 +352,7 @@ mod tests {
         let seen = blocked.look();
         assert!(matches!(&seen, Observation::Unusable(w) if w.contains("file")), "{seen:?}");
         assert_eq!(
-            std::fs::read_dir(mine.dir().expect("dir")).expect("ls").count(),
+            std::fs::read_dir(mine.path().and_then(|p| p.parent().map(Path::to_path_buf)).expect("dir")).expect("ls").count(),
             0,
             "the probe leaves nothing"
         );
