@@ -352,7 +352,9 @@ mod tests {
         let seen = blocked.look();
         assert!(matches!(&seen, Observation::Unusable(w) if w.contains("file")), "{seen:?}");
         assert_eq!(
-            std::fs::read_dir(mine.path().and_then(|p| p.parent().map(Path::to_path_buf)).expect("dir")).expect("ls").count(),
+            std::fs::read_dir(mine.path().and_then(|p| p.parent().map(Path::to_path_buf)).expect("dir"))
+                .expect("ls")
+                .count(),
             0,
             "the probe leaves nothing"
         );

@@ -27,6 +27,7 @@
 //! painted here, also in the host process (`attested_only`), whose eframe windows cannot name
 //! the event behind a click.
 
+mod pace;
 mod pass;
 mod raster;
 mod surface;

@@ -5,6 +5,7 @@
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
+use crate::soft::pace::Pacer;
 use crate::soft::pass::{self, DroppedInput, Layout, Role};
 use crate::soft::raster::Textures;
 use crate::soft::surface::{Seen, Surface};
@@ -26,6 +27,8 @@ pub(crate) struct SoftUi<S: Surface> {
     pub start: Instant,
     /// Presses dropped as no device's.
     pub dropped: DroppedInput,
+    /// When a change of the state repaints the windows.
+    pub pacer: Pacer,
 }
 
 impl<S: Surface> SoftUi<S> {
@@ -46,6 +49,7 @@ impl<S: Surface> SoftUi<S> {
             spare_banner: None,
             start: Instant::now(),
             dropped: DroppedInput::default(),
+            pacer: Pacer::default(),
         }
     }
 
@@ -56,6 +60,9 @@ impl<S: Surface> SoftUi<S> {
                 return Ok(());
             }
             let now = Instant::now();
+            if self.pacer.due(now, snap.is_stopped()) {
+                self.panes.iter_mut().for_each(|p| p.dirty = true);
+            }
             // Window by window, the banner first: it is on screen before a prompt that opens
             // with it is painted.
             for role in Role::ALL {
@@ -65,7 +72,7 @@ impl<S: Surface> SoftUi<S> {
                     self.frame(i)?;
                 }
             }
-            let until = self.panes.iter().filter_map(|p| p.repaint_at).min();
+            let until = self.panes.iter().filter_map(|p| p.repaint_at).chain(self.pacer.next()).min();
             for seen in self.surface.wait(until) {
                 if let Seen::End(end) = seen {
                     return end;
@@ -127,7 +134,7 @@ impl<S: Surface> SoftUi<S> {
     fn on_seen(&mut self, seen: Seen<S::Id>) -> Result<(), UiError> {
         let id = match &seen {
             Seen::Wake => {
-                self.panes.iter_mut().for_each(|p| p.dirty = true);
+                self.pacer.changed();
                 return Ok(());
             }
             Seen::End(_) => return Ok(()),
