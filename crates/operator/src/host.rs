@@ -85,16 +85,12 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
             let sign = Sign::Stop { disc: color, bar: Color32::WHITE };
             signed_text(ui, sign, "STOPPED", 22.0, color);
         } else {
-            ui.horizontal(|ui| {
-                ui.label(RichText::new(word).size(22.0).strong().color(color));
-                if offers_stop(&snap) {
-                    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                        if stop_button(ui).clicked() {
-                            send(events, OperatorEvent::StopPressed);
-                        }
-                    });
-                }
-            });
+            ui.label(RichText::new(word).size(22.0).strong().color(color));
+        }
+        // On the left, below the status: the overlay banner, centred at the top of the
+        // screen, never covers it while the window sits in a top corner.
+        if offers_stop(&snap) && stop_button(ui).clicked() {
+            send(events, OperatorEvent::StopPressed);
         }
         if let Mode::Stopped { reason, .. } = &snap.mode {
             ui.label(format!("Stopped by: {reason}. Re-arm in the prompt (the mcec menu reopens it)."));
