@@ -46,7 +46,7 @@ impl StopPlan {
                 "EmergencyStopEnabled is false, and nothing here serves agents (McpServerEnabled and AgentCommandsEnabled are both off)",
             ),
             StopPlan::NotNeeded => Some(
-                "not needed: nothing here serves agents (McpServerEnabled and AgentCommandsEnabled are both off); it arms when either is on",
+                "nothing here serves agents, so there is nothing to stop (McpServerEnabled and AgentCommandsEnabled are both off; it arms when either is on)",
             ),
         }
     }
