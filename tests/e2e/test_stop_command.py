@@ -41,6 +41,7 @@ from mcec_e2e import (
 from test_stop_durable import (
     PROMPT_TITLE,
     REARM_OFFSET,
+    StopDirMount,
     agent,
     click_rearm,
     is_red,
@@ -145,6 +146,28 @@ def test_mcec_stop_without_a_display_fails_and_stops_nothing(tmp_path: Path) -> 
     assert out == "", out
     assert "No X display found" in err and "Nothing was stopped" in err and "DISPLAY=:0 mcec stop" in err, err
     assert existed or not unidentified.exists(), "a record was written without a display"
+
+
+def test_mcec_stop_where_no_record_can_be_written_fails_and_says_where(tmp_path: Path, desk: Desk) -> None:
+    copy = stop_copy(tmp_path / "c")
+    record = record_of(desk)
+    mount = StopDirMount(desk, tmp_path / "ro", "ro")  # the stop directory, read-only for this process only
+    done = subprocess.run(
+        [*mount.wrapper(), str(copy.exe), "stop"],
+        capture_output=True,
+        text=True,
+        env=copy.env(DISPLAY=desk.inner),
+        cwd=copy.root,
+        timeout=120,
+    )
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    assert "the stop could not be recorded" in done.stderr and "Nothing was stopped" in done.stderr, done.stderr
+    assert str(record.parent) in done.stderr and "Read-only file system" in done.stderr, done.stderr
+    assert not record.exists()
+    # The positive control: the same command where a record can be written.
+    rc, _, err = mcec_stop(copy, desk.inner)
+    assert rc == 0 and record.exists(), err
+    record.unlink()
 
 
 async def test_the_host_windows_stop_button_stops_the_host(tmp_path: Path, desk: Desk, port: int, token: str) -> None:
