@@ -79,7 +79,7 @@ fn report(scope: &Scope, path: &Path, id: StopId, before: &Observation) -> Repor
             path.display()
         ),
         Scope::AnyDisplay | Scope::NoDisplay => format!(
-            "Stopped every mcec whose display could not be identified either (stop {id}): the stop is recorded in {}.",
+            "Stopped every mcec whose own display could not be identified (stop {id}): the stop is recorded in {}.",
             path.display()
         ),
     };
