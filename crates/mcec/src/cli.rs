@@ -24,6 +24,13 @@ pub enum Command {
     Run,
     /// Serve MCP on stdin/stdout (stdout carries JSON-RPC only).
     Mcp(McpArgs),
+    /// Emergency stop: stop every mcec on this display, running now or started later.
+    ///
+    /// The display is DISPLAY, or the one `mcec mcp` would find without it. The stop is
+    /// recorded for that display; every mcec there stops within a moment, and any started
+    /// later starts stopped. No command re-arms: only your own click on Re-arm in each mcec's
+    /// prompt (or the host's menu) does.
+    Stop,
     /// Provision a session copy for an agent (needs AllowSessionProvisioning).
     Provision(ProvisionArgs),
     /// Manage session copies.

@@ -2,7 +2,8 @@
 //!
 //! Parses the command line, sets up logging (stderr and `mcec.log`, never stdout), loads
 //! the settings (fail closed), and starts what the command asks for: the stdio MCP server
-//! (`mcec mcp`), the host with its HTTP front door (`mcec`), or an operator command.
+//! (`mcec mcp`), the host with its HTTP front door (`mcec`), or an operator command (`mcec
+//! stop`, `mcec provision`, …).
 //! Decisions live in the library crates; this crate only connects them.
 
 mod agent_tab;
@@ -25,6 +26,7 @@ mod relay;
 mod reload;
 mod serve;
 mod sessions_cli;
+mod stop_cmd;
 mod stop_follower;
 mod stop_record;
 mod stopless;
@@ -39,7 +41,7 @@ fn main() -> ExitCode {
     malloc_tuning::fix_mmap_threshold();
     let cli = Cli::parse();
     #[cfg(unix)]
-    if matches!(cli.command, Some(Command::Mcp(_) | Command::Run) | None) {
+    if matches!(cli.command, Some(Command::Mcp(_) | Command::Run | Command::Stop) | None) {
         desktop_find::settle();
     }
     match cli.command {
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Some(Command::Mcp(_)) => serve::run(serve::Mode::Stdio),
         None if cli.mcp_flag => serve::run(serve::Mode::Stdio),
         Some(Command::Run) | None => serve::run(serve::Mode::Host),
+        Some(Command::Stop) => sessions_cli::run(stop_cmd::stop_cmd),
         Some(Command::Provision(args)) => sessions_cli::run(|| sessions_cli::provision_cmd(args)),
         Some(Command::Completions { shell }) => sessions_cli::run(|| cli_docs::completions(shell)),
         Some(Command::Man) => sessions_cli::run(cli_docs::man_page),

@@ -27,6 +27,7 @@ use mcec_rules::StopFlag;
 use mcec_rules::gates::DesktopGate;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::Latch;
+use mcec_rules::stop_plan::StopPlan;
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
 use crate::attest::Attestor;
@@ -61,8 +62,8 @@ pub struct OperatorSide {
 /// What to bring up.
 pub struct Plan<'a> {
     pub artifacts_dir: std::path::PathBuf,
-    /// Arm the stop chord (the settings and the mode decide).
-    pub arm_stop: bool,
+    /// Whether to arm the stop chord, or why not (the settings and the mode decide).
+    pub stop: StopPlan,
     pub hotkey_spec: &'a str,
     pub surfaces: Surfaces,
     /// `UnsafeAllowActuationWithoutStopOnWayland`: act on a display where the stop cannot be armed.
@@ -104,15 +105,19 @@ impl OperatorSide {
             };
         let (monitor, gate) = match stopless_display(plan.unsafe_without_stop_on_wayland) {
             Some(gate) => (None, gate),
-            None if plan.arm_stop => arm(&latch, &ledger, plan.hotkey_spec),
-            None => {
-                tracing::warn!("the emergency stop is not armed (EmergencyStopEnabled is false)");
-                audit(
-                    "emergency-stop-disabled",
-                    "EmergencyStopEnabled = false: the operator turned the stop off; actuation runs with no stop, no chord, no prompt",
-                );
-                (None, DesktopGate::NotArmed { why: "EmergencyStopEnabled is false".into() })
-            }
+            None => match plan.stop.gate() {
+                None => arm(&latch, &ledger, plan.hotkey_spec),
+                Some(gate) => {
+                    match plan.stop {
+                        StopPlan::NotNeeded => tracing::info!("{}", gate.stop_line()),
+                        _ => tracing::warn!("{}", gate.stop_line()),
+                    }
+                    if let Some((event, detail)) = plan.stop.audit() {
+                        audit(event, detail);
+                    }
+                    (None, gate)
+                }
+            },
         };
         let gate = record.gate(gate);
         let (ui, ui_events, ui_thread) = start_ui(plan.surfaces);

@@ -36,6 +36,15 @@ pub fn desktop_found() -> Option<(String, mcec_rules::desktop_choice::Source)> {
     }
 }
 
+/// Why this process has no display to act on (the display search's words), `None` with one.
+#[cfg(unix)]
+pub fn no_desktop() -> Option<String> {
+    match crate::desktop_find::desktop() {
+        crate::desktop_find::Desktop::Found { .. } => None,
+        crate::desktop_find::Desktop::Missing(detail) => Some(detail),
+    }
+}
+
 /// How the X server at `display` answers a connection as this user, for the display search.
 #[cfg(unix)]
 pub fn probe_display(display: &str) -> mcec_rules::desktop_choice::SocketAnswer {
@@ -55,6 +64,12 @@ pub fn log_desktop() {
 
 #[cfg(windows)]
 pub fn log_desktop() {}
+
+/// Windows has one interactive desktop: never without one.
+#[cfg(windows)]
+pub fn no_desktop() -> Option<String> {
+    None
+}
 
 /// Windows has one interactive desktop and no display to find.
 #[cfg(windows)]

@@ -17,6 +17,7 @@ use mcec_mcp::{Agent, AgentConfig, audit::audit};
 use mcec_operator::Surfaces;
 use mcec_rules::latch::Latch;
 use mcec_rules::settings::{CaptureFormat, Settings, UNSAFE_WAYLAND_KEY};
+use mcec_rules::stop_plan::StopPlan;
 use mcec_sessions::lock::InstanceLock;
 use mcec_sessions::paths::McecPaths;
 use mcec_sessions::reaper::REAP_AGE;
@@ -173,11 +174,13 @@ fn operator_plan<'a>(mode: Mode, paths: &McecPaths, loaded: &'a Loaded) -> Plan<
     let agent_surface = loaded.agent_commands_enabled() || paths.installed;
     let plan = Plan {
         artifacts_dir: paths.artifacts_dir.clone(),
-        arm_stop: settings.emergency_stop_enabled
-            && match mode {
+        stop: StopPlan::decide(
+            settings.emergency_stop_enabled,
+            match mode {
                 Mode::Stdio | Mode::SessionBootstrap => true,
                 Mode::Host => settings.mcp_server_enabled || settings.agent_commands_enabled,
             },
+        ),
         hotkey_spec: &settings.emergency_stop_hotkey,
         surfaces: Surfaces {
             overlay: settings.command_overlay_enabled && agent_surface,
@@ -455,10 +458,18 @@ mod tests {
             let plan = operator_plan(i.mode, &paths, &loaded);
             let stdio = matches!(i.mode, Mode::Stdio | Mode::SessionBootstrap);
             let serves_agents = stdio || i.server_enabled || i.agent_commands;
-            assert_eq!(plan.arm_stop, i.stop_enabled && serves_agents, "arm_stop for {i:?}");
+            let arm_stop = plan.stop == StopPlan::Arm;
+            assert_eq!(arm_stop, i.stop_enabled && serves_agents, "arm_stop for {i:?}");
             if i.stop_enabled && (stdio || i.server_enabled || (i.agent_commands && !i.settings_error)) {
-                assert!(plan.arm_stop, "something can act, so the stop must be armed: {i:?}");
+                assert!(arm_stop, "something can act, so the stop must be armed: {i:?}");
             }
+            // The reason a stop is not armed is the true one (issue 25).
+            let want_stop = match (i.stop_enabled, serves_agents) {
+                (true, true) => StopPlan::Arm,
+                (false, serves_agents) => StopPlan::Disabled { serves_agents },
+                (true, false) => StopPlan::NotNeeded,
+            };
+            assert_eq!(plan.stop, want_stop, "the stop plan for {i:?}");
             let agent_surface = ((i.agent_commands || i.ask_first) && !i.settings_error) || i.installed;
             let want = Surfaces {
                 overlay: i.overlay_enabled && agent_surface,
@@ -475,7 +486,7 @@ mod tests {
             assert_eq!(plan.artifacts_dir, paths.artifacts_dir, "{i:?}");
             assert_eq!(plan.capture, capture_defaults(&loaded.settings), "{i:?}");
             seen += 1;
-            armed += usize::from(plan.arm_stop);
+            armed += usize::from(plan.stop == StopPlan::Arm);
         }
         assert_eq!(seen, 3 * 512, "every combination was checked");
         assert!(armed > 0 && armed < seen, "both verdicts occur: {armed} of {seen} armed");

@@ -1,6 +1,9 @@
-//! The host window of plain `mcec`: a status line and a menu.
+//! The host window of plain `mcec`: a status line, a Stop button and a menu.
 //!
-//! The menu carries `⛔ Re-arm (Emergency Stop)` only while the stop is latched; choosing it
+//! While the stop is armed the window offers `Stop`: a press reports
+//! [`OperatorEvent::StopPressed`] and the core trips the latch. Stopping is always allowed, so
+//! whoever or whatever pressed it is not asked about. The menu carries
+//! `⛔ Re-arm (Emergency Stop)` only while the stop is latched; choosing it
 //! opens the re-arm prompt (`prompt.rs`), whose `Re-arm` is judged on the event that pressed
 //! it. The host window itself decides nothing: its toolkit (eframe on X11) does not say which
 //! event pressed a control, and takes keys a program sent to it. `Settings…` opens the settings window
@@ -23,6 +26,9 @@ pub const MENU_SETTINGS_LABEL: &str = "Settings…";
 /// Label of the host menu's re-arm item.
 pub const MENU_REARM_LABEL: &str = "⛔ Re-arm (Emergency Stop)";
 
+/// Label of the host window's Stop button.
+pub const STOP_LABEL: &str = "Stop";
+
 pub(crate) const HOST_SIZE: [f32; 2] = [420.0, 150.0];
 
 /// Top-left corner and size of the host window where the program places it (the CPU
@@ -43,6 +49,12 @@ pub(crate) fn status(snap: &Snapshot) -> (&'static str, Color32) {
         }
         Mode::Idle | Mode::Rearmed { .. } => ("Armed", Color32::from_rgb(0x81, 0xC7, 0x84)),
     }
+}
+
+/// Whether the window offers `Stop`: only while a stop is armed and not latched (stopped,
+/// there is nothing more to stop; with no armed stop there is no latch to trip).
+pub(crate) fn offers_stop(snap: &Snapshot) -> bool {
+    snap.stop_armed && !snap.is_stopped()
 }
 
 /// Draw the host window; `Quit` or closing it ends the UI.
@@ -75,6 +87,11 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         } else {
             ui.label(RichText::new(word).size(22.0).strong().color(color));
         }
+        // On the left, below the status: the overlay banner, centred at the top of the
+        // screen, never covers it while the window sits in a top corner.
+        if offers_stop(&snap) && stop_button(ui).clicked() {
+            send(events, OperatorEvent::StopPressed);
+        }
         if let Mode::Stopped { reason, .. } = &snap.mode {
             ui.label(format!("Stopped by: {reason}. Re-arm in the prompt (the mcec menu reopens it)."));
         }
@@ -91,6 +108,12 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
     if (quit || closing) && state.request_quit() {
         send(events, OperatorEvent::Quit);
     }
+}
+
+/// The red `Stop` button.
+fn stop_button(ui: &mut egui::Ui) -> egui::Response {
+    let text = RichText::new(STOP_LABEL).size(18.0).strong().color(Color32::WHITE);
+    ui.add(egui::Button::new(text).fill(Color32::from_rgb(0xC6, 0x28, 0x28)).min_size(egui::vec2(96.0, 32.0)))
 }
 
 /// The menu's re-arm item: the painted sign, then a button with the rest of the label.
@@ -122,5 +145,19 @@ mod tests {
         assert_eq!(status(&st.snapshot()).0, "Armed");
         st.set_stop_unarmed();
         assert_eq!(status(&st.snapshot()).0, "Not armed", "never `Armed` without a stop");
+    }
+
+    #[test]
+    fn stop_is_offered_while_armed_only() {
+        let st = OperatorState::new();
+        assert!(offers_stop(&st.snapshot()), "armed and idle");
+        st.set_acting(true);
+        assert!(offers_stop(&st.snapshot()), "armed and acting");
+        st.set_stopped("chord");
+        assert!(!offers_stop(&st.snapshot()), "stopped: nothing more to stop");
+        st.set_rearmed();
+        assert!(offers_stop(&st.snapshot()), "re-armed");
+        st.set_stop_unarmed();
+        assert!(!offers_stop(&st.snapshot()), "no armed stop to trip");
     }
 }

@@ -52,7 +52,7 @@ use std::thread::JoinHandle;
 pub use agent_model::{AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, SessionRow};
 pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, DENY_LABEL};
 pub use consent_view::ConsentView;
-pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL};
+pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL, STOP_LABEL};
 pub use opt_in_prompt::{CANCEL_LABEL, CONFIRM_LABEL, OPT_IN_TITLE};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};

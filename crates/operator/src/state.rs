@@ -50,6 +50,9 @@ pub enum OperatorEvent {
     /// attested re-arm prompt instead and never sends this; a surface that names its events
     /// (Windows, once bound) may send it, judged like [`OperatorEvent::RearmClicked`].
     MenuRearm { by: Activation },
+    /// The host window's `Stop` button was pressed. Stopping is always allowed, so nothing
+    /// about the press is judged: the core trips the latch.
+    StopPressed,
     /// The host window's `Quit` item or close button was used; the UI is shutting down.
     Quit,
     /// `Allow` was clicked in the consent prompt (`request-command-access`) by `by`; judged

@@ -46,6 +46,9 @@ pub enum StopReason {
     /// The durable stop record holds a stop this process did not latch itself: one recorded
     /// before it started, or by another mcec on the same display (why, in words).
     Recorded(String),
+    /// The operator pressed one of mcec's own stop controls (which, in words: the host
+    /// window's Stop). Stopping needs no proof of a physical hand, so no event is judged.
+    Control(String),
 }
 
 impl fmt::Display for StopReason {
@@ -53,7 +56,7 @@ impl fmt::Display for StopReason {
         match self {
             StopReason::Chord(c) => write!(f, "operator pressed {c}"),
             StopReason::Tampering(d) => write!(f, "input tampering detected: {d}"),
-            StopReason::Recorded(why) => f.write_str(why),
+            StopReason::Recorded(why) | StopReason::Control(why) => f.write_str(why),
         }
     }
 }

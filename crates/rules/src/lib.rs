@@ -29,6 +29,7 @@ pub mod progress;
 pub mod record;
 pub mod settings;
 pub mod stop_flag;
+pub mod stop_plan;
 pub mod stop_record;
 pub mod stop_steps;
 pub mod text;

@@ -151,6 +151,10 @@ mod tests {
         );
         let forged = stop_steps(&notice(TripKind::Engaged, StopReason::Tampering("XTEST".into())));
         assert!(matches!(forged[0], StopStep::WriteRecord { .. }), "{forged:?}");
+        let button = "the operator pressed Stop in the mcec window";
+        let pressed = stop_steps(&notice(TripKind::Engaged, StopReason::Control(button.into())));
+        assert_eq!(pressed[0], StopStep::WriteRecord { reason: button.into(), wall }, "{pressed:?}");
+        assert_eq!(pressed[1], StopStep::Audit(format!("engaged; reason={button}")));
     }
 
     #[test]

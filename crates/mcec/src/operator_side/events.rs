@@ -1,16 +1,22 @@
-//! The operator's clicks, as the windows report them: a re-arm goes to [`Rearm::attempt`], a
-//! consent click to the waiting request, the Agent tab's work to a thread of its own (so a
-//! re-arm never waits behind a copy of the executable), Quit ends the process.
+//! The operator's clicks, as the windows report them: the host window's Stop trips the latch
+//! (stopping is always allowed, so nothing about the click is judged), a re-arm goes to
+//! [`Rearm::attempt`], a consent click to the waiting request, the Agent tab's work to a thread
+//! of its own (so a re-arm never waits behind a copy of the executable), Quit ends the process.
 
 use std::sync::mpsc::{Receiver, Sender};
 
 use mcec_mcp::audit::audit;
 use mcec_operator::OperatorEvent;
+use mcec_rules::latch::StopReason;
 
 use super::rearm::Rearm;
 use super::ui::{UiShutdown, exit_after_ui};
 use crate::agent_tab::AgentTabCore;
 use crate::consent::ConsentClick;
+
+/// Why the stop engaged when the operator pressed the host window's Stop (the banner, the
+/// audit line and the stop record say it).
+const STOP_BUTTON_REASON: &str = "the operator pressed Stop in the mcec window";
 
 /// Operator clicks from the windows. A re-arm is honoured only when the monitor saw the very
 /// click (or key) that pressed `Re-arm` come from a physical device, the prompt had been on
@@ -24,6 +30,11 @@ pub(super) fn rearm_handler(
 ) {
     for event in events {
         match event {
+            OperatorEvent::StopPressed => {
+                tracing::info!("{STOP_BUTTON_REASON}");
+                // The stop worker writes the record, the audit line and the banner.
+                rearm.latch.trip(StopReason::Control(STOP_BUTTON_REASON.into()));
+            }
             OperatorEvent::RearmClicked { by } | OperatorEvent::MenuRearm { by } => {
                 rearm.attempt("by the operator", &by);
             }
