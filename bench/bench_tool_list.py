@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -33,12 +34,16 @@ CATALOG = REPO / "crates" / "rules" / "src" / "catalog.rs"
 
 
 def every_command() -> list[str]:
-    """Every tool the catalogue lists that `mcec.commands` gates (the rest are always listed)."""
+    """Every tool name in the catalogue, spelled out or through its constant (`name: LAUNCH`);
+    enabling the ones `mcec.commands` does not gate is harmless (they are always listed)."""
+    text = CATALOG.read_text()
+    constants = dict(re.findall(r'pub const (\w+): &str = "([^"]+)";', text))
     names = []
-    for line in CATALOG.read_text().splitlines():
+    for line in text.splitlines():
         line = line.strip()
-        if line.startswith('name: "') and line.endswith('",'):
-            names.append(line[len('name: "') : -2])
+        if line.startswith("name: ") and line.endswith(","):
+            value = line[len("name: ") : -1]
+            names.append(value.strip('"') if value.startswith('"') else constants[value])
     return names
 
 

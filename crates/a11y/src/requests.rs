@@ -20,14 +20,16 @@ macro_rules! with_element {
 with_selector! {
     /// `query`: the accessibility tree under one window (or under one element), bounded.
     pub struct QueryRequest {
-        /// Start from this element (an `elementId` from an earlier answer) instead of the window.
+        /// Start at this element (from `query`, `find` or `wait-for`), not the window.
         #[serde(default)]
         pub element_id: Option<String>,
-        /// Levels below the start to include, 1 to 64 (default 8).
+        /// Levels below the start.
         #[serde(default)]
+        #[schemars(range(min = 1, max = 64), extend("default" = 8))]
         pub depth: Option<u32>,
-        /// Elements to include, 1 to 5000 (default 300). The answer says when the tree was cut.
+        /// The answer says when the tree was cut.
         #[serde(default)]
+        #[schemars(range(min = 1, max = 5000), extend("default" = 300))]
         pub max_elements: Option<usize>,
     }
 }
@@ -37,7 +39,7 @@ with_element! {
     /// `states`); exactly one is the answer, more than one is `ambiguous-selector` listing
     /// them, none is `element-not-found`. `elementId` is not taken: it is already found.
     pub struct FindRequest {
-        /// `true`: answer every match instead of refusing more than one (at most 50).
+        /// Answer every match (at most 50) instead of refusing more than one.
         #[serde(default)]
         pub all: Option<bool>,
     }
@@ -73,16 +75,17 @@ with_element! {
     /// `invoke`: act on one element without the mouse. Give `elementId`, or a selector
     /// (`by`, `value`, `role`, `states`) with a window.
     pub struct InvokeRequest {
-        /// What to do (default `press`).
         #[serde(default)]
+        #[schemars(extend("default" = "press"))]
         pub action: Option<InvokeAction>,
-        /// The text for `setText` and `appendText` (at most 10000 characters).
+        /// For `setText`, `appendText`.
         #[serde(default)]
+        #[schemars(length(max = 10_000))]
         pub text: Option<String>,
-        /// The value for `setValue`.
+        /// For `setValue`.
         #[serde(default)]
         pub number: Option<f64>,
-        /// The action name for `named`.
+        /// For `named`: one of the element's `actions`.
         #[serde(default)]
         pub name: Option<String>,
     }
@@ -110,12 +113,12 @@ with_element! {
     /// `states`) appears, disappears, becomes enabled, focused or showing; ends early on the
     /// emergency stop and the client's cancel. Takes a selector, not an `elementId`.
     pub struct WaitForRequest {
-        /// `appears` (default), `disappears`, `enabled`, `focused` or `showing`.
         #[serde(default)]
+        #[schemars(extend("default" = "appears"))]
         pub condition: Option<WaitForCondition>,
-        /// How long to wait, 0 to 60000 ms (default 5000). Past 50000 ms, send a
-        /// `progressToken` (progress comes every 2 s) or allow the call more than 60 s.
+        /// Past 50000, send a `progressToken` or allow the call more than 60 s.
         #[serde(default)]
+        #[schemars(range(max = 60_000), extend("default" = 5000))]
         pub timeout_ms: Option<u64>,
     }
 }
@@ -140,8 +143,8 @@ with_element! {
         /// A desktop rectangle to read by OCR.
         #[serde(default)]
         pub region: Option<mcec_desktop::requests::Region>,
-        /// `auto` (default), `accessibility` or `ocr`.
         #[serde(default)]
+        #[schemars(extend("default" = "auto"))]
         pub source: Option<TextSource>,
     }
 }
@@ -171,12 +174,11 @@ pub enum SelectionName {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ClipboardRequest {
-    /// `get` or `set`.
     pub action: ClipboardAction,
-    /// The text for `set` (at most 1 MiB of UTF-8).
+    /// For `set`, at most 1 MiB of UTF-8.
     #[serde(default)]
     pub text: Option<String>,
-    /// `clipboard` (default) or `primary`.
     #[serde(default)]
+    #[schemars(extend("default" = "clipboard"))]
     pub selection: Option<SelectionName>,
 }

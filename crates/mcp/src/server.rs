@@ -32,7 +32,8 @@ Every tools/call answers with one JSON envelope: {ok, runId, result | error{code
 If error.code is `emergency-stopped`, the operator has pressed the emergency stop: stop what you are doing, tell the \
 user, and do not retry or work around it; only the operator can re-arm it, at the machine. `bootstrap-only` means \
 this is the operator's installed copy: call provision-session to get a session copy and drive that. Otherwise \
-read error.detail: it says what to do next. Window selectors never pick \"the first\" of several matches. \
+read error.detail: it says what to do next. Window selectors (`window`, `process`, `className`) match in any case \
+and never pick \"the first\" of several matches. \
 `commandAccess` below lists the commands enabled now and those you may ask the operator for with \
 request-command-access (session-status carries it too; notifications/tools/list_changed says when it changes).";
 

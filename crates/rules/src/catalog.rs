@@ -97,14 +97,14 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "click",
         kind: ToolKind::Actuation,
         title: "Click",
-        description: "Click (1-3 times, optionally with modifiers) at a point, window-relative with a window selector, or at an element's centre. Errors: window-not-found, ambiguous-selector, element-not-found.",
+        description: "Click a point or an element's centre, 1-3 times, optionally with modifiers. Errors: window-not-found, ambiguous-selector, element-not-found.",
         hints: INPUT,
     },
     ToolSpec {
         name: "drag",
         kind: ToolKind::Actuation,
         title: "Drag",
-        description: "Press a button at `from`, move through `path` (at most 400 points) to `to`, release; optionally window-relative, timed, with modifiers. Errors: window-not-found, ambiguous-selector, element-not-found.",
+        description: "Press a button at `from`, move through `path` (at most 400 points) to `to`, release. Errors: window-not-found, ambiguous-selector, element-not-found.",
         hints: INPUT,
     },
     ToolSpec {
@@ -181,14 +181,14 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "query",
         kind: ToolKind::Observation,
         title: "Query the accessibility tree",
-        description: "The accessibility tree under a window or element (role, name, states, actions, desktop bounds, elementIds), bounded by depth and maxElements. Errors: window-not-found, ambiguous-selector, element-not-found, ambiguous-selector, stale-element, unavailable.",
+        description: "The accessibility tree under a window or element (role, name, states, actions, desktop bounds, elementIds), bounded by depth and maxElements. Errors: window-not-found, ambiguous-selector, element-not-found, stale-element, unavailable.",
         hints: OBSERVES,
     },
     ToolSpec {
         name: "find",
         kind: ToolKind::Observation,
         title: "Find an element",
-        description: "The one element under a window matching `value` (by name, role, automationid or text) and optional role/states; several matches are refused, listed. Errors: element-not-found, ambiguous-selector, stale-element, unavailable.",
+        description: "The one element under a window matching `value` (and `role`, `states`); several matches are refused and listed. Errors: element-not-found, ambiguous-selector, stale-element, unavailable.",
         hints: OBSERVES,
     },
     ToolSpec {

@@ -118,3 +118,34 @@ impl A11yTools {
         Ok(FindResult { window: WindowRef::from(&window), element: Some(element), elements: None, cut: None })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn properties<T: schemars::JsonSchema>() -> Value {
+        serde_json::to_value(schemars::schema_for!(T)).unwrap()["properties"].clone()
+    }
+
+    /// The limits the input schemas state are the ones these tools enforce (the schema
+    /// attributes are literals, so this is what keeps the two together).
+    #[test]
+    fn the_schemas_state_the_limits_the_tools_enforce() {
+        let query = properties::<QueryRequest>();
+        let elements = (DEFAULT_ELEMENTS as u64, MAX_ELEMENTS as u64);
+        for (field, (default, max)) in
+            [("depth", (u64::from(DEFAULT_DEPTH), u64::from(MAX_DEPTH))), ("maxElements", elements)]
+        {
+            let f = &query[field];
+            assert_eq!(
+                (&f["minimum"], &f["maximum"], &f["default"]),
+                (&json!(1), &json!(max), &json!(default))
+            );
+        }
+        let wait = properties::<crate::requests::WaitForRequest>();
+        assert_eq!(wait["timeoutMs"]["maximum"], json!(super::super::wait::MAX_TIMEOUT_MS));
+        let invoke = properties::<crate::requests::InvokeRequest>();
+        assert_eq!(invoke["text"]["maxLength"], json!(super::super::invoke::MAX_TEXT_CHARS));
+    }
+}

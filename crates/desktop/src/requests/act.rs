@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::Endpoint;
+use super::{Endpoint, words};
 use super::{unselected, with_selector};
 use crate::keys::Modifier;
 use crate::types::{MouseButton, Point};
@@ -11,22 +11,20 @@ use crate::types::{MouseButton, Point};
 with_selector! {
     /// `click`: press and release a mouse button at a point.
     pub struct ClickRequest {
-        /// `{x, y}` in desktop pixels (window-relative with a window selector), or an element
-        /// (`{elementId}` or `{by, value, role, states}` under the window): its centre.
+        #[schemars(description = words::ENDPOINT)]
         pub at: Endpoint,
-        /// `left` (default), `right` or `middle`.
         #[serde(default)]
         #[schemars(extend("default" = "left"))]
         pub button: Option<MouseButton>,
-        /// Number of clicks, 1 to 3 (default 1; 2 is a double click).
+        /// 2 is a double click.
         #[serde(default)]
         #[schemars(range(min = 1, max = 3), extend("default" = 1))]
         pub count: Option<u32>,
-        /// Keys held for the click only, e.g. `["ctrl"]`.
+        /// Held for the click only.
         #[serde(default)]
         pub modifiers: Option<Vec<Modifier>>,
-        /// Points are in the pixels of this `capture` (its `captureId`); not with a window.
         #[serde(default)]
+        #[schemars(description = words::CAPTURE_ID)]
         pub capture_id: Option<String>,
     }
 }
@@ -47,29 +45,26 @@ impl ClickRequest {
 with_selector! {
     /// `drag`: press a button at `from`, move through `path` to `to`, release.
     pub struct DragRequest {
-        /// Start: `{x, y}` in desktop pixels (window-relative with a window selector, as are
-        /// `path` and `to`), or an element (`{elementId}` or `{by, value, role, states}`).
+        #[schemars(description = words::ENDPOINT)]
         pub from: Endpoint,
-        /// End: a point or an element, as `from`.
+        #[schemars(description = words::ENDPOINT)]
         pub to: Endpoint,
-        /// Waypoints between `from` and `to`. The whole path is walked in steps of at most
-        /// 12 px and at most 400 points.
+        /// Waypoints between `from` and `to` (in their space), walked in steps of at most 12 px.
         #[serde(default)]
         #[schemars(length(max = 400))]
         pub path: Option<Vec<Point>>,
-        /// Spread the points evenly over this many ms (0 to 10000; default 0, as fast as the
-        /// target window keeps up).
+        /// Spread the points over this many ms (0: as fast as the window keeps up).
         #[serde(default)]
         #[schemars(range(max = 10_000), extend("default" = 0))]
         pub duration_ms: Option<u64>,
-        /// `left` (default), `right` or `middle`.
         #[serde(default)]
+        #[schemars(extend("default" = "left"))]
         pub button: Option<MouseButton>,
-        /// Modifier keys held for the whole drag only (`shift`, `ctrl`, `alt`, `super`).
+        /// Held for the whole drag only.
         #[serde(default)]
         pub modifiers: Option<Vec<Modifier>>,
-        /// Points are in the pixels of this `capture` (its `captureId`); not with a window.
         #[serde(default)]
+        #[schemars(description = words::CAPTURE_ID)]
         pub capture_id: Option<String>,
     }
 }
@@ -93,8 +88,7 @@ impl DragRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TypeRequest {
-    /// Any Unicode text; newlines press Return and tabs press Tab. Other control characters
-    /// are refused. At most 10000 characters.
+    /// Newlines press Return, tabs Tab; other control characters are refused.
     #[schemars(length(max = 10_000))]
     pub text: String,
 }
@@ -103,14 +97,12 @@ pub struct TypeRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct KeyRequest {
-    /// Space-separated chords of `+`-joined key names: modifiers `ctrl`, `shift`, `alt`,
-    /// `super`, and one key such as `a`, `5`, `Enter` (or `Return`), `Tab`, `Esc` (or `Escape`), `BackSpace`,
-    /// `Delete`, `Home`, `End`, `PageUp`, `PageDown`, `Up`, `Down`, `Left`, `Right`, `Space`,
-    /// `F1`..`F24`, `plus`, `minus`. At most 32 chords.
+    /// Space-separated chords of `+`-joined names: modifiers ctrl, shift, alt, super and one
+    /// key such as a, 5, Enter, Tab, Esc, BackSpace, Delete, Home, End, PageUp, PageDown, Up,
+    /// Down, Left, Right, Space, F1..F24, plus, minus. At most 32 chords.
     #[schemars(length(min = 1))]
     pub keys: String,
-    /// Hold each chord down this long before releasing it, in ms (at most 10000; all the
-    /// chords' holds together at most 50000).
+    /// Hold each chord this long, in ms (all the holds together at most 50000).
     #[serde(default, alias = "hold")]
     #[schemars(range(max = 10_000), extend("default" = 0))]
     pub hold_ms: Option<u64>,
@@ -135,19 +127,18 @@ pub enum WindowAction {
 with_selector! {
     /// `window`: move, resize, minimise, maximise, restore or raise one window.
     pub struct WindowRequest {
-        /// The operation.
         pub action: WindowAction,
-        /// New left edge for `move`.
+        /// `move`: the new left edge.
         #[serde(default)]
         pub x: Option<i64>,
-        /// New top edge for `move`.
+        /// `move`: the new top edge.
         #[serde(default)]
         pub y: Option<i64>,
-        /// New width for `resize` (positive).
+        /// `resize`: the new width.
         #[serde(default)]
         #[schemars(range(min = 1))]
         pub width: Option<i64>,
-        /// New height for `resize` (positive).
+        /// `resize`: the new height.
         #[serde(default)]
         #[schemars(range(min = 1))]
         pub height: Option<i64>,
@@ -158,7 +149,7 @@ with_selector! {
     /// `focus`: bring a window to the foreground, optionally click in it, and verify it has
     /// the keyboard focus.
     pub struct FocusRequest {
-        /// Also left-click here: window-relative `{x, y}`, or an element of the window.
+        /// Also left-click here: a window-relative `{x, y}` or an element.
         #[serde(default)]
         pub click_at: Option<Endpoint>,
     }
@@ -168,16 +159,15 @@ with_selector! {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LaunchRequest {
-    /// The program: an absolute path or a name looked up on PATH.
+    /// An absolute path or a name on PATH.
     #[schemars(length(min = 1))]
     pub path: String,
-    /// Arguments, passed as they are (no shell).
+    /// Passed as they are (no shell).
     #[serde(default)]
     pub args: Option<Vec<String>>,
-    /// Working directory of the new process.
     #[serde(default)]
     pub working_directory: Option<String>,
-    /// Longest wait for a window of the new process, in ms (default 10000, at most 50000).
+    /// Longest wait for its window, in ms.
     #[serde(default)]
     #[schemars(range(max = 50_000), extend("default" = 10_000))]
     pub timeout_ms: Option<u64>,

@@ -42,21 +42,21 @@ macro_rules! with_element_fields {
             $(#[$meta])*
             pub struct $name {
                 $($body)*
-                /// An `elementId` from `query`, `find` or `wait-for`.
+                // Described once in `words`: every element-taking tool repeats these.
                 #[serde(default)]
+                #[schemars(description = $crate::requests::words::ELEMENT_ID)]
                 pub element_id: Option<String>,
-                /// What `value` matches: `name` (default; whole, case-insensitive), `role`,
-                /// `automationid` (exact) or `text` (substring, case-insensitive).
                 #[serde(default)]
+                #[schemars(description = $crate::requests::words::BY)]
                 pub by: Option<$crate::requests::By>,
-                /// With a window: the name, role, id or text to match.
                 #[serde(default)]
+                #[schemars(description = $crate::requests::words::VALUE)]
                 pub value: Option<String>,
-                /// Only this role (e.g. `push-button`, `text`).
                 #[serde(default)]
+                #[schemars(description = $crate::requests::words::ROLE)]
                 pub role: Option<String>,
-                /// Only with all these states (e.g. `enabled`, `checked`).
                 #[serde(default)]
+                #[schemars(description = $crate::requests::words::STATES)]
                 pub states: Vec<String>,
             }
         }
@@ -121,8 +121,9 @@ impl From<Point> for Endpoint {
 
 with_element_fields! { as_written, target {
     /// Every field either shape may carry, so one strict pass reads both and unknown fields
-    /// are refused by name.
-    #[derive(Deserialize)]
+    /// are refused by name. (`JsonSchema` only lets the fields' `schemars` attributes be read;
+    /// [`Endpoint`]'s schema is its two shapes.)
+    #[derive(Deserialize, JsonSchema)]
     #[serde(deny_unknown_fields, rename_all = "camelCase")]
     pub struct EitherShape {
         x: Option<i32>,

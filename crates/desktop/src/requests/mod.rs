@@ -10,6 +10,7 @@ mod element;
 mod observe;
 mod pointer;
 mod raw;
+pub mod words;
 
 pub use act::{
     ClickRequest, DragRequest, FocusRequest, KeyRequest, LaunchRequest, TypeRequest, WindowAction,
@@ -67,22 +68,21 @@ macro_rules! with_selector {
         #[serde(deny_unknown_fields, rename_all = "camelCase")]
         pub struct $name {
             $( $(#[$fmeta])* pub $field: $ty, )*
-            /// Window title, a case-insensitive substring.
+            // Described once in `words` (the names say the rest; [`WindowSelector`] has
+            // the details): every tool that takes a window repeats these to the model.
             #[serde(default)]
+            #[schemars(description = $crate::requests::words::TITLE)]
             pub window: Option<String>,
-            /// Window's process name, case-insensitive.
             #[serde(default)]
             pub process: Option<String>,
-            /// Window class or instance, case-insensitive.
             #[serde(default)]
+            #[schemars(description = $crate::requests::words::CLASS)]
             pub class_name: Option<String>,
-            /// Window's process id.
             #[serde(default)]
             pub pid: Option<u32>,
-            /// Window `id` from `windows`.
             #[serde(default)]
+            #[schemars(description = $crate::requests::words::HANDLE)]
             pub handle: Option<u64>,
-            /// `true`: the foreground window.
             #[serde(default)]
             pub foreground: Option<bool>,
         }
@@ -153,7 +153,7 @@ mod tests {
         let schema = schemars::schema_for!(ClickRequest);
         let text = serde_json::to_string(&schema).unwrap();
         assert!(text.contains("\"className\""), "{text}");
-        assert!(text.contains("case-insensitive substring"), "{text}");
+        assert!(text.contains(words::TITLE), "{text}");
         assert!(text.contains("additionalProperties"), "{text}");
     }
 }

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{unselected, with_selector};
+use super::{unselected, with_selector, words};
 
 /// `displays`: no arguments.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -26,22 +26,21 @@ pub enum WaitCondition {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WindowsRequest {
-    /// Only windows whose title contains this text (case-insensitive).
+    // The filters are the window selector's fields, described as there.
     #[serde(default)]
+    #[schemars(description = words::TITLE)]
     pub title: Option<String>,
-    /// Only windows of this class or instance name (case-insensitive).
     #[serde(default)]
+    #[schemars(description = words::CLASS)]
     pub class_name: Option<String>,
-    /// Only windows of this process name (case-insensitive).
     #[serde(default)]
     pub process: Option<String>,
-    /// Only windows of this process id.
     #[serde(default)]
     pub pid: Option<u32>,
-    /// Wait until the filtered list satisfies this condition (bounded by `timeoutMs`).
+    /// Wait until a window matching the filters appears, none does, or one is in front.
     #[serde(default)]
     pub condition: Option<WaitCondition>,
-    /// Longest wait for `condition`, in ms (default 5000, at most 50000).
+    /// Longest wait for `condition`, in ms.
     #[serde(default)]
     #[schemars(range(max = 50_000), extend("default" = 5000))]
     pub timeout_ms: Option<u64>,
@@ -77,33 +76,32 @@ pub enum ImageFormat {
 with_selector! {
     /// `capture`: the whole desktop, a `region`, or one window (selector fields) as PNG.
     pub struct CaptureRequest {
-        /// Capture only this rectangle of the desktop. Not together with a window selector.
         #[serde(default)]
+        #[schemars(description = words::REGION)]
         pub region: Option<Region>,
-        /// Downscale so the image is at most this wide (never upscaled).
+        /// Downscale to at most this wide.
         #[serde(default)]
         #[schemars(range(min = 1))]
         pub max_width: Option<u32>,
-        /// Downscale by this factor, in (0, 1]; larger values leave the size unchanged.
+        /// Downscale factor; 1 or more keeps the size.
         #[serde(default)]
         #[schemars(extend("exclusiveMinimum" = 0), extend("default" = 1))]
         pub scale: Option<f64>,
-        /// `true`: no downscale. Otherwise the image is held to at most 1568 px a side and
-        /// 1.15 megapixels unless `maxWidth` or `scale` is given; the answer says the scale.
+        /// No downscale; else at most 1568 px a side and 1.15 Mpx unless `maxWidth` or `scale`.
         #[serde(default)]
         pub full: Option<bool>,
-        /// `true`: draw the mouse pointer into the image.
+        /// Draw the pointer in.
         #[serde(default)]
         pub cursor: Option<bool>,
-        /// `auto` (default unless the operator set another): PNG, or JPEG when the picture is
-        /// photographic; `png`; `jpeg`. The answer's `mimeType` says which. A `file` named
-        /// `.jpg`/`.jpeg` is JPEG.
+        /// `auto` (the operator may set another default): PNG, or JPEG when photographic; the
+        /// answer's `mimeType` says which. A `.jpg` `file` is JPEG.
         #[serde(default)]
         pub format: Option<ImageFormat>,
-        /// JPEG quality, 1 to 100 (default 80); not with `format: png`.
+        /// JPEG only.
         #[serde(default)]
+        #[schemars(range(min = 1, max = 100), extend("default" = 80))]
         pub quality: Option<u8>,
-        /// Also write the image here (relative: in the session's artefact directory).
+        /// Also write the image here (relative: in the artefact directory).
         #[serde(default)]
         pub file: Option<String>,
     }
@@ -154,26 +152,22 @@ pub enum RecordAction {
 with_selector! {
     /// `record`: an animated GIF of the desktop, a `region` or one window (selector fields).
     pub struct RecordRequest {
-        /// `start`, `stop` or `oneshot`.
         pub action: RecordAction,
-        /// Record only this rectangle of the desktop. Not together with a window selector.
         #[serde(default)]
+        #[schemars(description = words::REGION)]
         pub region: Option<Region>,
-        /// Frames per second, 1 to 10 (default 5).
         #[serde(default)]
         #[schemars(range(min = 1, max = 10), extend("default" = 5))]
         pub fps: Option<u32>,
-        /// Length in ms: required for `oneshot` (at most 50000); for `start`, it stops by
-        /// itself after this long (default and at most 60000).
+        /// `oneshot`: needed, at most 50000; `start`: stops by itself after it (default 60000).
         #[serde(default)]
         #[schemars(range(min = 1, max = 60_000))]
         pub duration_ms: Option<u64>,
-        /// Downscale frames to at most this width (default 800, at most 1920, never upscaled).
+        /// Downscale frames to at most this wide.
         #[serde(default)]
         #[schemars(range(min = 1, max = 1920), extend("default" = 800))]
         pub max_width: Option<u32>,
-        /// Write the GIF here (relative: in the session's artefact directory; default a new
-        /// file there).
+        /// Write the GIF here (relative: in the artefact directory; default a new file there).
         #[serde(default)]
         pub file: Option<String>,
     }

@@ -4,26 +4,24 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{unselected, with_selector};
+use super::{unselected, with_selector, words};
 use crate::keys::Modifier;
 use crate::types::{MouseButton, Point, ScrollDirection};
 
 with_selector! {
     /// `scroll`: turn the mouse wheel at a point.
     pub struct ScrollRequest {
-        /// Desktop pixels (window-relative with a window selector); the pointer moves there.
+        #[schemars(description = words::POINT)]
         pub at: Point,
-        /// `up`, `down`, `left` or `right`.
         pub direction: ScrollDirection,
-        /// Wheel notches, 1 to 50 (default 3).
         #[serde(default)]
         #[schemars(range(min = 1, max = 50), extend("default" = 3))]
         pub notches: Option<u32>,
-        /// Modifier keys held while scrolling only (`ctrl` zooms in most programs).
+        /// Held while scrolling only.
         #[serde(default)]
         pub modifiers: Option<Vec<Modifier>>,
-        /// Points are in the pixels of this `capture` (its `captureId`); not with a window.
         #[serde(default)]
+        #[schemars(description = words::CAPTURE_ID)]
         pub capture_id: Option<String>,
     }
 }
@@ -53,22 +51,23 @@ with_selector! {
     /// `mouse`: hover, press or release a button, or ask where the pointer is.
     pub struct MouseRequest {
         pub action: MouseAction,
-        /// Desktop pixels (window-relative with a window selector). Needed by `move`, `down`.
+        /// Desktop pixels (window-relative with a window); needed by `move` and `down`.
         #[serde(default)]
         pub at: Option<Point>,
-        /// `move` only: waypoints walked before `at`.
+        /// `move`: waypoints walked before `at`.
         #[serde(default)]
         #[schemars(length(max = 400))]
         pub path: Option<Vec<Point>>,
-        /// `move` only: spread the movement over this many ms (0 to 10000; default 0).
+        /// `move`: spread the movement over this many ms.
         #[serde(default)]
         #[schemars(range(max = 10_000), extend("default" = 0))]
         pub duration_ms: Option<u64>,
-        /// `down`/`up`: `left` (default), `right` or `middle`.
+        /// For `down` and `up`.
         #[serde(default)]
+        #[schemars(extend("default" = "left"))]
         pub button: Option<MouseButton>,
-        /// Points are in the pixels of this `capture` (its `captureId`); not with a window.
         #[serde(default)]
+        #[schemars(description = words::CAPTURE_ID)]
         pub capture_id: Option<String>,
     }
 }
@@ -91,7 +90,7 @@ impl MouseRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WaitRequest {
-    /// How long, in ms (1 to 30000).
+    /// Milliseconds.
     #[schemars(range(min = 1, max = 30_000))]
     pub ms: u64,
 }

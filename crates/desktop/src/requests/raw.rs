@@ -10,11 +10,9 @@ use serde::Deserialize;
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SendCommandRequest {
-    /// One line of `;`-separated commands, run in order: `chars:<text>` (escapes `\;` `\\`
-    /// `\n` `\t`), `key:<chords>` (the `key` tool's grammar, e.g. `key:ctrl+s`),
-    /// `mouse:move X Y`, `mouse:click X Y [left|right|middle]`, `mouse:drag X1 Y1 X2 Y2`,
-    /// `pause:<ms>` (at most 5000; all the pauses of a line together at most 50000). At most
-    /// 50 commands per line. Example:
+    /// `;`-separated, run in order: `chars:<text>` (escapes `\;` `\\` `\n` `\t`),
+    /// `key:<chords>` (as `key`), `mouse:move X Y`, `mouse:click X Y [left|right|middle]`,
+    /// `mouse:drag X1 Y1 X2 Y2`, `pause:<ms>` (at most 5000; 50000 a line). E.g.
     /// `mouse:click 200 150; chars:hello; key:Return`.
     #[schemars(with = "String", length(min = 1))]
     pub command: CommandLine,

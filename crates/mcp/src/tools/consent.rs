@@ -20,13 +20,11 @@ use crate::audit::audit;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RequestCommandAccess {
-    /// The commands wanted: tool names (`click`, `launch`, ...) or raw kinds
-    /// (`send_command.chars`, `send_command.key`, `send_command.mouse`, `send_command.pause`).
-    /// Ask for everything you need at once.
+    /// Tool names, or raw kinds `send_command.chars`, `.key`, `.mouse`, `.pause`.
     #[schemars(length(min = 1, max = 8))]
     pub commands: Vec<String>,
-    /// Why, in one line shown to the operator (at most 300 characters are shown; control and
-    /// bidirectional characters are removed).
+    /// One line shown to the operator (its first 300 characters, control and bidirectional
+    /// characters removed).
     #[schemars(length(max = 65536))]
     pub reason: String,
 }

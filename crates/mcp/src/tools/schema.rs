@@ -10,9 +10,11 @@ use serde_json::{Value, json};
 
 /// schemars' schema for a request type, cleaned for agents: the root `title` (the Rust
 /// struct's name), `description` and `$schema` dropped, every `$ref` into `$defs` replaced by the
-/// definition it names (without that definition's own `title`), and the `"default": null`
-/// schemars gives every optional field dropped (an absent field means the default the
-/// field states, which the request structs declare where there is one). Then `tidy` (below).
+/// definition it names (without that definition's own `title` and `description`: a type's doc
+/// comment is written for Rust readers, the field's is the agent's), and the defaults an absent
+/// field already means dropped (schemars gives every optional field `"default": null`, every
+/// list `"default": []`; the request structs declare the defaults that say something). Then
+/// `tidy` (below).
 pub fn input_schema(generated: Value) -> JsonObject {
     let Value::Object(mut root) = generated else {
         return JsonObject::new();
@@ -27,7 +29,7 @@ pub fn input_schema(generated: Value) -> JsonObject {
     };
     let mut schema = Value::Object(root);
     inline_refs(&mut schema, &defs, 0);
-    tidy(&mut schema);
+    tidy(&mut schema, false);
     match schema {
         Value::Object(map) => map,
         _ => JsonObject::new(),
@@ -40,45 +42,34 @@ pub fn input_schema(generated: Value) -> JsonObject {
 ///   where it matters;
 /// - `null` as a second type of an optional field: leaving the field out says the same;
 /// - line breaks of the doc comments;
-/// - the description of a `anyOf`/`oneOf` branch (and of the branch's own fields) or of
-///   `items` under a field that has its own (the field's says what to give; the a11y tools
-///   describe the element fields at their top level);
+/// - every description below a described field (`described`): of its `anyOf`/`oneOf`
+///   branches, its `items`, its object's own fields (the field's description says what to
+///   give; a point's `x`, a region's `width` speak for themselves, their limits are keywords);
 /// - a `oneOf` of constants, which becomes an `enum` of them.
 ///
 /// Only schemas are walked (a field named `format` is a field, not a keyword); `const`,
 /// `enum` and `default` values are data and stay as they are.
-fn tidy(node: &mut Value) {
+fn tidy(node: &mut Value, described: bool) {
     let Value::Object(map) = node else {
         return;
     };
     map.remove("format");
     drop_null_type(map);
+    if described {
+        map.remove("description");
+    }
     if let Some(Value::String(text)) = map.get_mut("description") {
         *text = text.replace('\n', " ");
     }
     constants_to_enum(map);
-    if map.contains_key("description") {
-        for key in ["anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = map.get_mut(key) {
-                branches.iter_mut().filter_map(Value::as_object_mut).for_each(|b| {
-                    b.remove("description");
-                    if let Some(Value::Object(fields)) = b.get_mut("properties") {
-                        fields.values_mut().filter_map(Value::as_object_mut).for_each(|f| {
-                            f.remove("description");
-                        });
-                    }
-                });
-            }
-        }
-        if let Some(Value::Object(items)) = map.get_mut("items") {
-            items.remove("description");
-        }
-    }
+    let described = described || map.contains_key("description");
     for (key, value) in map.iter_mut() {
         match (key.as_str(), value) {
-            ("properties", Value::Object(fields)) => fields.values_mut().for_each(tidy),
-            ("anyOf" | "oneOf" | "allOf", Value::Array(branches)) => branches.iter_mut().for_each(tidy),
-            ("items" | "not" | "additionalProperties", sub) => tidy(sub),
+            ("properties", Value::Object(fields)) => fields.values_mut().for_each(|f| tidy(f, described)),
+            ("anyOf" | "oneOf" | "allOf", Value::Array(branches)) => {
+                branches.iter_mut().for_each(|b| tidy(b, described));
+            }
+            ("items" | "not" | "additionalProperties", sub) => tidy(sub, described),
             _ => {}
         }
     }
@@ -144,7 +135,7 @@ const MAX_DEPTH: usize = 8;
 fn inline_refs(node: &mut Value, defs: &JsonObject, depth: usize) {
     match node {
         Value::Object(map) => {
-            if map.get("default") == Some(&Value::Null) {
+            if map.get("default").is_some_and(|d| d.is_null() || d.as_array().is_some_and(Vec::is_empty)) {
                 map.remove("default");
             }
             let target = map.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/"));
@@ -152,6 +143,7 @@ fn inline_refs(node: &mut Value, defs: &JsonObject, depth: usize) {
                 let mut def = def.clone();
                 if let Value::Object(d) = &mut def {
                     d.remove("title");
+                    d.remove("description");
                 }
                 map.remove("$ref");
                 if let Value::Object(d) = def {
@@ -256,12 +248,44 @@ mod tests {
         let button = &click["properties"]["button"];
         assert_eq!(button["enum"], json!(["left", "right", "middle"]), "{button}");
         assert_eq!(button["default"], json!("left"), "{button}");
-        assert!(button.get("anyOf").is_none() && button["description"].is_string(), "{button}");
+        // `MouseButton`'s doc comment is not the field's: the enum and the default say it all.
+        assert!(button.get("anyOf").is_none() && button.get("description").is_none(), "{button}");
         let by = &click["properties"]["at"]["anyOf"][1]["properties"]["by"];
         assert_eq!(by["type"], json!("string"), "{by}");
         assert_eq!(by["enum"], json!(["name", "role", "automationid", "text"]), "{by}");
+        assert!(by.get("description").is_none(), "{by}");
         let modifiers = &click["properties"]["modifiers"];
         assert!(modifiers["items"]["enum"].is_array() && modifiers["items"].get("description").is_none());
+    }
+
+    /// A described field's parts carry no descriptions of their own, but every limit stays;
+    /// an empty list's default goes.
+    #[test]
+    fn only_the_field_is_described_and_every_limit_stays() {
+        let capture = input_schema(
+            serde_json::to_value(schemars::schema_for!(mcec_desktop::requests::CaptureRequest)).unwrap(),
+        );
+        let region = &capture["properties"]["region"];
+        assert!(region["description"].is_string(), "{region}");
+        assert_eq!(region["additionalProperties"], json!(false), "{region}");
+        assert_eq!(region["required"], json!(["x", "y", "width", "height"]), "{region}");
+        for side in ["width", "height"] {
+            let field = &region["properties"][side];
+            assert_eq!((&field["minimum"], &field["maximum"]), (&json!(1), &json!(16_384)), "{field}");
+            assert!(field.get("description").is_none(), "{field}");
+        }
+        let drag = input_schema(
+            serde_json::to_value(schemars::schema_for!(mcec_desktop::requests::DragRequest)).unwrap(),
+        );
+        let path = &drag["properties"]["path"];
+        assert_eq!(path["maxItems"], json!(400), "{path}");
+        assert!(path["items"]["properties"]["x"].get("description").is_none(), "{path}");
+        let find = input_schema(
+            serde_json::to_value(schemars::schema_for!(mcec_a11y::requests::FindRequest)).unwrap(),
+        );
+        let states = &find["properties"]["states"];
+        assert!(states.get("default").is_none() && states["description"].is_string(), "{states}");
+        assert_eq!(states["items"], json!({"type": "string"}), "{states}");
     }
 
     /// The keys the schema's branches name against the envelopes `mcec_rules::envelope` builds.

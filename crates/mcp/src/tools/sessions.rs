@@ -33,9 +33,10 @@ pub struct SessionServices {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ProvisionSession {
-    /// Start the copy's HTTP front door (default true); false for a stdio-only copy.
+    /// The copy's HTTP front door; `false`: stdio only.
+    #[schemars(extend("default" = true))]
     mcp_server: Option<bool>,
-    /// Tools to enable in the copy (default: every tool except `launch`, which is never provisioned).
+    /// Tools to enable (default: every tool but `launch`, which is never provisioned).
     commands: Option<Vec<String>>,
 }
 
@@ -43,9 +44,9 @@ pub struct ProvisionSession {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EndSession {
-    /// The `sessionId` from the handoff: 12 lowercase hex characters.
+    /// From the handoff: 12 lowercase hex characters.
     session_id: String,
-    /// The `token` from the handoff.
+    /// From the handoff.
     token: String,
 }
 
