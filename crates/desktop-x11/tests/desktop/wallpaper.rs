@@ -12,10 +12,7 @@ use mcec_desktop_x11::X11Desktop;
 use mcec_rules::own_windows::OVERLAY_CLASS;
 use x11rb::connection::Connection;
 use x11rb::protocol::Event;
-use x11rb::protocol::xproto::{
-    AtomEnum, ChangeGCAux, ChangeWindowAttributesAux, ConnectionExt as _, CreateGCAux, EventMask,
-    ImageFormat, PropMode, Rectangle,
-};
+use x11rb::protocol::xproto::{ChangeWindowAttributesAux, ConnectionExt as _, EventMask, ImageFormat};
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
@@ -32,32 +29,16 @@ fn banner(x: &Xvfb) -> TestWin {
     TestWin::open(&x.display, &[&geometry[..], &["--class", OVERLAY_CLASS, "--title", "banner"]].concat())
 }
 
-/// The striped wallpaper drawn into the pixmap: every row its own colour.
+/// The colour of row `y` of the wallpaper `mcec-wallpaper` sets.
 fn stripe(y: u32) -> [u8; 3] {
     [(y * 5 % 256) as u8, 0x80, (255 - y % 256) as u8]
 }
 
-/// Fill a screen-sized pixmap of the root's depth with [`stripe`]s and name it in the root
-/// property `prop` and as the root's background, as hsetroot does; `conn` keeps it alive.
-fn set_striped_wallpaper(conn: &RustConnection, prop: &str) {
-    let screen = &conn.setup().roots[0];
-    let (root, depth) = (screen.root, screen.root_depth);
-    let pixmap = conn.generate_id().unwrap();
-    conn.create_pixmap(depth, pixmap, root, W as u16, H as u16).unwrap();
-    let gc = conn.generate_id().unwrap();
-    conn.create_gc(gc, pixmap, &CreateGCAux::new()).unwrap();
-    for y in 0..H {
-        let [r, g, b] = stripe(y);
-        let pixel = u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b);
-        conn.change_gc(gc, &ChangeGCAux::new().foreground(pixel)).unwrap();
-        conn.poly_fill_rectangle(pixmap, gc, &[Rectangle { x: 0, y: y as i16, width: W as u16, height: 1 }])
-            .unwrap();
-    }
-    let atom = conn.intern_atom(false, prop.as_bytes()).unwrap().reply().unwrap().atom;
-    conn.change_property32(PropMode::REPLACE, root, atom, AtomEnum::PIXMAP, &[pixmap]).unwrap();
-    conn.change_window_attributes(root, &ChangeWindowAttributesAux::new().background_pixmap(pixmap)).unwrap();
-    conn.clear_area(false, root, 0, 0, 0, 0).unwrap();
-    conn.sync().unwrap();
+/// Set the striped wallpaper, named in the root property `prop`, as hsetroot does.
+fn set_striped_wallpaper(x: &Xvfb, prop: &str) {
+    let set =
+        Command::new(env!("CARGO_BIN_EXE_mcec-wallpaper")).arg(prop).env("DISPLAY", &x.display).status();
+    assert!(set.unwrap().success(), "mcec-wallpaper {prop}");
 }
 
 /// What the operator sees at (x, y): the screen itself, read behind mcec's back.
@@ -112,8 +93,8 @@ fn a_solid_root_background_shows_under_mcecs_window() {
 
 fn a_named_wallpaper_shows_under_mcecs_window(prop: &str, artefact: &str) {
     let x = Xvfb::start();
+    set_striped_wallpaper(&x, prop);
     let raw = x.raw();
-    set_striped_wallpaper(&raw, prop);
     let backend = x.backend();
     let _banner = banner(&x);
     assert_eq!(on_screen(&raw, 330, 10), [255, 0, 0], "the operator sees the banner's pixels there");
