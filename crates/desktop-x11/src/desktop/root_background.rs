@@ -5,23 +5,25 @@
 //! - The pixmap a desktop names in `_XROOTPMAP_ID` or `ESETROOT_PMAP_ID` (feh, hsetroot,
 //!   Esetroot and most window managers set one; compositing managers paint the wallpaper from
 //!   it), read when it has the root's depth and covers the rectangle.
-//! - Otherwise the root window's own background (`xsetroot -solid`, `-bitmap`, the server's
-//!   default weave), which no request reads back. The server paints it for us: a window with a
+//! - Otherwise the root window's own background (`xsetroot -solid`, `-mod`, `-bitmap`), which no request reads back. The server paints it for us: a window with a
 //!   `ParentRelative` background shows its parent's background, tile origin and all, so a
 //!   throwaway override-redirect child of the root with that background, mapped at the bottom
 //!   of the stack under mcec's window, gets the root's background painted into the pixmap
 //!   Composite keeps for it, which `NameWindowPixmap` + `GetImage` read. At the bottom of the
 //!   stack and the size of the area mcec's window covers, it is hidden by that window; where it
 //!   could show it shows exactly what was there (the root's background), it takes no input
-//!   (empty input shape) and carries an mcec class, so no mcec lists it to an agent.
+//!   (empty input shape) and carries an mcec class, so no mcec lists it to an agent. Its
+//!   pixels are used only when the server is seen to paint every one of them (two reads over
+//!   two different sentinel fills agree), and never under a compositing manager, which paints
+//!   the bare desktop itself.
 
 use x11rb::connection::Connection;
 use x11rb::protocol::composite::ConnectionExt as _;
 use x11rb::protocol::shape::SK;
 use x11rb::protocol::xfixes::ConnectionExt as _;
 use x11rb::protocol::xproto::{
-    AtomEnum, BackPixmap, ConfigureWindowAux, ConnectionExt as _, CreateWindowAux, ImageFormat, PropMode,
-    StackMode, WindowClass,
+    AtomEnum, BackPixmap, ChangeGCAux, ConfigureWindowAux, ConnectionExt as _, CreateGCAux, CreateWindowAux,
+    ImageFormat, PropMode, Rectangle, StackMode, WindowClass,
 };
 use x11rb::wrapper::ConnectionExt as _;
 use x11rb::{COPY_DEPTH_FROM_PARENT, COPY_FROM_PARENT};
@@ -88,6 +90,9 @@ impl X11Desktop {
     /// The root window's own background in `rect`, painted by the server into a probe window
     /// (see the module's documentation).
     fn painted_background(&self, rect: Rect) -> Result<Vec<u8>, String> {
+        if self.compositing_manager()? {
+            return Err("a compositing manager paints the bare desktop itself".into());
+        }
         let err = |e: &dyn std::fmt::Display| e.to_string();
         let probe = self.conn.generate_id().map_err(|e| err(&e))?;
         let aux = CreateWindowAux::new().background_pixmap(BackPixmap::PARENT_RELATIVE).override_redirect(1);
@@ -106,7 +111,7 @@ impl X11Desktop {
                 &aux,
             )
             .map_err(|e| err(&e))?;
-        let read = self.read_probe(probe, rect);
+        let read = self.map_and_read_probe(probe, rect);
         // Waited for, so the probe is gone from the screen when the capture returns.
         let gone = self
             .conn
@@ -119,7 +124,32 @@ impl X11Desktop {
         read
     }
 
-    fn read_probe(&self, probe: u32, rect: Rect) -> Result<Vec<u8>, String> {
+    /// Whether a compositing manager holds this screen's `_NET_WM_CM_S<n>` selection: it then
+    /// paints the bare desktop as it likes (xcompmgr: grey without a wallpaper property), not
+    /// with the root's background.
+    fn compositing_manager(&self) -> Result<bool, String> {
+        let screen = self.conn.setup().roots.iter().position(|s| s.root == self.root).unwrap_or(0);
+        let name = format!("_NET_WM_CM_S{screen}");
+        let atom = self
+            .conn
+            .intern_atom(true, name.as_bytes())
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|e| format!("{e:?}"))?
+            .atom;
+        if atom == x11rb::NONE {
+            return Ok(false);
+        }
+        let owner = self
+            .conn
+            .get_selection_owner(atom)
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|e| format!("{e:?}"))?;
+        Ok(owner.owner != x11rb::NONE)
+    }
+
+    fn map_and_read_probe(&self, probe: u32, rect: Rect) -> Result<Vec<u8>, String> {
         let err = |e: &dyn std::fmt::Display| e.to_string();
         let class = [PROBE_CLASS.as_bytes(), b"\0", PROBE_CLASS.as_bytes(), b"\0"].concat();
         self.conn
@@ -143,15 +173,50 @@ impl X11Desktop {
             .configure_window(probe, &ConfigureWindowAux::new().stack_mode(StackMode::BELOW))
             .map_err(|e| err(&e))?;
         self.conn.map_window(probe).map_err(|e| err(&e))?;
-        // Mapping paints the exposed window's background before the server reads the next
-        // request; the pixmap Composite keeps for the (redirected) probe then holds it whole.
         let pixmap = self.conn.generate_id().map_err(|e| err(&e))?;
         self.conn.composite_name_window_pixmap(probe, pixmap).map_err(|e| err(&e))?.ignore_error();
-        let read = self.read_rgb(pixmap, Rect::new(0, 0, rect.width, rect.height));
+        let gc = self.conn.generate_id().map_err(|e| err(&e))?;
+        self.conn.create_gc(gc, probe, &CreateGCAux::new()).map_err(|e| err(&e))?.ignore_error();
+        let screen = self.conn.setup().roots.iter().find(|s| s.root == self.root);
+        let (black, white) = screen.map_or((0, 0xff_ffff), |s| (s.black_pixel, s.white_pixel));
+        let first = self.repaint_probe(probe, gc, pixmap, rect, black);
+        let second = self.repaint_probe(probe, gc, pixmap, rect, white);
+        if let Ok(cookie) = self.conn.free_gc(gc) {
+            cookie.ignore_error();
+        }
         if let Ok(cookie) = self.conn.free_pixmap(pixmap) {
             cookie.ignore_error();
         }
-        read
+        // A new window's pixmap starts as a copy of the screen beneath, mcec's window included.
+        // Every pixel was overwritten by a sentinel colour and then by the background, twice
+        // with different sentinels: a pixel the server left unpainted (as under a compositing
+        // manager's Manual redirect, where a ParentRelative background paints nothing) differs
+        // between the two reads, and then nothing is used.
+        let (first, second) = (first?, second?);
+        if first != second {
+            return Err("the server did not paint the root's background into the probe".into());
+        }
+        Ok(first)
+    }
+
+    /// Fill the probe with `sentinel`, have the server paint its (the root's) background over
+    /// it (`ClearArea`), and read the probe's pixmap.
+    fn repaint_probe(
+        &self,
+        probe: u32,
+        gc: u32,
+        pixmap: u32,
+        rect: Rect,
+        sentinel: u32,
+    ) -> Result<Vec<u8>, String> {
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let (w, h) = (rect.width as u16, rect.height as u16);
+        self.conn.change_gc(gc, &ChangeGCAux::new().foreground(sentinel)).map_err(|e| err(&e))?;
+        self.conn
+            .poly_fill_rectangle(probe, gc, &[Rectangle { x: 0, y: 0, width: w, height: h }])
+            .map_err(|e| err(&e))?;
+        self.conn.clear_area(false, probe, 0, 0, 0, 0).map_err(|e| err(&e))?;
+        self.read_rgb(pixmap, Rect::new(0, 0, rect.width, rect.height))
     }
 
     /// `part` of `drawable` (of the root's depth and format) as RGB.

@@ -176,3 +176,34 @@ fn a_window_under_mcecs_window_needs_no_background() {
     assert_eq!(wrong_under_banner(&img, |_, _| [0x3a, 0x7d, 0x2c]), 0, "the root's colour");
     assert_eq!(created(&raw), 1, "positive control: one probe window was made for it");
 }
+
+/// Under a compositing manager (xcompmgr, which holds the Manual redirect and paints the bare
+/// desktop grey when no property names a wallpaper) the root's background is not what the
+/// screen shows, and a ParentRelative probe is not painted: the bare part stays black, never
+/// mcec's window, and `leftOut` says so. A wallpaper property is what it paints: that shows.
+#[test]
+fn under_a_compositing_manager_only_a_named_wallpaper_shows() {
+    let x = Xvfb::start();
+    xsetroot(&x, &["-solid", "#3a7d2c"]);
+    let comp = Command::new("xcompmgr").env("DISPLAY", &x.display).spawn();
+    let mut comp = comp.expect("xcompmgr must be installed (scripts/test installs it)");
+    let raw = x.raw();
+    let selection = raw.intern_atom(false, b"_NET_WM_CM_S0").unwrap().reply().unwrap().atom;
+    let started = std::time::Instant::now();
+    while raw.get_selection_owner(selection).unwrap().reply().unwrap().owner == x11rb::NONE {
+        assert!(started.elapsed() < std::time::Duration::from_secs(15), "xcompmgr never took the screen");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let backend = x.backend();
+    let _banner = banner(&x);
+
+    let shot = backend.capture(Rect::new(0, 0, W, H)).unwrap();
+    assert_eq!(shot.left_out.map(|l| l.how), Some(LeftOutHow::RecomposedOverBlack));
+    assert_eq!(wrong_under_banner(&shot.image, |_, _| [0, 0, 0]), 0, "black, never mcec's window");
+
+    set_striped_wallpaper(&x, "_XROOTPMAP_ID");
+    let img = agent_view(&backend, "wallpaper-xcompmgr-agent-view.png");
+    assert_eq!(wrong_under_banner(&img, |_, y| stripe(y)), 0, "the wallpaper xcompmgr paints");
+    comp.kill().unwrap();
+    comp.wait().unwrap();
+}
