@@ -5,7 +5,8 @@
 //! - The pixmap a desktop names in `_XROOTPMAP_ID` or `ESETROOT_PMAP_ID` (feh, hsetroot,
 //!   Esetroot and most window managers set one; compositing managers paint the wallpaper from
 //!   it), read when it has the root's depth and covers the rectangle.
-//! - Otherwise the root window's own background (`xsetroot -solid`, `-mod`, `-bitmap`), which no request reads back. The server paints it for us: a window with a
+//! - Otherwise the root window's own background (`xsetroot -solid`, `-mod`, `-bitmap`), which
+//!   no request reads back. The server paints it for us: a window with a
 //!   `ParentRelative` background shows its parent's background, tile origin and all, so a
 //!   throwaway override-redirect child of the root with that background, mapped at the bottom
 //!   of the stack under mcec's window, gets the root's background painted into the pixmap
@@ -212,9 +213,13 @@ impl X11Desktop {
         let err = |e: &dyn std::fmt::Display| e.to_string();
         let (w, h) = (rect.width as u16, rect.height as u16);
         self.conn.change_gc(gc, &ChangeGCAux::new().foreground(sentinel)).map_err(|e| err(&e))?;
+        // Checked: a fill that did not happen (a bad GC among them) would leave the copy of the
+        // screen in both reads alike.
         self.conn
             .poly_fill_rectangle(probe, gc, &[Rectangle { x: 0, y: 0, width: w, height: h }])
-            .map_err(|e| err(&e))?;
+            .map_err(|e| err(&e))?
+            .check()
+            .map_err(|e| format!("filling the probe: {e:?}"))?;
         self.conn.clear_area(false, probe, 0, 0, 0, 0).map_err(|e| err(&e))?;
         self.read_rgb(pixmap, Rect::new(0, 0, rect.width, rect.height))
     }
