@@ -269,6 +269,9 @@ pub struct LeftOut {
 pub enum LeftOutHow {
     /// From the windows beneath (X Composite): the image shows what the application drew.
     Recomposed,
+    /// From the windows beneath, but where no window lies beneath the desktop's background
+    /// (the wallpaper) could not be read and is painted black.
+    RecomposedOverBlack,
     /// Painted black: the display cannot tell what lies beneath (no X Composite).
     Blanked,
 }

@@ -12,8 +12,14 @@ pub const PROMPT_CLASS: &str = "mcec-prompt";
 /// `WM_CLASS` of the settings window.
 pub const SETTINGS_CLASS: &str = "mcec-settings";
 
+/// `WM_CLASS` of the window the X11 capture maps for an instant, hidden under mcec's own
+/// window, to have the server paint the root window's background (desktop-x11's
+/// `root_background.rs`).
+pub const PROBE_CLASS: &str = "mcec-background-probe";
+
 /// Every class above.
-pub const OWN_WINDOW_CLASSES: [&str; 4] = [HOST_CLASS, OVERLAY_CLASS, PROMPT_CLASS, SETTINGS_CLASS];
+pub const OWN_WINDOW_CLASSES: [&str; 5] =
+    [HOST_CLASS, OVERLAY_CLASS, PROMPT_CLASS, SETTINGS_CLASS, PROBE_CLASS];
 
 /// The process name (`/proc/<pid>/comm`) of every mcec, installed copy or session copy.
 pub const OWN_PROCESS_NAME: &str = "mcec";

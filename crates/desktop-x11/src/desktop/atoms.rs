@@ -16,5 +16,6 @@ x11rb::atom_manager! {
         WM_STATE,
         WM_CHANGE_STATE,
         _XROOTPMAP_ID,
+        ESETROOT_PMAP_ID,
     }
 }

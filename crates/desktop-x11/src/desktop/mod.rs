@@ -13,6 +13,7 @@ mod input;
 mod keymap;
 mod own_windows;
 mod process;
+mod root_background;
 mod windows;
 
 use std::collections::HashMap;

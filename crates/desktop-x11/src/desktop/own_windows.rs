@@ -7,7 +7,10 @@
 //! the screen itself, and under a compositing window manager, which already redirects them,
 //! the request changes nothing). A capture then reads the screen as usual and, only where one
 //! of mcec's windows lies, paints the rectangle again from the windows beneath it in stacking
-//! order (`NameWindowPixmap` + `GetImage`), over the wallpaper (`_XROOTPMAP_ID`) or black.
+//! order (`NameWindowPixmap` + `GetImage`). Where those windows leave part of the rectangle
+//! bare, the desktop's background goes beneath them (`root_background`: the wallpaper pixmap a
+//! desktop names, else the root window's own background); when neither can be read that part
+//! is black and `leftOut.how` says `recomposedOverBlack`.
 //!
 //! A window with no pixmap of its own (a compositor's overlay window, which shows the
 //! composed screen with the banner in it) is left out of that repaint. Without Composite the
@@ -22,6 +25,7 @@ use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, ImageFormat, MapStat
 use x11rb::rust_connection::RustConnection;
 
 use super::capture::PixelFormat;
+use super::root_background::covered_by;
 use super::{X11Desktop, conn_err, reply_err};
 use mcec_desktop::types::{LeftOut, LeftOutHow, Rect, RgbImage};
 use mcec_rules::ToolError;
@@ -154,7 +158,12 @@ impl X11Desktop {
         let mut how = LeftOutHow::Recomposed;
         for rect in &covered {
             let pixels = match self.composite.then(|| self.recompose(&tops, *rect)) {
-                Some(Ok(p)) => p,
+                Some(Ok((p, unknown_background))) => {
+                    if unknown_background && how == LeftOutHow::Recomposed {
+                        how = LeftOutHow::RecomposedOverBlack;
+                    }
+                    p
+                }
                 failed => {
                     if let Some(Err(e)) = failed {
                         tracing::warn!("recomposing under mcec's window failed, blanking it: {e}");
@@ -168,11 +177,11 @@ impl X11Desktop {
         Ok(Some(LeftOut { areas: covered, how }))
     }
 
-    /// The pixels of `rect` as they would be without mcec's windows: the wallpaper (or
-    /// black), then every other window's own pixmap over it, bottom first.
-    fn recompose(&self, tops: &[TopLevel], rect: Rect) -> Result<Vec<u8>, String> {
-        let mut out =
-            self.wallpaper(rect).unwrap_or_else(|| vec![0; rect.width as usize * rect.height as usize * 3]);
+    /// The pixels of `rect` as they would be without mcec's windows: every other window's own
+    /// pixmap, bottom first, over the desktop's background where they leave any of `rect`
+    /// bare. The flag is set when that background was needed and could not be read (black).
+    fn recompose(&self, tops: &[TopLevel], rect: Rect) -> Result<(Vec<u8>, bool), String> {
+        let mut layers = Vec::new();
         for t in tops.iter().filter(|t| !t.own) {
             let Some(part) = t.rect.intersect(&rect) else { continue };
             let format = PixelFormat::for_visual(self.conn.setup(), t.depth, t.visual)
@@ -208,36 +217,17 @@ impl X11Desktop {
             };
             let mut rgb = Vec::with_capacity(part.width as usize * part.height as usize * 3);
             format.convert_rows(&image.data, part.width, part.height, &mut rgb);
-            let mut piece = RgbImage { width: rect.width, height: rect.height, pixels: out };
-            paste(&mut piece, rect, part, &rgb);
-            out = piece.pixels;
+            layers.push((part, rgb));
         }
-        Ok(out)
-    }
-
-    /// The wallpaper's pixels in `rect`, when a desktop set one (`_XROOTPMAP_ID`).
-    fn wallpaper(&self, rect: Rect) -> Option<Vec<u8>> {
-        let prop = self.atoms._XROOTPMAP_ID;
-        let reply =
-            self.conn.get_property(false, self.root, prop, AtomEnum::PIXMAP, 0, 1).ok()?.reply().ok()?;
-        let pixmap = reply.value32()?.next()?;
-        let image = self
-            .conn
-            .get_image(
-                ImageFormat::Z_PIXMAP,
-                pixmap,
-                rect.x as i16,
-                rect.y as i16,
-                rect.width as u16,
-                rect.height as u16,
-                !0,
-            )
-            .ok()?
-            .reply()
-            .ok()?;
-        let mut rgb = Vec::with_capacity(rect.width as usize * rect.height as usize * 3);
-        self.pixels.convert_rows(&image.data, rect.width, rect.height, &mut rgb);
-        Some(rgb)
+        let bare = !covered_by(rect, layers.iter().map(|(part, _)| *part));
+        let background = if bare { self.root_background(rect) } else { None };
+        let unknown = bare && background.is_none();
+        let pixels = background.unwrap_or_else(|| vec![0; rect.width as usize * rect.height as usize * 3]);
+        let mut out = RgbImage { width: rect.width, height: rect.height, pixels };
+        for (part, rgb) in layers {
+            paste(&mut out, rect, part, &rgb);
+        }
+        Ok((out.pixels, unknown))
     }
 }
 

@@ -10,4 +10,5 @@ mod xserver;
 mod input;
 mod keymap_wait;
 mod observe;
+mod wallpaper;
 mod wm;
