@@ -29,10 +29,8 @@ pub(super) fn chords(spec: &str) -> String {
 
 /// A run of character keys, as a count.
 fn flush(parts: &mut Vec<String>, typed: &mut usize) {
-    match *typed {
-        0 => {}
-        1 => parts.push("1 character key".into()),
-        n => parts.push(format!("{n} character keys")),
+    if *typed > 0 {
+        parts.push(super::count(*typed, "character key"));
     }
     *typed = 0;
 }
