@@ -249,7 +249,7 @@ impl CallObserver for Narrator {
             watch.on_call(tool, self.ui.as_ref());
         }
         if let Some(ui) = &self.ui {
-            ui.narrate(if summary.is_empty() { tool.to_string() } else { summary.to_string() });
+            ui.narrate(summary);
         }
     }
 }

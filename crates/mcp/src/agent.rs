@@ -19,6 +19,8 @@ use rmcp::{Peer, RoleServer};
 
 /// Told about each admitted call, e.g. to narrate it on the operator's overlay.
 pub trait CallObserver: Send + Sync {
+    /// `summary` is the call in plain words (`mcec_rules::narration::describe`): no typed
+    /// text, clipboard contents or tokens.
     fn on_call(&self, tool: &str, summary: &str);
 }
 

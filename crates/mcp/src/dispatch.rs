@@ -6,7 +6,6 @@
 use std::time::Instant;
 
 use base64::Engine;
-use mcec_rules::catalog::ToolSpec;
 use mcec_rules::gates::{self, printable};
 use mcec_rules::{ErrorCode, StopFlag, ToolError, envelope};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -74,16 +73,6 @@ pub fn call(agent: &Agent, name: &str, args: Option<Map<String, Value>>, stop: &
     }
 }
 
-/// One short line for the operator's overlay: the tool and its arguments for desktop tools;
-/// only the name for the others (their arguments can hold a session token).
-fn narrate(spec: &ToolSpec, args: Option<&Map<String, Value>>) -> String {
-    const MAX: usize = 72;
-    let Some(args) = args.filter(|a| spec.needs_desktop() && !a.is_empty()) else {
-        return spec.name.to_string();
-    };
-    mcec_rules::text::ellipsize(&format!("{} {}", spec.name, Value::Object(args.clone())), MAX)
-}
-
 struct Failure {
     error: ToolError,
     /// True when a gate refused; false when the tool ran and failed.
@@ -108,7 +97,7 @@ fn admit_and_run(
             format!("`{}` is not available in this build of mcec.", spec.name),
         ))
     })?;
-    let narration = narrate(spec, args.as_ref());
+    let narration = mcec_rules::narration::describe(spec.name, args.as_ref());
     let invocation = (binding.parse)(args).map_err(refused)?;
     gates::desktop_gate(spec, &agent.desktop_gate()).map_err(refused)?;
     agent.observe(spec.name, &narration);

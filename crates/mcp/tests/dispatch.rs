@@ -251,6 +251,42 @@ fn a_call_whose_own_flag_is_set_is_cancelled_not_emergency_stopped() {
     assert_eq!(code(&answer), "emergency-stopped");
 }
 
+/// What the operator's overlay is told: each admitted call in plain words.
+#[derive(Default)]
+struct Heard(Arc<Mutex<Vec<(String, String)>>>);
+
+impl mcec_mcp::CallObserver for Heard {
+    fn on_call(&self, tool: &str, summary: &str) {
+        self.0.lock().unwrap().push((tool.to_string(), summary.to_string()));
+    }
+}
+
+#[test]
+fn the_observer_hears_admitted_calls_in_plain_words_and_never_the_typed_text() {
+    let fake = Arc::new(FakeDesktop::default());
+    let heard = Heard::default();
+    let lines = heard.0.clone();
+    let agent = agent(DesktopGate::Ready, services(&fake)).with_observer(Box::new(heard));
+    let secret = "hunter2 is my password";
+    assert!(call(&agent, "type", args(json!({"text": secret}))).0.ok());
+    assert!(
+        fake.calls().iter().any(|c| c.contains(secret)),
+        "control: the text was typed: {:?}",
+        fake.calls()
+    );
+    assert!(call(&agent, "click", click()).0.ok());
+    // Refused by the tool's parser (gate 6): nothing is narrated.
+    assert_eq!(code(&call(&agent, "type", args(json!({"text": 5}))).0), "bad-arguments");
+    let heard = lines.lock().unwrap().clone();
+    assert_eq!(
+        heard,
+        [
+            ("type".to_string(), "typed 22 characters".to_string()),
+            ("click".into(), "clicked at (10, 20)".into())
+        ]
+    );
+}
+
 #[test]
 fn a_name_with_control_characters_is_audited_printable() {
     let fake = Arc::new(FakeDesktop::default());

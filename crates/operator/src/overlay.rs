@@ -22,7 +22,11 @@ pub(crate) const OVERLAY_WIDTH: f32 = 640.0;
 const STOP_RED: Color32 = Color32::from_rgb(0xC6, 0x28, 0x28);
 const ACTING_BG: Color32 = Color32::from_rgb(0x1F, 0x2A, 0x44);
 const REARMED_GREEN: Color32 = Color32::from_rgb(0x2E, 0x7D, 0x32);
-const LINE_HEIGHT: f32 = 18.0;
+/// Height of one narrated line: [`NARRATION_SIZE`] text plus the spacing between lines.
+const LINE_HEIGHT: f32 = 21.0;
+/// Narration is read at a glance: plain words in the UI's proportional font, a size up from
+/// the host window's text.
+const NARRATION_SIZE: f32 = 15.0;
 
 /// What the overlay should show for `snap` at `now`, or `None` when it should be gone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,10 +123,16 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState) {
     });
 }
 
+/// The narrated calls, oldest first, left-aligned; the newest is the brightest. Each stays
+/// on one line (cut with an ellipsis) so the strip's height is what [`height`] says.
 fn narration(ui: &mut egui::Ui, lines: &[String], color: Color32) {
-    for line in lines {
-        ui.label(RichText::new(line).size(14.0).monospace().color(color));
-    }
+    let newest = lines.len().saturating_sub(1);
+    ui.with_layout(egui::Layout::top_down(egui::Align::Min), |ui| {
+        for (i, line) in lines.iter().enumerate() {
+            let color = if i == newest { Color32::WHITE } else { color };
+            ui.add(egui::Label::new(RichText::new(line).size(NARRATION_SIZE).color(color)).truncate());
+        }
+    });
 }
 
 /// `HH:MM:SS` (UTC) of the instant `at`, seen from `now`.

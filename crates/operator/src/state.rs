@@ -216,7 +216,8 @@ impl OperatorState {
         self.lock().mode.clone()
     }
 
-    /// Add one narrated tool call, e.g. `click (412, 300)`. Keeps the last [`NARRATION_LINES`].
+    /// Add one narrated tool call in plain words (`mcec_rules::narration::describe`), e.g.
+    /// `clicked at (412, 300)`. Keeps the last [`NARRATION_LINES`].
     pub fn narrate(&self, line: impl AsRef<str>) {
         let line = shorten(line.as_ref());
         self.update(|inner| {
@@ -512,21 +513,21 @@ mod tests {
     fn narration_keeps_the_last_five_in_order() {
         let st = OperatorState::new();
         for i in 0..8 {
-            st.narrate(format!("click ({i}, 0)"));
+            st.narrate(format!("clicked at ({i}, 0)"));
         }
         let lines = st.snapshot().narration;
         assert_eq!(lines.len(), NARRATION_LINES);
-        assert_eq!(lines.first().map(String::as_str), Some("click (3, 0)"));
-        assert_eq!(lines.last().map(String::as_str), Some("click (7, 0)"));
+        assert_eq!(lines.first().map(String::as_str), Some("clicked at (3, 0)"));
+        assert_eq!(lines.last().map(String::as_str), Some("clicked at (7, 0)"));
     }
 
     #[test]
     fn narration_is_one_short_line() {
         let st = OperatorState::new();
-        st.narrate("type \"a\nb\"");
+        st.narrate("clicked Save\nin Editor");
         st.narrate("é".repeat(200));
         let lines = st.snapshot().narration;
-        assert_eq!(lines[0], "type \"a b\"");
+        assert_eq!(lines[0], "clicked Save in Editor");
         assert_eq!(lines[1].chars().count(), NARRATION_MAX_CHARS);
         assert!(lines[1].ends_with('…'));
     }
@@ -539,7 +540,7 @@ mod tests {
         st.set_repaint_hook(move || {
             seen.fetch_add(1, Ordering::SeqCst);
         });
-        st.narrate("key ctrl+s");
+        st.narrate("pressed Ctrl+S");
         st.set_acting(true);
         st.set_stopped("chord");
         st.show_refusal("no");
@@ -553,7 +554,7 @@ mod tests {
         st.set_repaint_hook(move || {
             let _ = reader.snapshot();
         });
-        st.narrate("scroll down 3");
+        st.narrate("scrolled down 3");
         assert_eq!(st.snapshot().narration.len(), 1);
     }
 

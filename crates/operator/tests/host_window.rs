@@ -34,8 +34,8 @@ fn host_menu_rearm_and_overlay_states() {
 
     demo.send("door MCP on 127.0.0.1:8765");
     demo.send("acting");
-    demo.send("narrate click (412, 300)");
-    demo.send("narrate type \"hello\"");
+    demo.send("narrate clicked at (412, 300)");
+    demo.send("narrate typed 5 characters");
     common::wait_for_window(&x.display, OVERLAY_TITLE);
     let status = Rect { x: host.x, y: host.y + 25, w: 300, h: 40 };
     let what = "the acting banner (over 5000 navy pixels) and the host's acting status";

@@ -12,8 +12,8 @@ const STOP_RED: [u8; 3] = [0xC6, 0x28, 0x28];
 fn stop_shows_red_banner_and_prompt() {
     let x = Xvfb::start();
     let mut demo = Demo::start(&x.display, &["overlay", "prompt"]);
-    demo.send("narrate click (412, 300)");
-    demo.send("narrate type \"hello\"");
+    demo.send("narrate clicked at (412, 300)");
+    demo.send("narrate typed 5 characters");
     demo.send("acting");
     demo.send("stop chord Ctrl+Alt+Shift+S");
 

@@ -23,6 +23,7 @@ pub mod gates;
 pub mod hotkey;
 pub mod http_gate;
 pub mod latch;
+pub mod narration;
 pub mod opt_in;
 pub mod own_windows;
 pub mod progress;
