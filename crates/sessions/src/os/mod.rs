@@ -50,3 +50,22 @@ pub fn dir_lock_is_held(dir: &Path) -> bool {
         Err(_) => true,
     }
 }
+
+/// How [`clone_or_copy`] made a session's executable: `Reflink` shares the installed binary's
+/// blocks copy-on-write (no data written, and writing either file never changes the other);
+/// `Copy` wrote the bytes out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyWay {
+    Reflink,
+    Copy,
+}
+
+impl CopyWay {
+    /// The word the audit line and the debug log use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CopyWay::Reflink => "reflink",
+            CopyWay::Copy => "copy",
+        }
+    }
+}
