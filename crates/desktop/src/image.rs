@@ -119,9 +119,10 @@ pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, ToolError> {
         let mut enc = png::Encoder::new(&mut out, img.width, img.height);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
-        // fdeflate's fast deflate with every row `Paeth`-filtered: on a desk of windows 20% smaller
-        // than with `Up` (the `Fastest` preset) at the same encode time; a real LZ77 level is
-        // smaller still but several times slower (`benches/png_bench.rs`, docs/decisions.md).
+        // fdeflate's fast deflate with every row `Paeth`-filtered: on a desk of windows 20 to 30%
+        // smaller than with `Up` (the `Fastest` preset) at about the same encode time; a real
+        // LZ77 level is smaller still but several times slower (`benches/png_bench.rs`,
+        // docs/decisions.md).
         enc.set_deflate_compression(png::DeflateCompression::FdeflateUltraFast);
         enc.set_filter(png::Filter::Paeth);
         let mut writer = enc.write_header().map_err(|e| internal("encode the PNG", e))?;
