@@ -1,7 +1,9 @@
 //! `provision-session`: make a session copy of mcec, ready for an agent.
 //!
 //! A session is `<sessions root>/<id>/` (0700) holding a copy of the running executable
-//! (`mcec`, 0700), a co-located `mcec.settings` and `mcec.commands` (0600, each written to a
+//! (`mcec`, 0700; a reflink of it where the file system allows, which shares its blocks
+//! copy-on-write, else a copy of the bytes: the audit line says `exe=reflink` or `exe=copy`),
+//! a co-located `mcec.settings` and `mcec.commands` (0600, each written to a
 //! temporary file and renamed into place) and the creation stamp. Because the copy runs from a
 //! non-installed location it reads that co-located config with no flags.
 //!
@@ -29,6 +31,7 @@ use mcec_rules::{ErrorCode, ToolError};
 use serde::Serialize;
 
 use crate::id::SessionId;
+use crate::os::CopyWay;
 use crate::paths::{COMMANDS_FILE, EXE_NAME, SETTINGS_FILE};
 use crate::reaper::{REAP_AGE, reap};
 use crate::remove::{BUILDING_PREFIX, Removal, lock_building_dir, remove_scratch_dir, scratch_name};
@@ -270,26 +273,27 @@ pub fn provision_at(req: ProvisionRequest, now: SystemTime) -> Result<Handoff, P
     let id = SessionId::generate()
         .map_err(|e| ProvisionError::Failed(format!("no OS randomness for the id: {e}")))?;
     let (build, build_lock) = create_build_dir(&root).map_err(ProvisionError::Failed)?;
-    let result = fill_session(&req, &plan, &id, &build, now).and_then(|mut handoff| {
+    let result = fill_session(&req, &plan, &id, &build, now).and_then(|(mut handoff, way)| {
         place(&build, &root, &id)?;
         let dir = root.join(id.as_str());
         handoff.exe_path = dir.join(EXE_NAME);
         handoff.launch = launch_line(&handoff.exe_path, req.mcp_server);
         handoff.directory = dir.clone();
         handoff.working_dir = dir;
-        Ok(handoff)
+        Ok((handoff, way))
     });
     drop(build_lock);
     match result {
-        Ok(handoff) => {
+        Ok((handoff, way)) => {
             audit(
                 "session-provisioned",
                 &format!(
-                    "session={id} by={} dir={} mcpServer={} commands_enabled={}",
+                    "session={id} by={} dir={} mcpServer={} commands_enabled={} exe={}",
                     req.requested_by,
                     handoff.directory.display(),
                     req.mcp_server,
-                    plan.enabled.values().filter(|e| **e).count()
+                    plan.enabled.values().filter(|e| **e).count(),
+                    way.as_str()
                 ),
             );
             Ok(handoff)
@@ -358,17 +362,17 @@ fn fill_session(
     id: &SessionId,
     dir: &Path,
     now: SystemTime,
-) -> Result<Handoff, String> {
+) -> Result<(Handoff, CopyWay), String> {
     crate::stamp::write_stamp(dir, now).map_err(|e| format!("cannot write the creation stamp: {e}"))?;
     let exe = dir.join(EXE_NAME);
-    copy_executable(&req.source_exe, &exe)?;
+    let way = copy_executable(&req.source_exe, &exe)?;
 
     let port = free_loopback_port().map_err(|e| format!("no free loopback port: {e}"))?;
     let token = SessionToken::generate().map_err(|e| format!("no OS randomness for the token: {e}"))?;
     write_atomic(dir, SETTINGS_FILE, settings_text(req, id, port, &token)?.as_bytes())?;
     write_atomic(dir, COMMANDS_FILE, commands_text(plan, id)?.as_bytes())?;
     sync_dir(dir)?;
-    Ok(handoff(req, plan, id, dir, exe, port, &token))
+    Ok((handoff(req, plan, id, dir, exe, port, &token), way))
 }
 
 /// The session copy's `mcec.settings`: agent surface on, provisioning off, its own port and token.
@@ -463,16 +467,18 @@ fn launch_line(exe: &Path, mcp_server: bool) -> String {
     if mcp_server { exe_text } else { format!("{exe_text} mcp") }
 }
 
-fn copy_executable(source: &Path, dest: &Path) -> Result<(), String> {
+/// Copies the running executable to `dest` (a reflink where the file system allows it).
+fn copy_executable(source: &Path, dest: &Path) -> Result<CopyWay, String> {
     let meta = std::fs::metadata(source)
         .map_err(|e| format!("cannot read the running executable {}: {e}", source.display()))?;
     if !meta.is_file() {
         return Err(format!("the running executable {} is not a regular file", source.display()));
     }
-    std::fs::copy(source, dest)
+    let way = crate::os::clone_or_copy(source, dest)
         .map_err(|e| format!("cannot copy the executable {}: {e}", source.display()))?;
     crate::os::private_executable(dest).map_err(|e| format!("cannot set the copy's permissions: {e}"))?;
-    Ok(())
+    tracing::debug!(way = way.as_str(), bytes = meta.len(), "session executable in place");
+    Ok(way)
 }
 
 /// Writes `dir/name` via a temporary file (0600) in the same directory and a rename, so a

@@ -196,7 +196,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn compare_png_settings(img: &RgbImage, n: usize) {
     use png::{Compression, Filter};
     let settings = [
-        ("Fastest (mcec)", Compression::Fastest, None),
+        ("Fastest, Paeth (mcec)", Compression::Fastest, Some(Filter::Paeth)),
+        ("Fastest, Up", Compression::Fastest, None),
         ("Fast, Up", Compression::Fast, Some(Filter::Up)),
         ("Fast, Sub", Compression::Fast, Some(Filter::Sub)),
         ("Fast, adaptive", Compression::Fast, None),

@@ -12,7 +12,9 @@
 //! and the platform file gives the step. Each half's `places.rs` says where things are: the
 //! executable's name, the base directories (XDG on Unix, known folders on Windows), the
 //! prefixes of an installed copy, and the home from the user database (`getpwuid_r`) or the
-//! shell's profile folder. The launch line's quoting is here too.
+//! shell's profile folder. The launch line's quoting is here too, and the session's copy of
+//! the executable: a reflink (`FICLONE`) where Linux can make one, else the bytes; Windows
+//! copies the bytes (ReFS block cloning is left out).
 
 use std::fs::File;
 use std::io::{self, ErrorKind};
@@ -48,5 +50,24 @@ pub fn dir_lock_is_held(dir: &Path) -> bool {
             false
         }
         Err(_) => true,
+    }
+}
+
+/// How [`clone_or_copy`] made a session's executable: `Reflink` shares the installed binary's
+/// blocks copy-on-write (no data written, and writing either file never changes the other);
+/// `Copy` wrote the bytes out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyWay {
+    Reflink,
+    Copy,
+}
+
+impl CopyWay {
+    /// The word the audit line and the debug log use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CopyWay::Reflink => "reflink",
+            CopyWay::Copy => "copy",
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! Unix forms of [`crate::os`].
 
+mod copy;
 mod places;
+pub use copy::*;
 pub use places::*;
 
 use std::fs::Metadata;

@@ -34,6 +34,13 @@ pub fn private_executable(_path: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// A whole copy of `source` at `dest`. ReFS block cloning (`FSCTL_DUPLICATE_EXTENTS_TO_FILE`)
+/// is left out: NTFS, where a profile usually lives, has none.
+pub fn clone_or_copy(source: &Path, dest: &Path) -> io::Result<super::CopyWay> {
+    std::fs::copy(source, dest)?;
+    Ok(super::CopyWay::Copy)
+}
+
 /// Opens the path itself: a symlink or junction is not followed (the caller sees its type).
 pub fn open_no_follow(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
     options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT).open(path)
