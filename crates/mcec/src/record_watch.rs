@@ -20,6 +20,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Woke {
     /// The record (or its directory) changed, or the watch cannot tell: look again.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code, reason = "only inotify reports a change"))]
     Changed,
     /// The poll interval passed.
     Polled,
