@@ -1,4 +1,4 @@
-"""Fixtures for the end-to-end tests: a manual copy of the binary per test, a free port, a
+"""Fixtures for the end-to-end tests: a manual copy of the binary per test, an Xvfb, a free port, a
 running host that is always stopped at teardown, and raw stdio servers that are always
 killed. The machinery itself lives in mcec_e2e.py (the benchmark uses it too)."""
 
@@ -11,7 +11,7 @@ from typing import Callable, Iterator
 import pytest
 from mcec_e2e import BIN, Copy, Host, RawStdio, free_port, host_settings, manual_copy, start_host
 from sessions_support import OPERATOR_SETTINGS
-from xdesk import Desk
+from xdesk import Desk, Screen
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -22,6 +22,13 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def screen() -> Iterator[Screen]:
+    """A fresh Xvfb for one test (a module that shares one across its tests defines its own)."""
+    with Screen() as s:
+        yield s
 
 
 @pytest.fixture

@@ -24,12 +24,6 @@ LEFT = ("dpi-left", "640/169x800/211+0+0", 96)
 RIGHT = ("dpi-right", "640/85x800/106+640+0", 192)
 
 
-@pytest.fixture
-def screen():
-    with Screen() as s:
-        yield s
-
-
 def x(screen: Screen, *args: str, stdin: str | None = None) -> None:
     subprocess.run(list(args), env=screen.env(), input=stdin, text=True, check=True, capture_output=True, timeout=30)
 

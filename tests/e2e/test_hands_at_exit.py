@@ -32,12 +32,6 @@ QUEUED_CLICK = {"at": {"x": WIN_X + 200, "y": WIN_Y + 250}}
 
 
 @pytest.fixture
-def screen():
-    with Screen() as s:
-        yield s
-
-
-@pytest.fixture
 def win(screen: Screen):
     w = ProbeWindow(screen.env(), "--title", "hands at exit", "--x", str(WIN_X), "--y", str(WIN_Y))
     yield w

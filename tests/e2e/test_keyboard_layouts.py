@@ -110,12 +110,6 @@ def run(screen: Screen, *argv: str) -> str:
 
 
 @pytest.fixture
-def screen():
-    with Screen() as s:
-        yield s
-
-
-@pytest.fixture
 def copy(tmp_path: Path) -> Copy:
     return manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=("type", "key"))
 

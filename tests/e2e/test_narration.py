@@ -24,12 +24,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def screen():
-    with Screen() as s:
-        yield s
-
-
-@pytest.fixture
 def win(screen: Screen):
     w = ProbeWindow(screen.env(), "--title", "Notes", "--class", "NarrationTarget")
     yield w

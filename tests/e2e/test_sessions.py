@@ -87,11 +87,12 @@ async def test_manual_copy_provisions_stdio_only_session(operator: Copy) -> None
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-async def test_copy_serves_every_catalogue_tool_but_launch(operator: Copy, transport: str) -> None:
+async def test_copy_serves_every_catalogue_tool_but_launch_and_provisioning(operator: Copy, transport: str) -> None:
     async with mcp(operator) as session:
         handoff = await provision(session, mcpServer=transport == "http")
     sess = session_copy(operator, handoff)
-    full = sorted(set(catalogue_of(Path(handoff["directory"]))) - {"launch"})
+    # A copy never provisions, so it does not offer `provision-session` either.
+    full = sorted(set(catalogue_of(Path(handoff["directory"]))) - {"launch", "provision-session"})
     if transport == "stdio":
         async with mcp(sess) as session:
             names = [t.name for t in (await session.list_tools()).tools]
@@ -129,7 +130,7 @@ async def test_http_copy_bearer_and_teardown(operator: Copy) -> None:
     sess = session_copy(operator, handoff)
 
     with running_host(sess, port, token) as host:
-        # The bearer works (the surface itself: test_copy_serves_every_catalogue_tool_but_launch).
+        # The bearer works (the surface itself: test_copy_serves_every_catalogue_tool_but_launch_and_provisioning).
         with anyio.fail_after(HANG_GUARD_S):
             async with sdk_http(handoff["mcpEndpoint"], {"Authorization": handoff["authorization"]}) as (s, init):
                 assert init.server_info.name == "mcec"

@@ -292,6 +292,7 @@ fn build_agent(
         stop: side.stop_flag(),
         // The bootstrap surface of `--session` is the installed copy's, whatever copy this is.
         installed_copy: paths.installed || bootstrap,
+        session_copy: paths.session.is_some(),
         instructions_note: instructions_note
             .or_else(|| ask_first.then(|| mcec_mcp::ASK_FIRST_NOTE.to_string())),
         agent_commands_enabled,

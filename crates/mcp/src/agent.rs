@@ -46,6 +46,8 @@ pub struct AgentConfig {
     pub run_id: String,
     pub stop: StopFlag,
     pub installed_copy: bool,
+    /// A session copy (never provisions, so `provision-session` is not listed).
+    pub session_copy: bool,
     /// False when `AgentCommandsEnabled` is false *or* a settings file failed to parse.
     pub agent_commands_enabled: bool,
     pub commands: Commands,
@@ -63,6 +65,7 @@ pub struct Agent {
     /// tripping the emergency stop.
     hands: StopFlag,
     pub installed_copy: bool,
+    pub session_copy: bool,
     surface: RwLock<Surface>,
     consent: Mutex<ConsentBook>,
     asker: Option<Box<dyn ConsentAsker>>,
@@ -82,6 +85,7 @@ impl Agent {
             hands: config.stop.child(),
             stop: config.stop,
             installed_copy: config.installed_copy,
+            session_copy: config.session_copy,
             surface: RwLock::new(Surface {
                 agent_commands_enabled: config.agent_commands_enabled,
                 commands: config.commands,
@@ -113,6 +117,7 @@ impl Agent {
         CallState {
             stopped: self.stop.is_set(),
             installed_copy: self.installed_copy,
+            session_copy: self.session_copy,
             agent_commands_enabled: self.agent_commands_enabled(),
             commands,
             consent_pending: self.with_consent(|book| book.is_asking()),

@@ -134,6 +134,7 @@ impl McecServer {
         let commands = agent.commands();
         let offer = gates::Offer {
             installed_copy: agent.installed_copy,
+            session_copy: agent.session_copy,
             agent_commands_enabled: agent.agent_commands_enabled(),
             commands: &commands,
         };

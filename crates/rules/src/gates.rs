@@ -24,6 +24,8 @@ use crate::{ErrorCode, ToolError};
 pub struct CallState<'a> {
     pub stopped: bool,
     pub installed_copy: bool,
+    /// A session copy, which can never provision.
+    pub session_copy: bool,
     pub agent_commands_enabled: bool,
     /// What `mcec.commands` enables plus this process's consent grants.
     pub commands: &'a Commands,
@@ -40,10 +42,13 @@ pub fn frozen_while_asking(spec: &ToolSpec) -> bool {
 }
 
 /// What decides whether a tool is offered at all: `tools/list` shows a tool exactly when
-/// [`admit`] would not withhold it for these (gates 2, 4 and 5's disabled command).
+/// [`admit`] would not withhold it for these (gates 2, 4 and 5's disabled command), except
+/// `provision-session` in a session copy, which answers `provisioning-not-authorized` whatever
+/// its settings say and so is not offered.
 #[derive(Debug, Clone, Copy)]
 pub struct Offer<'a> {
     pub installed_copy: bool,
+    pub session_copy: bool,
     pub agent_commands_enabled: bool,
     /// What `mcec.commands` enables plus this process's consent grants.
     pub commands: &'a Commands,
@@ -54,6 +59,7 @@ impl CallState<'_> {
     pub fn offer(&self) -> Offer<'_> {
         Offer {
             installed_copy: self.installed_copy,
+            session_copy: self.session_copy,
             agent_commands_enabled: self.agent_commands_enabled,
             commands: self.commands,
         }
@@ -90,7 +96,8 @@ pub fn withheld(spec: Option<&ToolSpec>, offer: &Offer<'_>) -> Option<Withheld> 
 
 /// Whether `tools/list` shows `spec` under `offer`.
 pub fn listed(spec: &ToolSpec, offer: &Offer<'_>) -> bool {
-    withheld(Some(spec), offer).is_none()
+    let never_usable = offer.session_copy && spec.name == catalog::PROVISION_SESSION;
+    withheld(Some(spec), offer).is_none() && !never_usable
 }
 
 impl Withheld {
@@ -223,6 +230,7 @@ mod tests {
         CallState {
             stopped: false,
             installed_copy: false,
+            session_copy: false,
             agent_commands_enabled: true,
             commands,
             consent_pending: false,
@@ -302,21 +310,28 @@ mod tests {
     }
 
     /// Issue 24: `tools/list` shows a tool exactly when `admit` would not withhold it, for
-    /// every catalogue tool and every offer.
+    /// every catalogue tool and every offer (a session copy's `provision-session` aside).
     #[test]
     fn listed_is_exactly_what_admit_does_not_withhold() {
         let withholding =
             [ErrorCode::BootstrapOnly, ErrorCode::AgentCommandsDisabled, ErrorCode::CommandDisabled];
         let (mut shown, mut hidden) = (0, 0);
         for spec in catalog::TOOLS {
-            for (installed_copy, agent_commands_enabled, enabled) in
-                (0..8).map(|bits| (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0))
+            for (installed_copy, agent_commands_enabled, enabled, session_copy) in
+                (0..16).map(|bits| (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0, bits & 8 != 0))
             {
                 let commands = if enabled { Commands::enabling([spec.name]) } else { Commands::default() };
-                let s = CallState { installed_copy, agent_commands_enabled, ..state(&commands) };
+                let s =
+                    CallState { installed_copy, agent_commands_enabled, session_copy, ..state(&commands) };
                 let refused = code(admit(&s, spec.name)).filter(|c| withholding.contains(c));
                 let is_listed = listed(spec, &s.offer());
-                assert_eq!(is_listed, refused.is_none(), "{} in {s:?}: admit gave {refused:?}", spec.name);
+                let never_usable = session_copy && spec.name == catalog::PROVISION_SESSION;
+                assert_eq!(
+                    is_listed,
+                    refused.is_none() && !never_usable,
+                    "{} in {s:?}: admit gave {refused:?}",
+                    spec.name
+                );
                 if is_listed { shown += 1 } else { hidden += 1 }
             }
         }

@@ -26,6 +26,7 @@ pub fn agent_with(gate: DesktopGate, tools: ToolServices, edit: impl FnOnce(&mut
         run_id: ID.into(),
         stop: StopFlag::new(),
         installed_copy: false,
+        session_copy: false,
         instructions_note: None,
         agent_commands_enabled: true,
         commands: Commands::enabling(catalog::TOOLS.iter().map(|t| t.name)),
