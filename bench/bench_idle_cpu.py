@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,7 +24,8 @@ sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
 
 import mcec_e2e  # noqa: E402
 from mcec_e2e import RawStdio, manual_copy  # noqa: E402
-from bench_move_vs_click import load, start_xvfb  # noqa: E402
+from bench_move_vs_click import load  # noqa: E402
+from xdesk import Screen  # noqa: E402
 
 
 def cpu_seconds(pid: int) -> float:
@@ -39,8 +39,8 @@ def main() -> None:
     ap.add_argument("binaries", nargs="*", default=[str(HERE.parent / "target" / "debug" / "mcec")])
     args = ap.parse_args()
     print(load())
-    xvfb, display = start_xvfb()
-    try:
+    with Screen() as screen:
+        display = screen.display
         for binary in args.binaries:
             mcec_e2e.BIN = Path(binary).resolve()
             with tempfile.TemporaryDirectory(prefix="mcec-idle-bench-") as tmp:
@@ -56,8 +56,6 @@ def main() -> None:
                     server.kill()
             share = 100 * used / args.seconds
             print(f"{binary}: {used:.2f} s of CPU in {args.seconds:.0f} s idle ({share:.1f}% of one core)")
-    finally:
-        xvfb.kill()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
     .venv/bin/python bench/bench_move_vs_click.py [--bin target/debug/mcec] [--calls 300]
 
 Issue 30 asks that `mouse` `move` cost no more than `click` at the server. This starts its own
-Xvfb, one manual copy of mcec with both tools enabled, and times interleaved rounds of: a click,
+Xvfb (`xdesk.Screen`), one manual copy of mcec with both tools enabled, and times interleaved rounds of: a click,
 a move to the same point, a move to alternating points (so the pointer really travels), and the
 cheapest call (`displays`) as the floor. Each row prints p50/p90/p99 of the client's round trip
 and of the server's own time (the `ms=` of its `AGENT-AUDIT: call` lines). Printed, never
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +27,7 @@ sys.path.insert(0, str(HERE.parent / "tests" / "e2e"))
 from stats import percentile  # noqa: E402
 import mcec_e2e  # noqa: E402
 from mcec_e2e import RawStdio, manual_copy  # noqa: E402
+from xdesk import Screen  # noqa: E402
 
 AT = {"x": 300, "y": 200}
 ELSEWHERE = {"x": 500, "y": 400}
@@ -37,19 +37,6 @@ OPS = {
     "mouse move, same point": ("mouse", {"action": "move", "at": AT}),
     "mouse move, travels": None,  # alternates AT / ELSEWHERE
 }
-
-
-def start_xvfb() -> tuple[subprocess.Popen, str]:
-    for n in range(140, 160):
-        if not Path(f"/tmp/.X11-unix/X{n}").exists():
-            proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                                    stderr=subprocess.DEVNULL)
-            for _ in range(100):
-                if Path(f"/tmp/.X11-unix/X{n}").exists():
-                    return proc, f":{n}"
-                time.sleep(0.05)
-            proc.kill()
-    raise RuntimeError("no free display for Xvfb")
 
 
 def load() -> str:
@@ -69,8 +56,8 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=20)
     args = ap.parse_args()
     mcec_e2e.BIN = Path(args.bin).resolve()
-    xvfb, display = start_xvfb()
-    try:
+    with Screen() as screen:
+        display = screen.display
         with tempfile.TemporaryDirectory(prefix="mcec-move-bench-") as tmp:
             copy = manual_copy(Path(tmp) / "c", settings="AgentCommandsEnabled = true\n",
                                commands=("displays", "click", "mouse"))
@@ -101,8 +88,6 @@ def main() -> None:
             for label, ms in zip(order, times):
                 if label:
                     server_side[label].append(ms)
-    finally:
-        xvfb.kill()
     print(f"mcec {args.bin}, {args.calls} interleaved rounds after {args.warmup} warm-up; {load()}")
     print("client round trip over a raw pipe, p50 / p90 / p99:")
     for label, samples in client.items():
