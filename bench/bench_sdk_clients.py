@@ -3,11 +3,13 @@
 
     .venv/bin/python bench/bench_sdk_clients.py [--mcec PATH] [--ccm PATH] [--cum PATH]
         [--python PY ...] [--ts-sdk DIR] [--rounds 3] [--iters 100] [--warmup 10]
+        [--ops cheapest,move,capture]
 
 An agent does not see a server's own latency but what its SDK adds on top: the official SDKs
 validate every `tools/call` result against the tool's `outputSchema` (with their default
 settings, as here). This bench puts the cheapest call and a pointer move of each server
-through each SDK in one sitting, on one busy Xvfb desk (1280x800, from bench_desktop_peers):
+(and with `--ops …,capture` a full-size PNG of the whole 1280x800 desk, whose result is the
+largest a client checks) through each SDK in one sitting, on one busy Xvfb desk (1280x800, from bench_desktop_peers):
   * every `--python` interpreter (default: `/work/peers/venv113/bin/python` and
     `/work/peers/venv2/bin/python` when they exist, else this one) runs a worker with its own
     `mcp` package: `python3 -m venv /work/peers/venv113 && /work/peers/venv113/bin/pip install
@@ -43,6 +45,7 @@ sys.path.insert(0, str(HERE))
 from stats import pct  # noqa: E402
 
 OPS = ("cheapest", "move")
+KNOWN_OPS = ("cheapest", "move", "capture")
 PEERS = Path("/work/peers")
 
 
@@ -76,7 +79,7 @@ async def worker(config: dict) -> dict:
             await session.initialize()
             await session.list_tools()
             sessions[s["key"]] = (session, s["ops"])
-        for op in OPS:
+        for op in config["ops"]:
             for key, (session, ops) in sessions.items():
                 for _ in range(config["warmup"]):
                     await session.call_tool(*ops[op])
@@ -104,7 +107,7 @@ def run_worker(argv: list[str], config_path: Path) -> dict:
 def raw_samples(binary: Path, root: Path, display: str, ops: dict, n: int, warmup: int) -> dict[str, list[float]]:
     from bench_desktop_peers import raw_pipe_samples
 
-    return {op: raw_pipe_samples(binary, root, display, tuple(ops[op]), n, warmup) for op in OPS}
+    return {op: raw_pipe_samples(binary, root, display, tuple(spec), n, warmup) for op, spec in ops.items()}
 
 
 def row(samples: list[float]) -> str:
@@ -129,7 +132,12 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iters", type=int, default=100, help="calls of each op per server per worker per round")
     ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--ops", default=",".join(OPS), help=f"comma-separated, of {', '.join(KNOWN_OPS)}")
     args = ap.parse_args()
+    chosen = tuple(op for op in args.ops.split(",") if op)
+    unknown = [op for op in chosen if op not in KNOWN_OPS]
+    if unknown or not chosen:
+        ap.error(f"--ops: unknown {', '.join(unknown) or '(none given)'}; known: {', '.join(KNOWN_OPS)}")
 
     pythons = args.python or default_pythons()
     workers = [(f"py:{p}", [p, str(Path(__file__).resolve()), "--worker"]) for p in pythons]
@@ -155,9 +163,10 @@ def main() -> int:
             config = {
                 "servers": [
                     {"key": s.key, "argv": s.argv, "env": s.env, "cwd": s.cwd,
-                     "ops": {op: list(s.ops[op]) for op in OPS}}
+                     "ops": {op: list(s.ops[op]) for op in chosen}}
                     for s in servers
                 ],
+                "ops": list(chosen),
                 "iters": args.iters,
                 "warmup": args.warmup,
                 "errdir": str(root),
@@ -189,7 +198,7 @@ def main() -> int:
           f"{args.rounds} rounds x {args.iters} calls; mcec {args.mcec}")
     print(f"{'client':<22} {'server':<6} {'op':<9} {'p50 / p90 / p99 ms':>27}  mcec p50 / best peer p50")
     for label, slot in results.items():
-        for op in OPS:
+        for op in chosen:
             best_peer = min((pct(ops[op], 50) for key, ops in slot["samples"].items() if key != "mcec"), default=None)
             for key, ops in slot["samples"].items():
                 ratio = ""
@@ -198,7 +207,7 @@ def main() -> int:
                 print(f"{slot['sdk']:<22} {key:<6} {op:<9} {row(ops[op])}  {ratio}")
         for k, n in slot["failures"].items():
             print(f"{slot['sdk']:<22} FAILED {n} calls: {k}")
-    for op in OPS:
+    for op in chosen:
         print(f"{'raw pipe (no SDK)':<22} {'mcec':<6} {op:<9} {row(raw[op])}")
     return 0
 

@@ -15,7 +15,6 @@ const { Client } = await import(esm("client/index.js"));
 const { StdioClientTransport } = await import(esm("client/stdio.js"));
 const version = JSON.parse(readFileSync(join(sdkDir, "package.json"), "utf8")).version;
 const config = JSON.parse(readFileSync(configPath, "utf8"));
-const OPS = ["cheapest", "move"];
 
 const failed = (r) => Boolean(r.isError) || (r.structuredContent && r.structuredContent.ok === false);
 
@@ -37,7 +36,7 @@ for (const s of config.servers) {
 const samples = {};
 const failures = {};
 const call = (c, op) => c.client.callTool({ name: c.ops[op][0], arguments: c.ops[op][1] });
-for (const op of OPS) {
+for (const op of config.ops) {
   for (const c of clients) for (let i = 0; i < config.warmup; i++) await call(c, op);
   for (let i = 0; i < config.iters; i++) {
     for (const c of clients) {
