@@ -22,7 +22,8 @@
 //! winit talks to X through Xlib, whose default I/O-error handler ends the whole process when
 //! the X connection breaks (the display goes away mid-session); `xlib_guard` installs a
 //! handler that parks the UI thread instead, so the protocol side keeps running. `x11_tag`
-//! opens its own small X connection to find a prompt's window and give it the focus.
+//! opens its own small X connection to find a prompt's window and give it the focus. Beside
+//! the host window, `tray/` shows a tray icon where the desktop has a tray (Unix only).
 
 mod agent_model;
 #[cfg(unix)]
@@ -39,6 +40,9 @@ mod reveal_prompt;
 mod settings_window;
 mod soft;
 mod state;
+// Windows has no tray yet: a notification-area icon would be a second surface of `tray/`.
+#[cfg(unix)]
+mod tray;
 #[cfg(unix)]
 mod viewports;
 #[cfg(unix)]
@@ -68,6 +72,8 @@ pub use settings_window::{
 pub use state::{
     Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE, Snapshot,
 };
+#[cfg(unix)]
+pub use tray::{TRAY_OPEN_CONSOLE_LABEL, TRAY_REARM_LABEL, TRAY_STOP_LABEL};
 #[cfg(unix)]
 pub use xlib_guard::display_lost as ui_display_lost;
 

@@ -107,6 +107,8 @@ pub struct Snapshot {
     pub opt_in_confirm: Option<bool>,
     /// The token reveal's confirmation prompt was asked for (open while the token is hidden).
     pub reveal_confirm: bool,
+    /// How many times something (the tray's Open console) asked to bring the host window up.
+    pub console_raise: u64,
 }
 
 type RepaintHook = Arc<dyn Fn() + Send + Sync>;
@@ -126,6 +128,7 @@ struct Inner {
     consent: Option<ConsentView>,
     opt_in_confirm: Option<bool>,
     reveal_confirm: bool,
+    console_raise: u64,
     /// One per painter (the host process runs two: eframe and the attested prompts').
     repaint: Vec<RepaintHook>,
 }
@@ -166,6 +169,7 @@ impl OperatorState {
                 consent: None,
                 opt_in_confirm: None,
                 reveal_confirm: false,
+                console_raise: 0,
                 repaint: Vec::new(),
             })),
         }
@@ -217,6 +221,7 @@ impl OperatorState {
             consent: inner.consent.clone(),
             opt_in_confirm: inner.opt_in_confirm,
             reveal_confirm: inner.reveal_confirm,
+            console_raise: inner.console_raise,
         }
     }
 
@@ -372,6 +377,12 @@ impl OperatorState {
                 inner.agent.message = None;
             }
         });
+    }
+
+    /// Bring the host window up (the tray's Open console; Unix has the only tray so far).
+    #[cfg(unix)]
+    pub(crate) fn raise_console(&self) {
+        self.update(|inner| inner.console_raise += 1);
     }
 
     /// UI side: the settings window was closed.
