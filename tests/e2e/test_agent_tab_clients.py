@@ -3,7 +3,9 @@ Xvfb + Xephyr desk, Provision new… clicked with the operator's (outer) mouse, 
 client the client's name and a Copy button clicked the same way. The CLIPBOARD is read back
 with xclip (the text is served by mcec's clipboard owner), parsed the way that client parses
 it (JSON, TOML, a shell command line), and must name the provisioned copy; the stdio entry
-is then started with the official MCP Python SDK and a tool is called."""
+is then started with the official MCP Python SDK and a tool is called. An entry that holds
+the token is copied only once the operator revealed it (test_agent_tab_token.py): before
+that, the JSON HTTP Copy is disabled and copies nothing."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import pytest
 from mcec_e2e import Copy, audit_with, manual_copy, sdk_envelope, session_copy, stop_process
 from sessions_support import OPT_IN, session_dirs
 from test_agent_tab import ARTIFACTS, PROVISION_NEW, SETTINGS, at, open_agent_tab, start_host
+from test_agent_tab_token import physical_reveal
 from test_client_snippets import parse, stdio_session
 from xdesk import Desk, wait_until
 
@@ -78,6 +81,12 @@ async def test_each_client_choice_copies_that_clients_entry(tmp_path: Path, desk
         url = f"http://127.0.0.1:{settings['McpHttpPort']}/mcp"
         bearer = {"Authorization": f"Bearer {settings['McpAuthToken']}"}
         name = f"mcec-{directory.name}"
+        # The token is hidden: copying an entry that holds it would show it, so its Copy is
+        # disabled and copies nothing (the stdio Copy after it is the control that clicks land).
+        desk.physical("sleep", "0.5", "mousemove", *at(origin, COPY_HTTP), "click", "1")
+        copy_entry(desk, host, origin, COPY_STDIO, "JSON")
+        assert not audit_with(host, "handoff-copied", "part=HTTP"), host.log()
+        physical_reveal(desk, host, origin)
         entries = set()
         for label, kind, x in CLIENTS:
             desk.physical("mousemove", *at(origin, (x, CLIENT_ROW_Y)), "click", "1")

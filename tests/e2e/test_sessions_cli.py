@@ -103,10 +103,12 @@ def test_cli_sessions_list_rm_and_rm_all(operator: Copy, raw_servers: list[RawSt
     assert set(listed) == {h["sessionId"] for h in made}
     assert {i: s["running"] for i, s in listed.items()} == {a["sessionId"]: False, b["sessionId"]: True,
                                                             c["sessionId"]: False}
+    assert {i: s["state"] for i, s in listed.items()} == {a["sessionId"]: "not-started", b["sessionId"]: "running",
+                                                          c["sessionId"]: "not-started"}
     for s in listed.values():
         assert s["sizeBytes"] > 0 and s["ageSecs"] >= 0 and s["directory"].endswith(s["id"])
     code, out, _ = run_cli(operator, ["sessions", "list"])
-    assert code == 0 and all(h["sessionId"] in out for h in made) and "running" in out and "stale" in out
+    assert code == 0 and all(h["sessionId"] in out for h in made) and "running" in out and "not started" in out
 
     code, out, err = run_cli(operator, ["sessions", "rm", a["sessionId"]])
     assert code == 0, (out, err)

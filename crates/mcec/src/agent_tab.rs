@@ -12,15 +12,24 @@
 //! (`mcec provision --client`'s texts); a Copy puts the chosen one on the clipboard (X11's
 //! CLIPBOARD, or the Win32 clipboard) through the clipboard the `clipboard` tool uses
 //! (`platform/a11y.rs`).
+//!
+//! The handoff's bearer token stays here: the tab gets the handoff with the token masked
+//! (`HandoffView::masked`) until the operator reveals it through the attested confirmation,
+//! judged like re-arm; closing the settings window masks it again. An entry that holds the
+//! token is copied only while it is revealed (docs/decisions.md: copying is showing). While
+//! the settings window is open the sessions are listed again every [`REFRESH_EVERY`], each
+//! copy's state read from its own lock and marks (`mcec_sessions::list::session_state`).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use clap::ValueEnum;
 use mcec_mcp::audit::audit;
 use mcec_operator::{
-    AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, OperatorState, SessionRow,
+    AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, OperatorEvent, OperatorState, SessionRow,
 };
 use mcec_rules::activation::Activation;
 use mcec_rules::opt_in::opt_in_verdict;
@@ -37,6 +46,24 @@ use crate::handoff;
 use crate::sessions_cli::{age, size};
 
 const KEY: &str = "AllowSessionProvisioning";
+
+/// How often the open settings window's session list is read again.
+pub const REFRESH_EVERY: Duration = Duration::from_secs(2);
+
+/// The last provisioning's handoff as it really is, token and all; the tab sees it masked
+/// until `revealed`.
+struct Secret {
+    view: HandoffView,
+    token: String,
+    revealed: bool,
+}
+
+impl Secret {
+    /// What the tab may show now.
+    fn shown(&self) -> HandoffView {
+        if self.revealed { self.view.clone() } else { self.view.masked(&self.token) }
+    }
+}
 
 /// What the tab needs from start-up.
 pub struct AgentTabConfig {
@@ -57,11 +84,12 @@ pub struct AgentTabCore {
     config: AgentTabConfig,
     ui: OperatorState,
     attestor: Attestor,
+    secret: Mutex<Option<Secret>>,
 }
 
 impl AgentTabCore {
     pub fn new(config: AgentTabConfig, ui: OperatorState, attestor: Attestor) -> Self {
-        let core = AgentTabCore { config, ui, attestor };
+        let core = AgentTabCore { config, ui, attestor, secret: Mutex::new(None) };
         let message = core.config.settings_error.as_ref().map(|e| AgentMessage::error(e.clone()));
         core.ui.update_agent_tab(|tab| {
             *tab = AgentTab {
@@ -74,6 +102,82 @@ impl AgentTabCore {
         });
         core.refresh();
         core
+    }
+
+    /// Serve the tab's events until the windows stop sending them; between events, while the
+    /// settings window is open, list the sessions again every [`REFRESH_EVERY`].
+    pub fn serve(&self, events: Receiver<OperatorEvent>) {
+        loop {
+            match events.recv_timeout(REFRESH_EVERY) {
+                Ok(event) => self.handle(event),
+                Err(RecvTimeoutError::Timeout) => self.tick(),
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+    }
+
+    fn handle(&self, event: OperatorEvent) {
+        match event {
+            OperatorEvent::SetProvisioning { enabled, by } => self.set_provisioning(enabled, &by),
+            OperatorEvent::DeleteSession { id } => self.delete(&id),
+            OperatorEvent::DeleteAllSessions => self.delete_all(),
+            OperatorEvent::ProvisionNew => self.provision_new(),
+            OperatorEvent::RefreshSessions => self.refresh(),
+            OperatorEvent::CopyHandoff { client, part } => self.copy(&client, part),
+            OperatorEvent::RevealToken { by } => self.reveal(&by),
+            _ => {}
+        }
+    }
+
+    /// The time-driven part: a fresh list while the window is open; once it is closed, the
+    /// token masked again.
+    pub fn tick(&self) {
+        if self.ui.snapshot().settings_open {
+            self.refresh();
+        } else {
+            self.hide_token();
+        }
+    }
+
+    fn secret(&self) -> std::sync::MutexGuard<'_, Option<Secret>> {
+        self.secret.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Show the handoff's token, if the events `by` names were the operator's own hand.
+    pub fn reveal(&self, by: &Activation) {
+        let judgement = self.attestor.judge(by);
+        let detail = judgement.detail;
+        if let Err(refusal) = judgement.verdict {
+            audit("token-reveal-refused", &format!("reason={}; {detail}", refusal.code()));
+            return self.finish(AgentMessage::error(format!("Not shown: {refusal}")));
+        }
+        let shown = {
+            let mut secret = self.secret();
+            secret.as_mut().map(|s| {
+                s.revealed = true;
+                s.shown()
+            })
+        };
+        let Some(shown) = shown else {
+            return self.finish(AgentMessage::error("There is no token to show."));
+        };
+        audit("token-revealed", &format!("by=operator; {detail}"));
+        self.ui.update_agent_tab(|tab| tab.handoff = Some(shown));
+        self.finish(AgentMessage::info("The token is shown until this window closes."));
+    }
+
+    /// Mask the token again (the settings window closed).
+    fn hide_token(&self) {
+        let shown = {
+            let mut secret = self.secret();
+            secret.as_mut().filter(|s| s.revealed).map(|s| {
+                s.revealed = false;
+                s.shown()
+            })
+        };
+        if let Some(shown) = shown {
+            self.ui.update_agent_tab(|tab| tab.handoff = Some(shown));
+        }
     }
 
     /// The operator confirmed the opt-in asking for `enabled`, by the events `by` names.
@@ -158,6 +262,7 @@ impl AgentTabCore {
                 age: age(s.age_secs),
                 size: size(s.size_bytes),
                 running: s.running,
+                state: s.state.words().to_string(),
             })
             .collect();
         self.ui.update_agent_tab(|tab| tab.sessions = rows);
@@ -225,8 +330,10 @@ impl AgentTabCore {
         .by("operator-ui");
         match provision(request) {
             Ok(h) => {
-                let view = handoff_view(&h);
-                self.ui.update_agent_tab(|tab| tab.handoff = Some(view));
+                let secret = Secret { view: handoff_view(&h), token: h.token.clone(), revealed: false };
+                let shown = secret.shown();
+                *self.secret() = Some(secret);
+                self.ui.update_agent_tab(|tab| tab.handoff = Some(shown));
                 self.finish(AgentMessage::info(format!("Provisioned session {}.", h.session_id.as_str())));
             }
             Err(e) => self.finish(AgentMessage::error(format!("Provisioning failed: {e}"))),
@@ -239,12 +346,32 @@ impl AgentTabCore {
             HandoffPart::Stdio => "stdio",
             HandoffPart::Http => "HTTP",
         };
-        let handoff = self.ui.snapshot().agent.handoff;
-        let Some(text) = handoff.as_ref().and_then(|h| h.text(client, part)) else {
+        // Copying the token is showing it: an entry holding it is copied only once revealed.
+        let (text, hidden) = {
+            let secret = self.secret();
+            let found = secret.as_ref().and_then(|s| Some((s.view.text(client, part)?.to_string(), s)));
+            match found {
+                Some((text, s)) => {
+                    let hidden = !s.revealed && !s.token.is_empty() && text.contains(&s.token);
+                    (Some(text), hidden)
+                }
+                None => (None, false),
+            }
+        };
+        if hidden {
+            audit(
+                "handoff-copy-refused",
+                &format!("client={client}; part={shown}; reason=token-hidden; by=operator-ui"),
+            );
+            return self.finish(AgentMessage::error(format!(
+                "Not copied: the {shown} entry holds the token; reveal it first (Reveal token…)."
+            )));
+        }
+        let Some(text) = text else {
             return self
                 .finish(AgentMessage::error(format!("There is no {shown} entry for {client} to copy.")));
         };
-        let message = match crate::platform::copy_for_operator(text.to_string()) {
+        let message = match crate::platform::copy_for_operator(text) {
             Ok(()) => {
                 audit("handoff-copied", &format!("client={client}; part={shown}; by=operator-ui"));
                 AgentMessage::info(format!("Copied the {client} {shown} entry to the clipboard."))
@@ -299,7 +426,7 @@ fn handoff_view(h: &mcec_sessions::provision::Handoff) -> HandoffView {
         };
         clients.push(entry);
     }
-    HandoffView { summary: text.summary.join("\n"), clients }
+    HandoffView { summary: text.summary.join("\n"), clients, token_hidden: false }
 }
 
 #[cfg(test)]
@@ -398,5 +525,97 @@ mod tests {
             "{audit:?}"
         );
         assert!(ui.snapshot().agent.handoff.is_some());
+    }
+
+    /// A click on a button shown a second ago, `physical` or injected as the ledger saw it.
+    fn click(core: &AgentTabCore, physical: bool) -> Activation {
+        use mcec_desktop::monitor::RawInput;
+        use mcec_rules::activation::{ActivationEvents, InputEventId, Pressed, Provenance};
+        let now = std::time::Instant::now();
+        let provenance = if physical { Provenance::Physical } else { Provenance::Injected };
+        // Each click at its own server times, as a real server's would be.
+        let base = if physical { 5000 } else { 1000 };
+        let (press, release) = (
+            InputEventId { time: base, what: Pressed::Button(1), down: true },
+            InputEventId { time: base + 80, what: Pressed::Button(1), down: false },
+        );
+        for (id, ago) in [(press, 80), (release, 1)] {
+            let at = now - Duration::from_millis(ago);
+            core.attestor.ledger.record(RawInput {
+                time: id.time,
+                what: id.what,
+                down: id.down,
+                provenance,
+                at,
+            });
+        }
+        Activation {
+            events: Some(ActivationEvents::Click { press, release }),
+            shown_at: Some(now - Duration::from_secs(1)),
+        }
+    }
+
+    #[test]
+    fn the_token_is_masked_until_a_physical_click_reveals_it_and_copies_wait_for_that() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (core, ui) = core(dir.path(), true, false);
+        core.provision_new();
+        let token = core.secret().as_ref().map(|s| s.token.clone()).expect("a handoff");
+        assert_eq!(token.len(), 64);
+        let shown = |ui: &OperatorState| format!("{:?}", ui.snapshot().agent.handoff);
+        assert!(!shown(&ui).contains(&token) && shown(&ui).contains(&mask(&token)), "{}", shown(&ui));
+        assert!(ui.snapshot().agent.handoff.is_some_and(|h| h.token_hidden));
+
+        // The entry holding the token is not copied while it is hidden; the stdio one would be
+        // (it holds none: it is refused here only for want of a clipboard, not of a reveal).
+        let audit = audited(|| core.copy("JSON", HandoffPart::Http));
+        assert!(
+            audit.iter().any(|l| l.contains("handoff-copy-refused") && l.contains("reason=token-hidden")),
+            "{audit:?}"
+        );
+        assert!(audit.iter().all(|l| !l.contains(&token)), "{audit:?}");
+
+        // An injected click reveals nothing.
+        let by = click(&core, false);
+        let audit = audited(|| core.reveal(&by));
+        assert!(audit.iter().any(|l| l.starts_with("AGENT-AUDIT: token-reveal-refused;")), "{audit:?}");
+        assert!(!shown(&ui).contains(&token));
+
+        // The operator's own click does; closing the settings window masks it again.
+        ui.open_settings();
+        let by = click(&core, true);
+        let audit = audited(|| core.reveal(&by));
+        assert!(audit.iter().any(|l| l.starts_with("AGENT-AUDIT: token-revealed;")), "{audit:?}");
+        assert!(audit.iter().all(|l| !l.contains(&token)), "the audit never holds the token: {audit:?}");
+        assert!(shown(&ui).contains(&token));
+        assert!(ui.snapshot().agent.handoff.is_some_and(|h| !h.token_hidden));
+        core.tick();
+        assert!(shown(&ui).contains(&token), "still open: still shown");
+        ui.close_settings();
+        core.tick();
+        assert!(!shown(&ui).contains(&token), "closed: masked again");
+    }
+
+    fn mask(token: &str) -> String {
+        mcec_operator::mask_token(token)
+    }
+
+    #[test]
+    fn a_just_provisioned_copy_is_listed_as_not_started_and_the_list_follows_its_lock() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (core, ui) = core(dir.path(), true, false);
+        core.provision_new();
+        let rows = ui.snapshot().agent.sessions;
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].state.as_str(), rows[0].running), ("not started", false));
+        let session = dir.path().join("sessions").join(&rows[0].id);
+        let lock = mcec_sessions::lock::InstanceLock::acquire(&session).expect("lock");
+        ui.open_settings();
+        core.tick();
+        let rows = ui.snapshot().agent.sessions;
+        assert_eq!((rows[0].state.as_str(), rows[0].running), ("running", true), "the tick listed it again");
+        drop(lock);
+        core.tick();
+        assert_eq!(ui.snapshot().agent.sessions[0].state, "not running");
     }
 }

@@ -157,7 +157,7 @@ fn print_list(root: &Path, sessions: &[SessionSummary]) {
     }
     println!("{:<14} {:>8} {:>10}  STATE", "ID", "AGE", "SIZE");
     for s in sessions {
-        let state = if s.running { "running" } else { "stale" };
+        let state = s.state.words();
         println!("{:<14} {:>8} {:>10}  {state}", s.id.as_str(), age(s.age_secs), size(s.size_bytes));
     }
 }

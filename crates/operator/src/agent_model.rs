@@ -2,7 +2,10 @@
 //!
 //! The tab decides nothing: the checkbox shows [`AgentTab::allow_provisioning`] as the core
 //! last confirmed it (a click only asks the core to change it), the session list is whatever
-//! the core last listed, and the handoff is the text of the core's last provisioning.
+//! the core last listed, and the handoff is the text of the core's last provisioning, with
+//! the session's bearer token masked ([`HandoffView::masked`]) until the operator reveals it
+//! with an attested click: the core keeps the token and hands this model the masked text, so
+//! nothing here holds it while it is hidden.
 
 /// One session copy, already formatted for display.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -13,8 +16,24 @@ pub struct SessionRow {
     pub age: String,
     /// e.g. `12 KiB`, `48.2 MiB`.
     pub size: String,
-    /// Whether an instance holds the session's lock (otherwise it is stale).
+    /// Whether an instance holds the session's lock.
     pub running: bool,
+    /// The copy's state in words (`running`, `not started`, `stale`…), from its own files.
+    pub state: String,
+}
+
+/// The start of every mask.
+const BULLETS: &str = "••••••••";
+
+/// What stands in for a hidden token: bullets, then at most its last 4 characters (none of
+/// a token shorter than 16, so a short one is never mostly shown).
+pub fn mask_token(token: &str) -> String {
+    let count = token.chars().count();
+    if count < 16 {
+        return BULLETS.to_string();
+    }
+    let tail: String = token.chars().skip(count - 4).collect();
+    format!("{BULLETS}{tail}")
 }
 
 /// The handoff of the last `Provision new…`, as the texts the operator copies.
@@ -25,6 +44,8 @@ pub struct HandoffView {
     /// The same session's entries for each client choice, the generic JSON first; the tab
     /// shows and copies the one the operator picked.
     pub clients: Vec<ClientHandoff>,
+    /// The texts show [`mask_token`] where the token is; the tab offers `Reveal token…`.
+    pub token_hidden: bool,
 }
 
 /// One client's entries for a provisioned session, in that client's own format.
@@ -50,6 +71,36 @@ pub enum HandoffPart {
 }
 
 impl HandoffView {
+    /// Whether `text` (one of this view's) shows a hidden token's mask: it cannot be copied.
+    pub fn hides_token_in(&self, text: &str) -> bool {
+        self.token_hidden && text.contains(BULLETS)
+    }
+
+    /// This view with every occurrence of `token` in every text replaced by its mask. An
+    /// empty token hides nothing.
+    pub fn masked(&self, token: &str) -> HandoffView {
+        if token.is_empty() {
+            return self.clone();
+        }
+        let mask = mask_token(token);
+        let hide = |text: &str| text.replace(token, &mask);
+        HandoffView {
+            summary: hide(&self.summary),
+            clients: self
+                .clients
+                .iter()
+                .map(|c| ClientHandoff {
+                    label: hide(&c.label),
+                    place: hide(&c.place),
+                    stdio: hide(&c.stdio),
+                    http: c.http.as_deref().map(hide),
+                    note: c.note.as_deref().map(hide),
+                })
+                .collect(),
+            token_hidden: true,
+        }
+    }
+
     /// The text of `part` for the client labelled `label`.
     pub fn text(&self, label: &str, part: HandoffPart) -> Option<&str> {
         let client = self.clients.iter().find(|c| c.label == label)?;
@@ -115,5 +166,55 @@ mod tests {
         assert_eq!(s.agent.sessions.len(), 1);
         st.close_settings();
         assert!(!st.snapshot().settings_open);
+    }
+
+    const TOKEN: &str = "87dc288a428d21566651f164cbe92c38a7eb3c82132cdbb67fc221a72d239f3e";
+
+    fn handoff() -> HandoffView {
+        HandoffView {
+            summary: "Session 0123456789ab".into(),
+            clients: vec![
+                ClientHandoff {
+                    label: "JSON".into(),
+                    stdio: r#"{"command": "/s/mcec", "args": ["mcp"]}"#.into(),
+                    http: Some(format!(r#"{{"headers": {{"Authorization": "Bearer {TOKEN}"}}}}"#)),
+                    ..Default::default()
+                },
+                ClientHandoff {
+                    label: "Codex CLI".into(),
+                    note: Some(format!("export MCEC_BEARER_TOKEN='{TOKEN}'")),
+                    ..Default::default()
+                },
+            ],
+            token_hidden: false,
+        }
+    }
+
+    #[test]
+    fn a_mask_shows_at_most_the_last_four_characters() {
+        assert_eq!(mask_token(TOKEN), "••••••••9f3e");
+        assert_eq!(mask_token("short-token"), "••••••••", "a short token shows nothing of itself");
+        assert_eq!(mask_token("abcdefghijklmnop"), "••••••••mnop");
+    }
+
+    #[test]
+    fn a_masked_handoff_holds_the_token_nowhere() {
+        let shown = handoff();
+        let masked = shown.masked(TOKEN);
+        assert!(masked.token_hidden && !shown.token_hidden);
+        let everything = format!("{masked:?}");
+        assert!(!everything.contains(TOKEN), "{everything}");
+        // Nor any 5 characters of it in a row: only the last 4 may show.
+        for start in 0..TOKEN.len() - 4 {
+            assert!(!everything.contains(&TOKEN[start..start + 5]), "{everything}");
+        }
+        let http = masked.text("JSON", HandoffPart::Http).expect("http");
+        assert!(http.contains("Bearer ••••••••9f3e"), "{http}");
+        assert_eq!(masked.clients[1].note.as_deref(), Some("export MCEC_BEARER_TOKEN='••••••••9f3e'"));
+        // What holds no token is unchanged.
+        assert_eq!(masked.text("JSON", HandoffPart::Stdio), shown.text("JSON", HandoffPart::Stdio));
+        assert_eq!(masked.summary, shown.summary);
+        assert_eq!(shown.masked(""), shown, "an empty token hides nothing");
+        assert!(masked.hides_token_in(http) && !masked.hides_token_in(&masked.clients[0].stdio));
     }
 }

@@ -36,6 +36,8 @@ pub(crate) struct OperatorApp {
     shown: Shown,
     last_snapshot: Option<Snapshot>,
     quitting: bool,
+    /// The last `Snapshot::console_raise` acted on.
+    raised: u64,
 }
 
 impl OperatorApp {
@@ -47,7 +49,16 @@ impl OperatorApp {
     ) -> Self {
         let repaint_ctx = ctx.clone();
         state.set_repaint_hook(move || repaint_ctx.request_repaint_of(ViewportId::ROOT));
-        Self { state, events, surfaces, shown: Shown::default(), last_snapshot: None, quitting: false }
+        let raised = state.snapshot().console_raise;
+        Self {
+            state,
+            events,
+            surfaces,
+            shown: Shown::default(),
+            last_snapshot: None,
+            quitting: false,
+            raised,
+        }
     }
 
     fn wanted(&self, snap: &Snapshot, now: Instant) -> Shown {
@@ -68,6 +79,15 @@ impl eframe::App for OperatorApp {
             self.quitting = true;
             ctx.send_viewport_cmd_to(ViewportId::ROOT, ViewportCommand::Close);
             return;
+        }
+        if self.surfaces.host_window && snap.console_raise != self.raised {
+            // The tray's Open console: bring the host window up where it is.
+            self.raised = snap.console_raise;
+            for command in
+                [ViewportCommand::Visible(true), ViewportCommand::Minimized(false), ViewportCommand::Focus]
+            {
+                ctx.send_viewport_cmd_to(ViewportId::ROOT, command);
+            }
         }
         if !self.surfaces.host_window && self.wanted(&snap, Instant::now()) != self.shown {
             ctx.send_viewport_cmd_to(ViewportId::ROOT, ViewportCommand::RequestPaintWhileHidden);

@@ -22,11 +22,13 @@
 //! winit talks to X through Xlib, whose default I/O-error handler ends the whole process when
 //! the X connection breaks (the display goes away mid-session); `xlib_guard` installs a
 //! handler that parks the UI thread instead, so the protocol side keeps running. `x11_tag`
-//! opens its own small X connection to find a prompt's window and give it the focus.
+//! opens its own small X connection to find a prompt's window and give it the focus. Beside
+//! the host window, `tray/` shows a tray icon where the desktop has a tray (Unix only).
 
 mod agent_model;
 #[cfg(unix)]
 mod app;
+mod confirm_dialog;
 mod consent_prompt;
 mod consent_view;
 mod glyph;
@@ -34,9 +36,13 @@ mod host;
 mod opt_in_prompt;
 mod overlay;
 mod prompt;
+mod reveal_prompt;
 mod settings_window;
 mod soft;
 mod state;
+// Windows has no tray yet: a notification-area icon would be a second surface of `tray/`.
+#[cfg(unix)]
+mod tray;
 #[cfg(unix)]
 mod viewports;
 #[cfg(unix)]
@@ -49,20 +55,25 @@ mod xlib_guard;
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 
-pub use agent_model::{AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, SessionRow};
+pub use agent_model::{
+    AgentMessage, AgentTab, ClientHandoff, HandoffPart, HandoffView, SessionRow, mask_token,
+};
 pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, DENY_LABEL};
 pub use consent_view::ConsentView;
 pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL, STOP_LABEL};
 pub use opt_in_prompt::{CANCEL_LABEL, CONFIRM_LABEL, OPT_IN_TITLE};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 pub use prompt::{LEAVE_LABEL, PROMPT_TITLE, REARM_LABEL};
+pub use reveal_prompt::{REVEAL_LABEL, REVEAL_TITLE};
 pub use settings_window::{
     ALLOW_PROVISIONING_LABEL, CLIENT_CHOICE_LABEL, COPY_HTTP_LABEL, COPY_STDIO_LABEL, PROVISION_NEW_LABEL,
-    SESSION_COPY_NOTE, SETTINGS_TITLE,
+    REVEAL_TOKEN_LABEL, SESSION_COPY_NOTE, SETTINGS_TITLE,
 };
 pub use state::{
     Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE, Snapshot,
 };
+#[cfg(unix)]
+pub use tray::{TRAY_OPEN_CONSOLE_LABEL, TRAY_REARM_LABEL, TRAY_STOP_LABEL};
 #[cfg(unix)]
 pub use xlib_guard::display_lost as ui_display_lost;
 

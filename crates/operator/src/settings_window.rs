@@ -5,8 +5,12 @@
 //! new…** with the handoff ready to copy in the format of the client the operator picks. Like every operator window it decides nothing: the
 //! checkbox draws the value the core confirmed and a click only opens the attested
 //! confirmation (`opt_in_prompt.rs`), whose `Confirm` the core judges on the event that
-//! pressed it;
-//! the buttons ask the core to act and the tab shows what the core reports back.
+//! pressed it; the handoff's token is masked until `Reveal token…` opens the attested
+//! confirmation of `reveal_prompt.rs` and the core shows it, and an entry that holds the
+//! token cannot be copied before that;
+//! the buttons ask the core to act and the tab shows what the core reports back. The core
+//! lists the sessions again every few seconds while the window is open, so ages and states
+//! move by themselves.
 
 use std::sync::mpsc::Sender;
 
@@ -30,6 +34,9 @@ pub const CLIENT_CHOICE_LABEL: &str = "Client:";
 /// The handoff's Copy buttons.
 pub const COPY_STDIO_LABEL: &str = "Copy stdio entry";
 pub const COPY_HTTP_LABEL: &str = "Copy HTTP entry";
+
+/// The button that opens the token reveal's confirmation, beside the Copy buttons.
+pub const REVEAL_TOKEN_LABEL: &str = "Reveal token…";
 
 /// Logged when the disabled opt-in checkbox of a session copy is clicked.
 const IGNORED_OPT_IN_CLICK: &str =
@@ -122,7 +129,7 @@ fn agent_tab(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &
     ui.separator();
     sessions(ui, tab, state, events);
     ui.separator();
-    provisioning(ui, tab, events);
+    provisioning(ui, tab, state, events);
 }
 
 fn sessions(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &Sender<OperatorEvent>) {
@@ -166,7 +173,8 @@ fn sessions(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &S
                             ui.monospace(&row.id);
                             ui.label(&row.age);
                             ui.label(&row.size);
-                            ui.label(if row.running { "running" } else { "stale" });
+                            let words = RichText::new(&row.state);
+                            ui.label(if row.running { words.color(OK_GREEN) } else { words });
                             if ui.button("Delete").clicked() {
                                 state.mark_agent_pending();
                                 send(events, OperatorEvent::DeleteSession { id: row.id.clone() });
@@ -184,9 +192,9 @@ fn sessions(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &S
 }
 
 /// The handoff of the last `Provision new…`, or how to get one.
-fn provisioning(ui: &mut egui::Ui, tab: &AgentTab, events: &Sender<OperatorEvent>) {
+fn provisioning(ui: &mut egui::Ui, tab: &AgentTab, state: &OperatorState, events: &Sender<OperatorEvent>) {
     match &tab.handoff {
-        Some(handoff) => handoff_view(ui, handoff, events),
+        Some(handoff) => handoff_view(ui, handoff, state, events),
         None if !tab.allow_provisioning || tab.in_session_copy => {
             ui.label(
                 RichText::new("Allow provisioning above to create a session with Provision new….").small(),
@@ -201,7 +209,12 @@ fn provisioning(ui: &mut egui::Ui, tab: &AgentTab, events: &Sender<OperatorEvent
 }
 
 /// The client choice, the two Copy buttons at fixed places, then the chosen client's entries.
-fn handoff_view(ui: &mut egui::Ui, handoff: &HandoffView, events: &Sender<OperatorEvent>) {
+fn handoff_view(
+    ui: &mut egui::Ui,
+    handoff: &HandoffView,
+    state: &OperatorState,
+    events: &Sender<OperatorEvent>,
+) {
     let Some(first) = handoff.clients.first() else {
         ui.label(&handoff.summary);
         return;
@@ -221,8 +234,14 @@ fn handoff_view(ui: &mut egui::Ui, handoff: &HandoffView, events: &Sender<Operat
     });
     ui.data_mut(|d| d.insert_temp(memory, chosen.label.clone()));
     ui.horizontal(|ui| {
-        copy_button(ui, chosen, HandoffPart::Stdio, true, events);
-        copy_button(ui, chosen, HandoffPart::Http, chosen.http.is_some(), events);
+        // An entry that holds the token is copied only once the operator revealed it.
+        let copyable = |text: Option<&str>| text.is_some_and(|t| !handoff.hides_token_in(t));
+        copy_button(ui, chosen, HandoffPart::Stdio, copyable(Some(&chosen.stdio)), events);
+        copy_button(ui, chosen, HandoffPart::Http, copyable(chosen.http.as_deref()), events);
+        if handoff.token_hidden && ui.button(REVEAL_TOKEN_LABEL).clicked() {
+            // This toolkit cannot say which event clicked; the confirmation prompt can.
+            state.set_reveal_confirm(true);
+        }
     });
     egui::ScrollArea::vertical().id_salt("mcec-handoff").show(ui, |ui| {
         ui.label(RichText::new(format!("{}: {}", chosen.label, chosen.place)).small());

@@ -74,6 +74,9 @@ pub enum OperatorEvent {
     /// A handoff `Copy` button: put that entry of the client labelled `client` on the
     /// clipboard. The text holds a token, so the event names it instead of carrying it.
     CopyHandoff { client: String, part: HandoffPart },
+    /// The token reveal's confirmation (`reveal_prompt.rs`) was activated by `by`; judged like
+    /// [`OperatorEvent::RearmClicked`] before the core shows the handoff's token.
+    RevealToken { by: Activation },
 }
 
 /// A copy of everything the windows draw, taken under the lock in one go.
@@ -102,6 +105,10 @@ pub struct Snapshot {
     pub consent: Option<ConsentView>,
     /// The opt-in's confirmation prompt is open, asking for this value.
     pub opt_in_confirm: Option<bool>,
+    /// The token reveal's confirmation prompt was asked for (open while the token is hidden).
+    pub reveal_confirm: bool,
+    /// How many times something (the tray's Open console) asked to bring the host window up.
+    pub console_raise: u64,
 }
 
 type RepaintHook = Arc<dyn Fn() + Send + Sync>;
@@ -120,6 +127,8 @@ struct Inner {
     agent: AgentTab,
     consent: Option<ConsentView>,
     opt_in_confirm: Option<bool>,
+    reveal_confirm: bool,
+    console_raise: u64,
     /// One per painter (the host process runs two: eframe and the attested prompts').
     repaint: Vec<RepaintHook>,
 }
@@ -159,6 +168,8 @@ impl OperatorState {
                 agent: AgentTab::default(),
                 consent: None,
                 opt_in_confirm: None,
+                reveal_confirm: false,
+                console_raise: 0,
                 repaint: Vec::new(),
             })),
         }
@@ -209,6 +220,8 @@ impl OperatorState {
             agent: inner.agent.clone(),
             consent: inner.consent.clone(),
             opt_in_confirm: inner.opt_in_confirm,
+            reveal_confirm: inner.reveal_confirm,
+            console_raise: inner.console_raise,
         }
     }
 
@@ -328,6 +341,10 @@ impl OperatorState {
             if inner.opt_in_confirm == Some(inner.agent.allow_provisioning) {
                 inner.opt_in_confirm = None;
             }
+            // Likewise the reveal, once the token shows (or there is no hidden token left).
+            if !inner.agent.handoff.as_ref().is_some_and(|h| h.token_hidden) {
+                inner.reveal_confirm = false;
+            }
         });
     }
 
@@ -352,8 +369,24 @@ impl OperatorState {
         });
     }
 
+    /// UI side: `Reveal token…` was clicked (`true`) or its confirmation cancelled (`false`).
+    pub(crate) fn set_reveal_confirm(&self, open: bool) {
+        self.update(|inner| {
+            inner.reveal_confirm = open;
+            if open {
+                inner.agent.message = None;
+            }
+        });
+    }
+
+    /// Bring the host window up (the tray's Open console; Unix has the only tray so far).
+    #[cfg(unix)]
+    pub(crate) fn raise_console(&self) {
+        self.update(|inner| inner.console_raise += 1);
+    }
+
     /// UI side: the settings window was closed.
-    pub(crate) fn close_settings(&self) {
+    pub fn close_settings(&self) {
         self.update(|inner| inner.settings_open = false);
     }
 
@@ -595,5 +628,19 @@ mod tests {
         assert_eq!(st.snapshot().opt_in_confirm, None, "done once the core reports the asked value");
         st.update_agent_tab(|tab| tab.allow_provisioning = false);
         assert_eq!(st.snapshot().opt_in_confirm, None, "a later change elsewhere opens nothing");
+    }
+
+    #[test]
+    fn the_reveal_confirmation_ends_when_the_token_shows() {
+        let st = OperatorState::new();
+        let hidden = crate::agent_model::HandoffView { token_hidden: true, ..Default::default() };
+        st.update_agent_tab(|tab| tab.handoff = Some(hidden.clone()));
+        st.set_reveal_confirm(true);
+        st.update_agent_tab(|tab| tab.pending = false);
+        assert!(st.snapshot().reveal_confirm, "still asking: the token is still hidden");
+        st.update_agent_tab(|tab| tab.handoff = Some(crate::agent_model::HandoffView::default()));
+        assert!(!st.snapshot().reveal_confirm, "done once the core shows the token");
+        st.update_agent_tab(|tab| tab.handoff = Some(hidden));
+        assert!(!st.snapshot().reveal_confirm, "hidden again later: nothing reopens by itself");
     }
 }

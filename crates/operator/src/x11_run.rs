@@ -43,6 +43,8 @@ pub(crate) fn run(
     if let Err(e) = prompts {
         tracing::error!("the re-arm and consent prompts are unavailable: {e}");
     }
+    // Where the desktop has a tray; never the only way to see or clear the stop.
+    crate::tray::start(state.clone(), events.clone());
     let root = if surfaces.host_window {
         viewports::host()
     } else {

@@ -59,6 +59,11 @@ pub(crate) fn focus_opt_in_soon() {
     on_own_window_soon("mcec-opt-in-focus", crate::opt_in_prompt::OPT_IN_TITLE, focus);
 }
 
+/// Give the token reveal's confirmation prompt the keyboard focus once it is mapped.
+pub(crate) fn focus_reveal_soon() {
+    on_own_window_soon("mcec-reveal-focus", crate::reveal_prompt::REVEAL_TITLE, focus);
+}
+
 type TagResult<T> = Result<T, Box<dyn std::error::Error>>;
 /// Returns whether the window is done with; `false` means try again shortly.
 type Action = fn(&RustConnection, &Atoms, Window, Window) -> TagResult<bool>;

@@ -45,7 +45,7 @@ pub mod user_home;
 
 pub use id::{IdError, SessionId};
 pub use install::{is_installed_copy, is_installed_copy_with, is_installed_with};
-pub use list::{SessionSummary, list_sessions};
+pub use list::{SessionState, SessionSummary, list_sessions};
 pub use lock::{InstanceLock, LockError, is_locked};
 pub use paths::{McecPaths, XdgDirs, is_session_dir};
 pub use provision::{Handoff, ProvisionError, ProvisionRequest, provision};

@@ -16,8 +16,15 @@ use std::fmt;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::paths::LOCK_FILE;
+
+/// How many times, and how far apart, a starting instance tries again when it finds its lock
+/// held: a listing ([`is_locked`]; the host's Agent tab lists every 2 s) holds it for an
+/// instant while it probes, and that must not make the copy refuse to start.
+const PROBE_RETRIES: u32 = 5;
+const PROBE_PAUSE: Duration = Duration::from_millis(10);
 
 /// A held instance lock. Keep it alive for as long as the instance runs; dropping it (or the
 /// process dying) releases the lock.
@@ -85,7 +92,9 @@ impl InstanceLock {
         let path = dir.join(LOCK_FILE);
         let io_err = |error| LockError::Io { path: path.clone(), error };
         let mut file = open_lock_file(&path, true).map_err(io_err)?;
-        match file.try_lock() {
+        // Only an instance's start waits out a probe; a removal treats a held lock as running.
+        let retries = if record_pid { PROBE_RETRIES } else { 0 };
+        match retry_while_busy(retries, PROBE_PAUSE, || file.try_lock()) {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 let pid = read_pid(&mut file);
@@ -112,6 +121,24 @@ impl InstanceLock {
     /// Releases the lock now (dropping the value does the same).
     pub fn release(self) {
         let _ = self.file.unlock();
+    }
+}
+
+/// `attempt`, and up to `retries` more times `pause` apart while it answers `WouldBlock`.
+fn retry_while_busy(
+    retries: u32,
+    pause: Duration,
+    mut attempt: impl FnMut() -> Result<(), TryLockError>,
+) -> Result<(), TryLockError> {
+    let mut left = retries;
+    loop {
+        match attempt() {
+            Err(TryLockError::WouldBlock) if left > 0 => {
+                left -= 1;
+                std::thread::sleep(pause);
+            }
+            other => return other,
+        }
     }
 }
 
@@ -172,6 +199,28 @@ mod tests {
         let again = InstanceLock::acquire(dir.path()).expect("relock");
         drop(again);
         assert!(!is_locked(dir.path()));
+    }
+
+    #[test]
+    fn a_lock_busy_for_an_instant_is_tried_again_and_a_held_one_is_given_up() {
+        let mut calls = 0;
+        let brief = retry_while_busy(5, Duration::ZERO, || {
+            calls += 1;
+            if calls < 3 { Err(TryLockError::WouldBlock) } else { Ok(()) }
+        });
+        assert!(brief.is_ok() && calls == 3, "taken on the third try, {calls} tries");
+        let mut calls = 0;
+        let held = retry_while_busy(5, Duration::ZERO, || {
+            calls += 1;
+            Err(TryLockError::WouldBlock)
+        });
+        assert!(matches!(held, Err(TryLockError::WouldBlock)) && calls == 6, "{calls} tries");
+        let mut calls = 0;
+        let broken = retry_while_busy(5, Duration::ZERO, || {
+            calls += 1;
+            Err(TryLockError::Error(std::io::Error::other("broken")))
+        });
+        assert!(matches!(broken, Err(TryLockError::Error(_))) && calls == 1, "an error is not retried");
     }
 
     #[test]

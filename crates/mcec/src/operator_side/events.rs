@@ -59,7 +59,8 @@ pub(super) fn rearm_handler(
             | OperatorEvent::DeleteAllSessions
             | OperatorEvent::ProvisionNew
             | OperatorEvent::RefreshSessions
-            | OperatorEvent::CopyHandoff { .. }) => match &agent_tab {
+            | OperatorEvent::CopyHandoff { .. }
+            | OperatorEvent::RevealToken { .. }) => match &agent_tab {
                 Some(tab) if tab.send(tab_event).is_ok() => {}
                 _ => tracing::warn!("an Agent tab event arrived but this process has no Agent tab"),
             },
@@ -68,15 +69,5 @@ pub(super) fn rearm_handler(
 }
 
 pub(super) fn agent_tab_worker(events: Receiver<OperatorEvent>, core: AgentTabCore) {
-    for event in events {
-        match event {
-            OperatorEvent::SetProvisioning { enabled, by } => core.set_provisioning(enabled, &by),
-            OperatorEvent::DeleteSession { id } => core.delete(&id),
-            OperatorEvent::DeleteAllSessions => core.delete_all(),
-            OperatorEvent::ProvisionNew => core.provision_new(),
-            OperatorEvent::RefreshSessions => core.refresh(),
-            OperatorEvent::CopyHandoff { client, part } => core.copy(&client, part),
-            _ => {}
-        }
-    }
+    core.serve(events);
 }

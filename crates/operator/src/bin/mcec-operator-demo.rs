@@ -6,7 +6,7 @@
 //! `acting`, `idle`, `stop REASON`, `rearm`, `open`, `refuse MESSAGE`, `narrate LINE`,
 //! `door STATUS`, `quit`, and for the host's settings window: `settings` (open it),
 //! `agent allow|deny|copy` (the opt-in as the core confirmed it; `copy`: inside a provisioned
-//! copy), `session ID AGE SIZE running|stale` (add a row), `nosessions`, `handoff` (a sample
+//! copy), `session ID AGE SIZE STATE` (add a row; `_` for a space in SIZE and STATE), `nosessions`, `handoff` (a sample
 //! handoff) and `agentmsg TEXT` (a refusal the core reported). It prints each operator event on stdout as `event <Debug>` and, at
 //! the end, `exit ok` or `exit error: <why>`. Without `--main-thread` the UI runs on its own
 //! thread (winit `with_any_thread`), with it the UI runs on the main thread and stdin is read
@@ -104,6 +104,7 @@ fn drive(state: &OperatorState) {
                     age: f.get(1).copied().unwrap_or_default().into(),
                     size: f.get(2).copied().unwrap_or_default().replace('_', " "),
                     running: f.get(3) == Some(&"running"),
+                    state: f.get(3).copied().unwrap_or_default().replace('_', " "),
                 };
                 state.update_agent_tab(|tab| tab.sessions.push(row));
             }
@@ -150,5 +151,6 @@ fn sample_handoff() -> HandoffView {
                 None,
             ),
         ],
+        token_hidden: false,
     }
 }

@@ -13,7 +13,7 @@ use mcec_rules::activation::{Activation, ActivationEvents, InputEventId};
 use crate::overlay::{self, Look};
 use crate::soft::raster::{self, Canvas, Textures};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
-use crate::{Surfaces, consent_prompt, host, opt_in_prompt, prompt, settings_window};
+use crate::{Surfaces, consent_prompt, host, opt_in_prompt, prompt, reveal_prompt, settings_window};
 
 /// Which operator window a pane is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,19 +27,21 @@ pub(crate) enum Role {
     Settings,
     /// The attested confirmation of the Agent tab's provisioning opt-in.
     OptIn,
+    /// The attested confirmation that shows the Agent tab's session token.
+    Reveal,
 }
 
 impl Role {
     /// The order windows are brought up to date in: the banner first, so a prompt that opens
     /// with a stop never delays it.
-    pub(crate) const ALL: [Role; 6] =
-        [Role::Overlay, Role::Prompt, Role::Consent, Role::OptIn, Role::Host, Role::Settings];
+    pub(crate) const ALL: [Role; 7] =
+        [Role::Overlay, Role::Prompt, Role::Consent, Role::OptIn, Role::Reveal, Role::Host, Role::Settings];
 
     /// The windows whose controls make a decision only the operator may make; they are judged
     /// on the event that pressed them, so only a painter that names its events shows them.
     /// (Only X11's host process asks: Win32 paints every operator window here.)
     pub(crate) fn attested(self) -> bool {
-        matches!(self, Role::Prompt | Role::Consent | Role::OptIn)
+        matches!(self, Role::Prompt | Role::Consent | Role::OptIn | Role::Reveal)
     }
 
     /// The title of the role's window (also what the audit names it by).
@@ -49,6 +51,7 @@ impl Role {
             Role::Prompt => prompt::PROMPT_TITLE,
             Role::Consent => consent_prompt::CONSENT_TITLE,
             Role::OptIn => opt_in_prompt::OPT_IN_TITLE,
+            Role::Reveal => reveal_prompt::REVEAL_TITLE,
             Role::Host => host::HOST_TITLE,
             Role::Settings => settings_window::SETTINGS_TITLE,
         }
@@ -85,6 +88,10 @@ pub(crate) fn wanted(
         Role::OptIn => {
             let open = surfaces.host_window && opt_in_prompt::open(snap);
             open.then_some((None, opt_in_prompt::geometry(monitor)))?
+        }
+        Role::Reveal => {
+            let open = surfaces.host_window && reveal_prompt::open(snap);
+            open.then_some((None, reveal_prompt::geometry(monitor)))?
         }
         Role::Consent => snap.consent.is_some().then_some((None, consent_prompt::geometry(monitor)))?,
         Role::Host => surfaces.host_window.then_some((None, host::geometry(monitor)))?,
@@ -297,6 +304,7 @@ pub(crate) fn run(
         Role::Prompt => prompt::show(ui, state, events, input.activation),
         Role::Consent => consent_prompt::show(ui, state, events, input.activation),
         Role::OptIn => opt_in_prompt::show(ui, state, events, input.activation),
+        Role::Reveal => reveal_prompt::show(ui, state, events, input.activation),
         Role::Host => host::show(ui, state, events),
         Role::Settings => settings_window::show(ui, state, events),
     });
@@ -452,5 +460,21 @@ mod tests {
         state.update_agent_tab(|t| t.allow_provisioning = true);
         assert_eq!(wanted(Role::OptIn, host, &state.snapshot(), now, MONITOR), None, "done: it closes");
         assert!(Role::OptIn.attested() && Role::Prompt.attested() && !Role::Settings.attested());
+    }
+
+    #[test]
+    fn the_reveal_confirmation_is_open_while_the_token_is_hidden() {
+        let state = OperatorState::new();
+        let host = Surfaces { overlay: true, prompt: false, host_window: true };
+        let now = Instant::now();
+        let hidden = crate::agent_model::HandoffView { token_hidden: true, ..Default::default() };
+        state.update_agent_tab(|t| t.handoff = Some(hidden));
+        assert_eq!(wanted(Role::Reveal, host, &state.snapshot(), now, MONITOR), None, "not asked for");
+        state.set_reveal_confirm(true);
+        assert!(wanted(Role::Reveal, host, &state.snapshot(), now, MONITOR).is_some());
+        assert_eq!(wanted(Role::Reveal, ALL, &state.snapshot(), now, MONITOR), None, "only where the tab is");
+        state.update_agent_tab(|t| t.handoff = Some(crate::agent_model::HandoffView::default()));
+        assert_eq!(wanted(Role::Reveal, host, &state.snapshot(), now, MONITOR), None, "shown: it closes");
+        assert!(Role::Reveal.attested(), "only a painter that names its events shows it");
     }
 }
