@@ -97,14 +97,6 @@ impl Ipc {
         Ok(Ipc { stream: UnixStream::connect(socket)?, buf: Vec::new() })
     }
 
-    /// Connects to `$SWAYSOCK`.
-    pub fn from_env() -> Result<Ipc, IpcError> {
-        let socket = std::env::var_os("SWAYSOCK")
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| IpcError::Protocol("SWAYSOCK is not set".into()))?;
-        Ipc::connect(Path::new(&socket))
-    }
-
     /// Sends one request and returns its reply, skipping events that arrive before it (on a
     /// subscribed connection they are handed to `on_event`).
     pub fn request(&mut self, message: Message, payload: &str) -> Result<Value, IpcError> {

@@ -14,9 +14,13 @@
 //! (`emergency-stop-unavailable`). Unix only; the binary names it in `platform.rs` alone.
 
 pub mod chord;
+mod desktop;
 pub mod ipc;
+mod keysyms;
 pub mod monitor;
+pub mod wl;
 
+pub use desktop::SwayDesktop;
 pub use monitor::SwayMonitor;
 
 /// True when this process runs inside a sway session: a Wayland display and sway's IPC socket
