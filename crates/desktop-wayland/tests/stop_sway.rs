@@ -96,3 +96,23 @@ fn a_lost_sway_latches() {
     );
     drop(handle);
 }
+
+#[test]
+fn the_chord_stops_in_another_binding_mode_too() {
+    let sway = Sway::start();
+    let (latch, handle) = armed(&sway);
+    let out = sway.swaymsg(&["mode other"]).expect("swaymsg");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    // The monitor binds in the new mode once it reads sway's `mode` event; the chord is
+    // pressed until it latches, within the hang guard.
+    let deadline = std::time::Instant::now() + GUARD;
+    let notice = loop {
+        sway.physical_key("ctrl+alt+shift+s");
+        if let Some(n) = latch.wait_for_trip_timeout(Duration::from_millis(200)) {
+            break n;
+        }
+        assert!(std::time::Instant::now() < deadline, "the chord never latched in mode `other`");
+    };
+    assert_eq!(notice.trip.reason, StopReason::Chord("Ctrl+Alt+Shift+S".into()));
+    drop(handle);
+}

@@ -18,12 +18,14 @@ pub(crate) struct Guard {
     ipc: Ipc,
     binding: StopBinding,
     devices: BTreeSet<String>,
+    /// The binding mode the bindings were last checked in.
+    mode: Option<String>,
     connected: bool,
 }
 
 impl Guard {
     pub(crate) fn new(ipc: Ipc, binding: StopBinding) -> Guard {
-        Guard { ipc, binding, devices: BTreeSet::new(), connected: true }
+        Guard { ipc, binding, devices: BTreeSet::new(), mode: None, connected: true }
     }
 
     pub(crate) fn devices(&self) -> &BTreeSet<String> {
@@ -71,10 +73,18 @@ impl Guard {
         if commands.is_empty() {
             return Ok(());
         }
+        // A mode entered since the last check has no bindings of ours until its `mode` event is
+        // read; the check adds them there, so a removal that fails then is no tampering (the
+        // mode is asked before and after, so a switch in between counts too).
+        let before = self.current_mode()?;
         let results = self.run(&commands.join("; "))?;
+        let after = self.current_mode()?;
+        let entered = self.mode.as_ref().is_some_and(|m| *m != before) || before != after;
+        self.mode = Some(after);
         for (device, pair) in devices.iter().zip(results.chunks(2)) {
             match pair {
                 [Ok(()), Ok(())] => {}
+                [Err(_), Ok(())] if entered => {}
                 [Err(e), _] => {
                     return Err(format!("tampered: mcec's stop binding on {device} was removed ({e})"));
                 }
@@ -85,6 +95,12 @@ impl Guard {
             return Err("tampered: sway answered fewer commands than it was sent".into());
         }
         Ok(())
+    }
+
+    /// The binding mode sway is in.
+    fn current_mode(&mut self) -> Result<String, String> {
+        let state = self.request(Message::GetBindingState, "")?;
+        Ok(state.get("name").and_then(Value::as_str).unwrap_or("").to_string())
     }
 
     /// Removes every binding (at exit; failures are of no use to anyone then).

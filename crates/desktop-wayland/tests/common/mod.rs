@@ -41,8 +41,8 @@ impl Sway {
         let runtime_dir = runtime.path().to_path_buf();
         let as_user = if is_root() { drop_to(&ensure_user(), &runtime_dir) } else { Vec::new() };
         let config = runtime_dir.join("config");
-        // No bar, no default bindings: only what the test adds.
-        std::fs::write(&config, "default_border none\nfocus_follows_mouse no\n").expect("sway config");
+        // No bar, no default bindings: only what the test adds, and one binding mode to enter.
+        std::fs::write(&config, "default_border none\nfocus_follows_mouse no\nmode \"other\" {\n  bindsym Escape mode default\n}\n").expect("sway config");
         let log = std::fs::File::create(runtime_dir.join("sway.log")).expect("sway log");
         let mut command = Command::new(as_user.first().map_or("sway", String::as_str));
         command
