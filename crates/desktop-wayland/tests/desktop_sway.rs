@@ -142,3 +142,31 @@ fn mcecs_own_injected_chord_does_not_stop_and_the_physical_one_does() {
     assert_eq!(notice.trip.reason, StopReason::Chord("Ctrl+Alt+Shift+S".into()));
     drop(handle);
 }
+
+#[test]
+fn a_long_text_arrives_whole_and_a_stopped_type_sends_nothing_and_releases() {
+    let sway = Sway::start();
+    let d = desktop(&sway);
+    let out = sway.runtime_dir.join("typed");
+    // Raw mode: cat sees each character as it comes, Ctrl+Z included (no signals).
+    let (w, child) = foot(&sway, &d, &format!("stty raw -echo; cat > {}", out.display()));
+    d.window_op(w.id, WindowOp::Foreground).expect("focus");
+    until("focus", || d.window_info(w.id).ok().filter(|w| w.foreground));
+    let long: String = "abcdefghij".repeat(40);
+    d.type_text(&long, &StopFlag::new()).expect("type");
+    until("400 characters", || (read(&out).len() >= long.len()).then_some(()));
+    assert_eq!(read(&out), long);
+
+    // Ctrl held, then a type the stop has already refused: nothing is typed and Ctrl is let go,
+    // so the next `z` arrives as `z`, not as Ctrl+Z (0x1a).
+    d.key(Key::Modifier(Modifier::Ctrl), true, &StopFlag::new()).expect("ctrl held");
+    let stop = StopFlag::new();
+    stop.set();
+    let err = d.type_text("xyz", &stop).expect_err("the stop refused typing");
+    assert_eq!(err.code, mcec_rules::ErrorCode::EmergencyStopped, "{err:?}");
+    assert!(err.detail.contains("Typed 0 of 3 characters"), "{}", err.detail);
+    d.type_text("z", &StopFlag::new()).expect("type");
+    until("the z", || (read(&out).len() > long.len()).then_some(()));
+    assert_eq!(&read(&out)[long.len()..], "z", "a stopped type sent keys, or Ctrl stayed down");
+    end(child);
+}

@@ -124,8 +124,21 @@ impl Wl {
         self.queue.handle()
     }
 
+    /// Sends what is queued. A full socket (the compositor is behind) is waited out, at most
+    /// a few seconds, rather than failing the call.
     fn flush(&self) -> Result<(), String> {
-        self.conn.flush().map_err(|e| format!("Wayland connection: {e}"))
+        use wayland_client::backend::WaylandError;
+        for _ in 0..100 {
+            match self.conn.flush() {
+                Err(WaylandError::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let mut fds = [rustix::event::PollFd::new(&self.conn, rustix::event::PollFlags::OUT)];
+                    let timeout = rustix::time::Timespec { tv_sec: 0, tv_nsec: 50_000_000 };
+                    let _ = rustix::event::poll(&mut fds, Some(&timeout));
+                }
+                other => return other.map_err(|e| format!("Wayland connection: {e}")),
+            }
+        }
+        Err("Wayland connection: the compositor stopped reading mcec's requests".into())
     }
 
     fn time(&self) -> u32 {
