@@ -12,6 +12,7 @@ use mcec_desktop::monitor::{
 };
 use mcec_desktop_wayland::SwayMonitor;
 use mcec_desktop_wayland::chord::StopBinding;
+use mcec_desktop_wayland::ipc::{Frame, Ipc, Message};
 use mcec_rules::StopFlag;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason, TripKind};
@@ -36,6 +37,14 @@ fn unbind_x11_keyboard() -> String {
 #[test]
 fn the_physical_chord_latches_and_an_injected_one_does_not() {
     let sway = Sway::start();
+    // Positive control for the injected chord: a binding for every device, which sway fires
+    // for the virtual keyboard (the per-device ones win for the keyboards they name).
+    let mut events = Ipc::connect(&sway.swaysock).expect("ipc");
+    let subscribed = events.request(Message::Subscribe, r#"["binding"]"#).expect("subscribe");
+    assert_eq!(subscribed["success"], true);
+    let control =
+        sway.swaymsg(&["bindsym --no-warn Ctrl+Mod1+Shift+s nop any-device-control"]).expect("swaymsg");
+    assert!(control.status.success());
     let (latch, handle) = armed(&sway);
     let injected = sway.client(&[
         "wtype", "-M", "ctrl", "-M", "alt", "-M", "shift", "-k", "s", "-m", "shift", "-m", "alt", "-m",
@@ -45,6 +54,14 @@ fn the_physical_chord_latches_and_an_injected_one_does_not() {
     // wtype ends after a round trip, so sway has handled its keys; one more IPC round trip
     // lets the monitor's thread read any binding event sway sent for them.
     let _ = sway.swaymsg(&["-t", "get_version"]);
+    let fired = loop {
+        match events.read_frame(Some(GUARD)).expect("binding event") {
+            Some(Frame::Event(_, v)) => break v["binding"]["command"].as_str().unwrap_or("").to_string(),
+            Some(Frame::Reply(_)) => {}
+            None => panic!("wtype's chord fired no binding at all"),
+        }
+    };
+    assert_eq!(fired, "nop any-device-control", "sway matched wtype's chord to the control binding only");
     assert!(!latch.is_stopped(), "a virtual keyboard's chord latched the stop");
     sway.physical_key("ctrl+alt+shift+s");
     let notice = latch.wait_for_trip_timeout(GUARD).expect("the physical chord latched");
