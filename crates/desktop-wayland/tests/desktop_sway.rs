@@ -11,7 +11,8 @@ use common::Sway;
 use mcec_desktop::keys::{Key, Modifier};
 use mcec_desktop::monitor::{LastPhysicalInput, MonitorSink, ProvenanceMonitor};
 use mcec_desktop::seams::{Injector, Screens, WindowManager, WindowOp};
-use mcec_desktop::types::{Point, Rect, WindowInfo};
+use mcec_desktop::types::{Point, Rect, ScrollDirection, WindowInfo};
+use mcec_desktop_wayland::ipc::{Frame, Ipc, Message};
 use mcec_desktop_wayland::{SwayDesktop, SwayMonitor};
 use mcec_rules::StopFlag;
 use mcec_rules::hotkey::Hotkey;
@@ -169,4 +170,56 @@ fn a_long_text_arrives_whole_and_a_stopped_type_sends_nothing_and_releases() {
     until("the z", || (read(&out).len() > long.len()).then_some(()));
     assert_eq!(&read(&out)[long.len()..], "z", "a stopped type sent keys, or Ctrl stayed down");
     end(child);
+}
+
+#[test]
+fn a_floating_window_moves_and_resizes_and_minimizes_to_the_scratchpad() {
+    let sway = Sway::start();
+    let d = desktop(&sway);
+    let (w, child) = foot(&sway, &d, "sleep 600");
+    let float = sway.swaymsg(&[&format!("[con_id={}] floating enable", w.id)]).expect("swaymsg");
+    assert!(float.status.success());
+    d.window_op(w.id, WindowOp::Resize { width: 400, height: 300 }).expect("resize");
+    d.window_op(w.id, WindowOp::Move(Point::new(100, 50))).expect("move");
+    let moved = until("the new place", || {
+        d.window_info(w.id).ok().filter(|i| i.bounds.x == 100 && i.bounds.y == 50 && i.bounds.width == 400)
+    });
+    assert_eq!(moved.bounds.height, 300, "{:?}", moved.bounds);
+    d.window_op(w.id, WindowOp::Minimize).expect("minimize");
+    until("the scratchpad", || d.window_info(w.id).ok().filter(|i| i.minimized));
+    d.window_op(w.id, WindowOp::Foreground).expect("bring back");
+    until("shown and focused", || d.window_info(w.id).ok().filter(|i| !i.minimized && i.foreground));
+    end(child);
+}
+
+#[test]
+fn a_wheel_notch_reaches_sway_in_its_direction() {
+    let sway = Sway::start();
+    let d = desktop(&sway);
+    let mut events = Ipc::connect(&sway.swaysock).expect("ipc");
+    let subscribed = events.request(Message::Subscribe, r#"["binding"]"#).expect("subscribe");
+    assert_eq!(subscribed["success"], true);
+    for (button, name) in [("button4", "up"), ("button5", "down"), ("button6", "left"), ("button7", "right")]
+    {
+        let out =
+            sway.swaymsg(&[&format!("bindsym --whole-window {button} nop wheel-{name}")]).expect("swaymsg");
+        assert!(out.status.success());
+    }
+    d.pointer_move(Point::new(100, 100)).expect("move");
+    for (direction, name) in [
+        (ScrollDirection::Down, "down"),
+        (ScrollDirection::Up, "up"),
+        (ScrollDirection::Right, "right"),
+        (ScrollDirection::Left, "left"),
+    ] {
+        d.scroll(direction).expect("scroll");
+        let fired = loop {
+            match events.read_frame(Some(GUARD)).expect("binding event") {
+                Some(Frame::Event(_, v)) => break v["binding"]["command"].as_str().unwrap_or("").to_string(),
+                Some(Frame::Reply(_)) => {}
+                None => panic!("the notch fired no binding"),
+            }
+        };
+        assert_eq!(fired, format!("nop wheel-{name}"));
+    }
 }
