@@ -223,3 +223,34 @@ fn a_wheel_notch_reaches_sway_in_its_direction() {
         assert_eq!(fired, format!("nop wheel-{name}"));
     }
 }
+
+#[test]
+fn mcecs_own_windows_are_left_out_of_captures() {
+    let sway = Sway::start();
+    let d = desktop(&sway);
+    sway.swaymsg(&["output * bg #336699 solid_color"]).expect("swaymsg");
+    // A window named as mcec's banner is (its class is one of mcec's own).
+    let child =
+        sway.client_command(&["foot", "--app-id=mcec-overlay", "sleep", "600"]).spawn().expect("foot");
+    let own = until("the own window", || {
+        d.list_windows().ok()?.into_iter().find(|w| w.class_name == "mcec-overlay")
+    });
+    let cmd =
+        format!("[con_id={}] floating enable, resize set 200 100, move absolute position 300 200", own.id);
+    assert!(sway.swaymsg(&[&cmd]).expect("swaymsg").status.success());
+    let area = Rect::new(250, 150, 300, 200);
+    let want = Rect::new(300, 200, 200, 100);
+    let shot = until("the window in place and the background drawn", || {
+        let shot = d.capture(area).ok()?;
+        let bg = shot.image.pixels[..3] == [0x33, 0x66, 0x99];
+        (bg && shot.left_out.as_ref().is_some_and(|l| l.areas == [want])).then_some(shot)
+    });
+    assert_eq!(shot.left_out.map(|l| l.how), Some(mcec_desktop::types::LeftOutHow::Blanked));
+    let at = |x: u32, y: u32| {
+        let i = ((y * area.width + x) * 3) as usize;
+        shot.image.pixels[i..i + 3].to_vec()
+    };
+    assert_eq!(at(150, 100), [0, 0, 0], "mcec's window shows in the capture");
+    assert_eq!(at(10, 10), [0x33, 0x66, 0x99], "the background was blanked too");
+    end(child);
+}

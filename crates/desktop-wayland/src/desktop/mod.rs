@@ -1,6 +1,7 @@
 //! `SwayDesktop`: the desktop seams on sway. Screens and windows come from sway's IPC
-//! (`screens.rs`, `windows.rs`), pixels from `wlr-screencopy`, input from the one virtual
-//! keyboard and pointer (`input.rs`).
+//! (`screens.rs`, `windows.rs`), pixels from `wlr-screencopy` (mcec's own windows painted
+//! black in them: no client can read what lies beneath another's window), input from the one
+//! virtual keyboard and pointer (`input.rs`).
 
 mod input;
 mod screens;

@@ -2,7 +2,9 @@
 //! through `wlr-screencopy`, cut to the asked area in layout coordinates.
 
 use mcec_desktop::seams::Screens;
-use mcec_desktop::types::{CaptureVia, Captured, DisplayInfo, Dpi, DpiSource, Rect, RgbImage};
+use mcec_desktop::types::{
+    CaptureVia, Captured, DisplayInfo, Dpi, DpiSource, LeftOut, LeftOutHow, Rect, RgbImage,
+};
 use mcec_rules::{ErrorCode, ToolError};
 use serde_json::Value;
 
@@ -106,7 +108,25 @@ impl Screens for SwayDesktop {
             let frame = wl.capture_output(&handle).map_err(wl_err)?;
             paste(&mut image, area, &frame, out);
         }
-        Ok(Captured { image, left_out: None, via: CaptureVia::Screencopy })
+        drop(wl);
+        let areas: Vec<Rect> = self.own_window_areas()?.iter().filter_map(|r| r.intersect(&area)).collect();
+        for r in &areas {
+            blank(&mut image, area, *r);
+        }
+        let left_out = (!areas.is_empty()).then_some(LeftOut { areas, how: LeftOutHow::Blanked });
+        Ok(Captured { image, left_out, via: CaptureVia::Screencopy })
+    }
+}
+
+/// Paints `r` (inside `area`, both in layout coordinates) black: sway lets no client read
+/// what lies beneath another client's window.
+fn blank(image: &mut RgbImage, area: Rect, r: Rect) {
+    let width = area.width as usize;
+    for row in (r.y - area.y) as usize..(r.y - area.y) as usize + r.height as usize {
+        let start = (row * width + (r.x - area.x) as usize) * 3;
+        if let Some(px) = image.pixels.get_mut(start..start + r.width as usize * 3) {
+            px.fill(0);
+        }
     }
 }
 

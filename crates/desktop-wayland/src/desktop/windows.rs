@@ -18,6 +18,8 @@ pub(crate) struct View {
     pub info: WindowInfo,
     pub floating: bool,
     pub fullscreen: bool,
+    /// Shown on an output now (sway's `visible`).
+    pub visible: bool,
 }
 
 /// Every view in a `GET_TREE` reply, in tree order.
@@ -66,6 +68,7 @@ fn view_of(node: &Value, floating: bool, scratch: bool) -> Option<View> {
         },
         floating: floating || node.get("type").and_then(Value::as_str) == Some("floating_con"),
         fullscreen: node.get("fullscreen_mode").and_then(Value::as_u64).is_some_and(|m| m != 0),
+        visible: node.get("visible").and_then(Value::as_bool) == Some(true),
     })
 }
 
@@ -95,6 +98,16 @@ pub(crate) fn command(view: &View, op: WindowOp) -> Result<String, String> {
 }
 
 impl SwayDesktop {
+    /// Where mcec's own windows (banner, prompts) are shown now: captures leave them out.
+    pub(crate) fn own_window_areas(&self) -> Result<Vec<mcec_desktop::types::Rect>, ToolError> {
+        Ok(self
+            .views()?
+            .into_iter()
+            .filter(|v| v.visible && v.info.is_mcecs_own())
+            .map(|v| v.info.bounds)
+            .collect())
+    }
+
     fn views(&self) -> Result<Vec<View>, ToolError> {
         Ok(views(&self.request(Message::GetTree, "")?))
     }
