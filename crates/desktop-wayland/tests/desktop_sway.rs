@@ -102,6 +102,7 @@ fn typed_text_and_keys_arrive_in_a_wayland_window() {
 fn a_click_lands_on_the_window_under_it() {
     let sway = Sway::start();
     let d = desktop(&sway);
+    assert!(d.pointer_position().is_err(), "a Wayland client cannot know the pointer before moving it");
     let (left, a) = foot(&sway, &d, "sleep 600");
     let (right, b) = foot(&sway, &d, "sleep 600");
     until("the second window focused", || d.window_info(right.id).ok().filter(|w| w.foreground));

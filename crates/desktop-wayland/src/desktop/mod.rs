@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use mcec_desktop::seams::Backend;
-use mcec_desktop::types::Point;
 use mcec_rules::{ErrorCode, ToolError};
 
 use crate::ipc::Ipc;
@@ -53,18 +52,12 @@ impl SwayDesktop {
         let ipc = Ipc::connect(swaysock).map_err(|e| no_desktop(e.to_string()))?;
         let wl = Wl::connect(wayland).map_err(no_desktop)?;
         let display = wayland.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let desktop = SwayDesktop {
+        Ok(SwayDesktop {
             ipc: Mutex::new(ipc),
             wl: Mutex::new(wl),
             input: Mutex::new(input::Held::default()),
             display,
-        };
-        // Start the pointer somewhere known: the virtual pointer has no position until it moves,
-        // and a Wayland client cannot ask where the pointer is.
-        let center =
-            desktop.layout().map(|l| Point::new(l.x + (l.width / 2) as i32, l.y + (l.height / 2) as i32))?;
-        mcec_desktop::seams::Injector::pointer_move(&desktop, center)?;
-        Ok(desktop)
+        })
     }
 
     fn ipc(&self) -> MutexGuard<'_, Ipc> {
