@@ -251,6 +251,8 @@ pub enum CaptureVia {
     Dxgi,
     /// Windows, a GDI `BitBlt` of the screen.
     Gdi,
+    /// Wayland (wlroots), the `wlr-screencopy` protocol into a shared-memory buffer.
+    Screencopy,
 }
 
 /// Where a capture left out mcec's own windows (banner, prompt, host window), which the

@@ -3,7 +3,10 @@
 //! Everything above it (the tool layer, the gates, the stop worker) sees only
 //! [`DesktopTools`] and a [`MonitorHandle`]. On Unix that is `mcec-desktop-x11` (`$DISPLAY`,
 //! found by `desktop_find` when the client did not pass it, with [`probe_display`] asking
-//! each X socket); on Windows it is `mcec-desktop-windows` (GDI, `EnumWindows`, `SendInput`,
+//! each X socket), except inside a sway session (`WAYLAND_DISPLAY` and `SWAYSOCK` both set),
+//! where it is `mcec-desktop-wayland`: sway's IPC, the virtual keyboard and pointer, and the
+//! stop as per-device sway bindings. Other Wayland compositors keep the X11 path, whose
+//! XWayland check refuses actuation there; on Windows it is `mcec-desktop-windows` (GDI, `EnumWindows`, `SendInput`,
 //! and the low-level hooks as the provenance monitor). A backend that cannot connect answers
 //! `no-desktop`; a monitor that cannot start leaves actuation at `emergency-stop-unavailable`.
 
@@ -17,6 +20,10 @@ use mcec_rules::ToolError;
 /// Connects to this platform's desktop; `no-desktop` (naming what was tried) when there is none.
 #[cfg(unix)]
 pub fn connect_desktop(config: DesktopConfig) -> Result<DesktopTools, ToolError> {
+    if mcec_desktop_wayland::in_sway_session() {
+        let backend = mcec_desktop_wayland::SwayDesktop::connect()?;
+        return Ok(DesktopTools::new(std::sync::Arc::new(backend), config));
+    }
     match crate::desktop_find::desktop() {
         crate::desktop_find::Desktop::Found { .. } => {
             Ok(DesktopTools::new(std::sync::Arc::new(mcec_desktop_x11::X11Desktop::connect(None)?), config))
@@ -54,6 +61,10 @@ pub fn probe_display(display: &str) -> mcec_rules::desktop_choice::SocketAnswer 
 /// Says in the log which display this process uses and how it was found, or why none.
 #[cfg(unix)]
 pub fn log_desktop() {
+    if mcec_desktop_wayland::in_sway_session() {
+        let wayland = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
+        tracing::info!("desktop: sway, Wayland display `{wayland}` (the sway backend; SWAYSOCK is set)");
+    }
     match crate::desktop_find::desktop() {
         crate::desktop_find::Desktop::Found { display: name, source } => {
             tracing::info!("desktop: X display `{name}` (source: {source})");
@@ -81,13 +92,20 @@ pub fn desktop_found() -> Option<(String, mcec_rules::desktop_choice::Source)> {
 #[cfg(unix)]
 pub fn start_provenance_monitor(sink: MonitorSink) -> Result<MonitorHandle, MonitorError> {
     use mcec_desktop::monitor::ProvenanceMonitor as _;
+    if mcec_desktop_wayland::in_sway_session() {
+        return mcec_desktop_wayland::SwayMonitor::from_env().and_then(|monitor| monitor.start(sink));
+    }
     mcec_desktop_x11::X11Monitor::new(None).and_then(|monitor| monitor.start(sink))
 }
 
 /// The Wayland session whose X server this is (where the X11 stop cannot see the operator's
-/// keyboard), or `None` on a plain X server.
+/// keyboard), or `None` on a plain X server and in a sway session, where the sway backend's
+/// own stop is armed instead.
 #[cfg(unix)]
 pub fn wayland_session() -> Result<Option<String>, MonitorError> {
+    if mcec_desktop_wayland::in_sway_session() {
+        return Ok(None);
+    }
     let monitor = mcec_desktop_x11::X11Monitor::new(None)?;
     Ok(monitor.wayland_session()?.map(|session| session.to_string()))
 }

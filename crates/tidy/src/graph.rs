@@ -27,6 +27,8 @@ pub const CRATE_GRAPH: &[Layer] = &[
     // The platform backends behind mcec-desktop's seams.
     Layer { krate: "mcec-desktop-windows", may_use: &["mcec-rules", "mcec-desktop"] },
     Layer { krate: "mcec-desktop-x11", may_use: &["mcec-rules", "mcec-desktop", "mcec-sessions"] },
+    // sway: IPC and the Wayland virtual devices; the stop's latch comes in through mcec-desktop.
+    Layer { krate: "mcec-desktop-wayland", may_use: &["mcec-rules", "mcec-desktop"] },
     // The accessibility tools and AT-SPI: a clipboard comes in through mcec-desktop's seam.
     Layer { krate: "mcec-a11y", may_use: &["mcec-rules", "mcec-desktop"] },
     Layer { krate: "mcec-operator", may_use: &["mcec-rules"] },
@@ -40,6 +42,7 @@ pub const CRATE_GRAPH: &[Layer] = &[
             "mcec-desktop",
             "mcec-desktop-windows",
             "mcec-desktop-x11",
+            "mcec-desktop-wayland",
             "mcec-a11y",
             "mcec-operator",
             "mcec-mcp",

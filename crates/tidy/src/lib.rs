@@ -32,6 +32,11 @@ pub const BOUNDARIES: &[Boundary] = &[
     },
     Boundary { dependency: "rmcp", allowed: &["mcec-mcp"], why: "only mcec-mcp knows MCP" },
     Boundary {
+        dependency: "wayland-client",
+        allowed: &["mcec-desktop-wayland"],
+        why: "a Wayland compositor is spoken to by the Wayland backend crate alone",
+    },
+    Boundary {
         dependency: "eframe",
         allowed: &["mcec-operator"],
         why: "only the operator crate draws windows",

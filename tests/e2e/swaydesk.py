@@ -1,0 +1,153 @@
+"""sway as mcec's desktop for end-to-end tests: an Xvfb, and sway 1.7 on it with
+`WLR_BACKENDS=x11`, so sway takes the Xvfb's XTEST keyboard for a physical keyboard.
+`physical_key` (xdotool on the Xvfb) is then the operator's hand; `wayland_client` runs a
+Wayland client of the session (`wtype`, `foot`) as sway's user.
+
+sway refuses to run as root, so as root it runs as the unprivileged user of `waydesk.py`,
+with its own runtime directory; the Xvfb lets that user in (`xhost +si:localuser:`). No
+XWayland: mcec's operator windows and its stop record use the Xvfb's DISPLAY. Everything is
+stopped by PID.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from waydesk import ensure_user
+from xdesk import Screen, forget_stop_record
+
+#: Upper bound for sway to come up: a hang guard.
+START_GUARD_S = 30.0
+
+
+class SwayDesk:
+    """Xvfb + sway (x11 backend). `display` is the Xvfb, `swaysock` and `wayland_display` the
+    session. Use as a context manager."""
+
+    def __init__(self) -> None:
+        self.screen = Screen()
+        self.display = self.screen.display
+        forget_stop_record(self.display)
+        as_root = os.geteuid() == 0
+        user = ensure_user() if as_root else pwd.getpwuid(os.geteuid())
+        subprocess.run(["xhost", f"+si:localuser:{user.pw_name}"], env=self.screen.env(), check=True,
+                       capture_output=True, timeout=30)
+        self.runtime_dir = Path(tempfile.mkdtemp(prefix="mcec-sway-"))
+        os.chmod(self.runtime_dir, 0o700)
+        os.chown(self.runtime_dir, user.pw_uid, user.pw_gid)
+        config = self.runtime_dir / "config"
+        config.write_text("default_border none\nfocus_follows_mouse no\nxwayland disable\n")
+        self._as_user = (
+            ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"] if as_root else []
+        )
+        self.log_path = self.runtime_dir / "sway.log"
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.runtime_dir),
+            "XDG_RUNTIME_DIR": str(self.runtime_dir),
+            "DISPLAY": self.display,
+            "WLR_BACKENDS": "x11",
+            "WLR_LIBINPUT_NO_DEVICES": "1",
+            "WLR_RENDERER": "pixman",
+            "LANG": "C.UTF-8",
+        }
+        with open(self.log_path, "wb") as log:
+            self._sway = subprocess.Popen(
+                [*self._as_user, "sway", "--config", str(config)],
+                env=env, cwd=self.runtime_dir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            )
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.close()
+            raise
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + START_GUARD_S
+        while True:
+            if self._sway.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"sway did not come up (exit {self._sway.poll()}):\n{self.log()}")
+            socks = sorted(self.runtime_dir.glob("sway-ipc.*.sock"))
+            wls = [p for p in self.runtime_dir.glob("wayland-*") if not p.name.endswith(".lock")]
+            if socks and wls:
+                self.swaysock = str(socks[0])
+                self.wayland_display = wls[0].name
+                inputs = self.swaymsg("-t", "get_inputs")
+                if inputs.returncode == 0 and any(i.get("type") == "keyboard" for i in json.loads(inputs.stdout)):
+                    return
+            time.sleep(0.05)
+
+    def __enter__(self) -> "SwayDesk":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def session_env(self) -> dict[str, str]:
+        """What mcec started inside this session sees."""
+        return {
+            "DISPLAY": self.display,
+            "WAYLAND_DISPLAY": self.wayland_display,
+            "SWAYSOCK": self.swaysock,
+            "XDG_RUNTIME_DIR": str(self.runtime_dir),
+        }
+
+    def swaymsg(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["swaymsg", "-r", "-s", self.swaysock, *args], capture_output=True, text=True, timeout=30)
+
+    def tree(self) -> dict:
+        return json.loads(self.swaymsg("-t", "get_tree").stdout)
+
+    def physical_key(self, keys: str) -> None:
+        """Keys on the Xvfb's XTEST keyboard: to sway, the operator's physical keyboard."""
+        subprocess.run(["xdotool", "key", keys], env=self.screen.env(), check=True, timeout=30)
+
+    def wayland_client(self, *argv: str) -> subprocess.Popen:
+        """A Wayland client of this session, as sway's user."""
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.runtime_dir),
+            "WAYLAND_DISPLAY": self.wayland_display,
+            "XDG_RUNTIME_DIR": str(self.runtime_dir),
+            "LANG": "C.UTF-8",
+        }
+        return subprocess.Popen([*self._as_user, *argv], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+
+    def close(self) -> None:
+        if self._sway.poll() is None:
+            self._sway.send_signal(signal.SIGTERM)
+            try:
+                self._sway.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._sway.kill()
+                self._sway.wait(timeout=10)
+        self.screen.close()
+        forget_stop_record(self.display)
+        shutil.rmtree(self.runtime_dir, ignore_errors=True)
+
+
+def views(tree: dict) -> list[dict]:
+    """Every container with a client behind it."""
+    out = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node.get("pid") is not None:
+            out.append(node)
+        stack.extend(node.get("nodes", []) + node.get("floating_nodes", []))
+    return out
