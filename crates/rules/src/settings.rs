@@ -11,6 +11,7 @@ use std::fmt;
 
 use crate::catalog;
 use crate::command_lang::RawKind;
+use crate::own_display::{self, OwnDisplaySize};
 
 mod edit;
 mod near;
@@ -42,6 +43,11 @@ pub struct Settings {
     pub capture_max_pixels: u32,
     /// A capture with no `format`: `auto`, `png` or `jpeg`.
     pub capture_format: CaptureFormat,
+    /// `OwnDisplay`: a session copy's own X display (`"WxH"`), written at provisioning;
+    /// `None` (absent or `""`): the copy acts on the operator's display.
+    pub own_display: Option<OwnDisplaySize>,
+    /// `OwnDisplaySessionsMax`: own-display sessions that may exist at once.
+    pub own_display_sessions_max: u32,
 }
 
 /// The format of a capture that names none.
@@ -91,6 +97,8 @@ impl Default for Settings {
             capture_max_long_side: DEFAULT_CAPTURE_LONG_SIDE,
             capture_max_pixels: DEFAULT_CAPTURE_PIXELS,
             capture_format: CaptureFormat::Auto,
+            own_display: None,
+            own_display_sessions_max: own_display::DEFAULT_SESSIONS_MAX,
         }
     }
 }
@@ -116,6 +124,8 @@ impl fmt::Debug for Settings {
             .field("capture_max_long_side", &self.capture_max_long_side)
             .field("capture_max_pixels", &self.capture_max_pixels)
             .field("capture_format", &self.capture_format)
+            .field("own_display", &self.own_display)
+            .field("own_display_sessions_max", &self.own_display_sessions_max)
             .finish()
     }
 }
@@ -173,6 +183,7 @@ enum Field<'a> {
     List(&'a mut Vec<String>),
     Count(&'a mut u32, std::ops::RangeInclusive<i64>),
     Format(&'a mut CaptureFormat),
+    Size(&'a mut Option<OwnDisplaySize>),
 }
 
 /// Every key `mcec.settings` knows; an unknown key close to one of these is an error.
@@ -192,7 +203,12 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "CaptureMaxLongSide",
     "CaptureMaxPixels",
     "CaptureFormat",
+    OWN_DISPLAY_KEY,
+    "OwnDisplaySessionsMax",
 ];
+
+/// The key a session copy's `mcec.settings` records its own display under.
+pub const OWN_DISPLAY_KEY: &str = "OwnDisplay";
 
 /// Parse the text of `mcec.settings`. `file` is only used in messages.
 pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, SettingsError> {
@@ -217,6 +233,10 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
             "CaptureMaxLongSide" => Field::Count(&mut s.capture_max_long_side, CAPTURE_LONG_SIDE_RANGE),
             "CaptureMaxPixels" => Field::Count(&mut s.capture_max_pixels, CAPTURE_PIXELS_RANGE),
             "CaptureFormat" => Field::Format(&mut s.capture_format),
+            OWN_DISPLAY_KEY => Field::Size(&mut s.own_display),
+            "OwnDisplaySessionsMax" => {
+                Field::Count(&mut s.own_display_sessions_max, own_display::SESSIONS_MAX_RANGE)
+            }
             _ => {
                 if let Some(known) = near::near_miss(key, SETTINGS_KEYS) {
                     return Err(SettingsError {
@@ -267,6 +287,16 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
                     ..wrong("a format")
                 })?;
             }
+            (Field::Size(slot), toml::Value::String(v)) => {
+                *slot = match v.trim() {
+                    "" => None,
+                    text => Some(
+                        OwnDisplaySize::parse(text)
+                            .map_err(|problem| SettingsError { problem, ..wrong("WIDTHxHEIGHT") })?,
+                    ),
+                };
+            }
+            (Field::Size(_), _) => return Err(wrong("a string WIDTHxHEIGHT (e.g. \"1280x800\")")),
             (Field::List(_), _) => return Err(wrong("a list of strings")),
             (Field::Count(..), _) => return Err(wrong("an integer")),
             (Field::Format(_), _) => return Err(wrong("\"auto\", \"png\" or \"jpeg\"")),

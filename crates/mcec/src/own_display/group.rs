@@ -1,0 +1,52 @@
+//! Ending the own display's process group: the server, its bus, its window manager and every
+//! program started there, and what a killed server leaves in `/tmp`.
+
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process_group};
+
+/// How often the end looks whether the server has gone.
+const POLL: Duration = Duration::from_millis(20);
+
+/// SIGTERM to the group `group`, a wait of at most `patience` for `server` (its leader) to
+/// exit, then SIGKILL to whatever is left of the group; every child of ours is reaped.
+pub fn end(group: u32, server: &mut Child, helpers: &mut [Child], patience: Duration) {
+    let Some(pid) = i32::try_from(group).ok().and_then(Pid::from_raw) else { return };
+    signal(pid, Signal::TERM);
+    let deadline = Instant::now() + patience;
+    while matches!(server.try_wait(), Ok(None)) && Instant::now() < deadline {
+        std::thread::sleep(POLL);
+    }
+    if matches!(server.try_wait(), Ok(None)) {
+        tracing::warn!("the own display's server did not end on SIGTERM within {patience:?}; killing it");
+    }
+    signal(pid, Signal::KILL);
+    let _ = server.kill();
+    let _ = server.wait();
+    for helper in helpers {
+        let _ = helper.kill();
+        let _ = helper.wait();
+    }
+}
+
+fn signal(group: Pid, sig: Signal) {
+    match kill_process_group(group, sig) {
+        Ok(()) | Err(rustix::io::Errno::SRCH) => {}
+        Err(e) => tracing::warn!("cannot signal the own display's process group {group:?}: {e}"),
+    }
+}
+
+/// The lock file and socket of display `number`, removed when the server `pid` that made
+/// them is gone without removing them (killed); someone else's are left alone.
+pub fn remove_leftovers(socket_dir: &Path, number: u32, pid: u32) {
+    let lock = Path::new("/tmp").join(format!(".X{number}-lock"));
+    let Ok(text) = std::fs::read_to_string(&lock) else { return };
+    if text.trim().parse::<u32>().ok() != Some(pid) {
+        return;
+    }
+    tracing::warn!("the own display's server left {} behind; removing it and its socket", lock.display());
+    let _ = std::fs::remove_file(socket_dir.join(format!("X{number}")));
+    let _ = std::fs::remove_file(&lock);
+}

@@ -1,0 +1,34 @@
+//! Own-display sessions on disk: how many sessions in a root were provisioned with a display
+//! of their own (`OwnDisplay` in their `mcec.settings`), for the `OwnDisplaySessionsMax` limit
+//! checked before provisioning another.
+
+use std::path::Path;
+
+use crate::paths::{SETTINGS_FILE, session_id_of_dir};
+
+/// Largest session `mcec.settings` read (the one provisioning writes is far smaller).
+const MAX_SETTINGS_BYTES: u64 = 64 * 1024;
+
+/// Sessions in `sessions_root` whose settings record an own display. Unreadable settings do
+/// not count (such a session cannot start its copy anyway).
+pub fn count_own_display_sessions(sessions_root: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(sessions_root) else { return 0 };
+    entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|dir| session_id_of_dir(dir).is_some())
+        .filter(|dir| has_own_display(dir))
+        .count()
+}
+
+/// Whether the session in `dir` records an own display.
+pub fn has_own_display(dir: &Path) -> bool {
+    let Ok(Some(bytes)) = crate::safe_open::read_regular(&dir.join(SETTINGS_FILE), MAX_SETTINGS_BYTES) else {
+        return false;
+    };
+    let Ok(table) = String::from_utf8_lossy(&bytes).parse::<toml::Table>() else { return false };
+    matches!(
+        table.get(mcec_rules::settings::OWN_DISPLAY_KEY),
+        Some(toml::Value::String(size)) if !size.trim().is_empty()
+    )
+}

@@ -1,0 +1,229 @@
+"""A session copy with an X display of its own (issue 26), end to end with the official SDK.
+
+The desk (xdesk.py) stands for the operator's machine: its inner Xephyr is the operator's
+display, reached "physically" through the outer Xvfb. A session provisioned with
+`--own-display` starts its own Xephyr as a window on that display: its tools act there only
+(its `displays` is the size asked for; a program it launches is listed by its `windows` and
+not on the operator's display; its clicks land in a window on its display and never move the
+operator's pointer), the operator's physical chord on the operator's display stops it, and
+ending it leaves no X server, lock file, socket or program of its display. Headless (no
+operator display at all), `mcec mcp --session --own-display` gives the client an Xvfb."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import anyio
+import pytest
+from mcec_e2e import HANG_GUARD_S, Copy, installed_copy, run_cli, sdk_stdio, session_copy, wait_for_code
+from sessions_support import OPERATOR_HOTKEY, OPERATOR_SETTINGS, call, end, session_dirs
+from test_consent import ALLOW_OFFSET, button
+from xdesk import TESTWIN, Desk, ProbeWindow, wait_until
+
+pytestmark = pytest.mark.anyio
+
+OWN_SIZE = (800, 600)
+CHORD = OPERATOR_HOTKEY.lower().replace("f9", "F9")
+TOOLS = "displays,windows,capture,click,type,session-status"
+
+
+def provision_own(operator: Copy, size: str = "800x600") -> dict:
+    """`mcec provision --own-display` by the operator."""
+    code, out, err = run_cli(operator, ["provision", "--json", "--no-mcp-server", "--own-display", size, "--commands", TOOLS])
+    assert code == 0, err
+    return json.loads(out)
+
+
+async def grant_launch(session, desk: Desk) -> None:
+    """`launch` in a session copy: only the operator's physical Allow in the consent prompt,
+    which opens on the operator's display, enables it (provisioning never does)."""
+    answer: dict = {}
+
+    async def ask() -> None:
+        answer.update(await call(session, "request-command-access", commands=["launch"], reason="start a test window"))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(ask)
+        allow = await button(desk, ALLOW_OFFSET)
+        desk.physical("mousemove", *allow, "click", "1")
+    assert answer.get("ok") is True and answer["result"]["granted"] == ["launch"], answer
+
+
+def own_env(status: dict, directory: Path) -> dict[str, str]:
+    """The environment of a test program on the session's own display (its cookie file)."""
+    return {
+        "DISPLAY": status["desktop"]["display"],
+        "XAUTHORITY": str(directory / "own-display.xauth"),
+        "PATH": os.environ.get("PATH", ""),
+    }
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` is a process that has not exited (a zombie has exited)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live processes in process group `pgid`."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, IndexError, ProcessLookupError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(stat.parent.name))
+    return members
+
+
+def server_of(directory: Path) -> int:
+    """The pid of the X server started with the session's authority file."""
+    want = str(directory / "own-display.xauth").encode()
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+        if want in argv and argv[0].rsplit(b"/", 1)[-1] in (b"Xephyr", b"Xvfb"):
+            found.append(int(cmdline.parent.name))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def display_files(display: str) -> list[Path]:
+    number = display.lstrip(":")
+    return [p for p in (Path(f"/tmp/.X{number}-lock"), Path(f"/tmp/.X11-unix/X{number}")) if p.exists()]
+
+
+def pointer(desk: Desk) -> tuple[int, int]:
+    out = desk.injected("getmouselocation", "--shell")
+    fields = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    return int(fields["X"]), int(fields["Y"])
+
+
+async def test_own_display_tools_act_there_and_the_operators_stop_ends_them(operator: Copy, desk: Desk) -> None:
+    handoff = provision_own(operator)
+    assert handoff["desktop"] == {"own": True, "width": OWN_SIZE[0], "height": OWN_SIZE[1]}, handoff
+    directory = Path(handoff["directory"])
+    sess = session_copy(operator, handoff)
+    probe = on_operator = None
+    env = {"DISPLAY": desk.inner, "MCEC_TEST_CONSENT_TIMEOUT_MS": "30000"}
+    async with sdk_stdio(sess, env_extra=env) as (session, _init):
+        status = (await call(session, "session-status"))["result"]
+        own = status["desktop"]
+        assert own["own"] is True and (own["width"], own["height"]) == OWN_SIZE, status
+        assert own["operatorDisplay"] == desk.inner and own["display"] != desk.inner, status
+        assert status["emergencyStop"]["armed"] is True, status
+        server_pid = server_of(directory)
+        assert display_files(own["display"]), "the own display has no socket"
+        try:
+            # Its displays are its own server's, of the size asked for.
+            displays = (await call(session, "displays"))["result"]["displays"]
+            assert [(d["bounds"]["width"], d["bounds"]["height"]) for d in displays] == [OWN_SIZE], displays
+            # The session's window on the operator's display, titled with its id.
+            title = f"mcec session {handoff['sessionId']}"
+            assert wait_until(lambda: desk.visible_window(title), HANG_GUARD_S), "no Xephyr window on the operator's display"
+
+            # A program it launches opens on its display, not the operator's.
+            await grant_launch(session, desk)
+            launched = await call(
+                session, "launch", path=str(TESTWIN), args=["--title", "own-launched", "--x", "400", "--y", "300"]
+            )
+            assert launched["ok"] is True, launched
+            launched_pid = launched["result"]["pid"]
+            listed = (await call(session, "windows", title="own-launched"))["result"]
+            assert [w["title"] for w in listed["windows"]] == ["own-launched"], listed
+            assert desk.window_ids("own-launched") == [], "the launched program opened on the operator's display"
+
+            # A click lands in a window on its display (positive control), in none on the
+            # operator's, and the operator's pointer does not move.
+            probe = ProbeWindow(own_env(status, directory), "--title", "own-probe")
+            on_operator = ProbeWindow(desk.inner_env(), "--title", "operator-probe", "--x", "0", "--y", "0")
+            found = (await call(session, "windows", title="own-probe"))["result"]["windows"]
+            assert len(found) == 1, found
+            box = found[0]["bounds"]
+            before = pointer(desk)
+            center = {"x": box["x"] + box["width"] // 2, "y": box["y"] + box["height"] // 2}
+            clicked = await call(session, "click", at=center)
+            assert clicked["ok"] is True, clicked
+            probe.wait_for(lambda line: line.startswith("press 1"))
+            typed = await call(session, "type", text="own")
+            assert typed["ok"] is True, typed
+            assert probe.typed(3) == "own"
+            assert pointer(desk) == before, "the session's click moved the operator's pointer"
+            assert not [l for l in on_operator.drain() if l.startswith(("press", "key"))], "input reached the operator's window"
+
+            # The operator's physical chord, on the operator's display, stops the session.
+            desk.physical("key", CHORD)
+            assert await wait_for_code(session, "emergency-stopped") == "emergency-stopped"
+            refused = await call(session, "click", at={"x": 10, "y": 10})
+            assert refused["error"]["code"] == "emergency-stopped", refused
+        finally:
+            for window in (probe, on_operator):
+                if window is not None:
+                    window.close()
+    # The client is gone: the copy ended its display with everything in it.
+    assert wait_until(lambda: not alive(server_pid), HANG_GUARD_S), "the own X server outlived the session"
+    assert wait_until(lambda: not group_members(server_pid), HANG_GUARD_S), group_members(server_pid)
+    assert not alive(launched_pid), "a program launched in the session outlived it"
+    assert display_files(own["display"]) == [], display_files(own["display"])
+    assert not (directory / "own-display.xauth").exists()
+    log = sess.log()
+    assert "AGENT-AUDIT: own-display-started" in log and "AGENT-AUDIT: own-display-ended" in log, log
+    async with sdk_stdio(operator) as (op, _):
+        ended = await end(op, handoff["sessionId"], handoff["token"])
+    assert ended["ok"] is True, ended
+
+
+async def test_headless_session_gets_an_xvfb_desktop_and_a_disconnect_ends_it(tmp_path: Path) -> None:
+    op = installed_copy(tmp_path / "inst")
+    op.write_settings(OPERATOR_SETTINGS)
+    # No DISPLAY, no X sockets, no logind: a server with no desktop at all.
+    async with sdk_stdio(op, mcp_args=("--session", "--own-display", "640x480")) as (session, _):
+        status = (await call(session, "session-status"))["result"]
+        own = status["desktop"]
+        assert own["own"] is True and (own["width"], own["height"]) == (640, 480), status
+        assert own["operatorDisplay"] is None, status
+        assert re.fullmatch(r":\d+", own["display"]), own
+        displays = (await call(session, "displays"))["result"]["displays"]
+        assert [(d["bounds"]["width"], d["bounds"]["height"]) for d in displays] == [(640, 480)], displays
+        capture = await call(session, "capture")
+        assert capture["ok"] is True, capture
+        # With no operator keyboard there is no stop to arm: actuation is refused (fail closed).
+        clicked = await call(session, "click", at={"x": 5, "y": 5})
+        assert clicked["error"]["code"] == "emergency-stop-unavailable", clicked
+        server_pid = server_of(session_dirs(op)[0])
+        assert (Path(f"/proc/{server_pid}/comm").read_text().strip()) == "Xvfb"
+    assert wait_until(lambda: not alive(server_pid), HANG_GUARD_S), "the Xvfb outlived the session"
+    assert wait_until(lambda: not session_dirs(op), HANG_GUARD_S), session_dirs(op)
+    assert display_files(own["display"]) == [], display_files(own["display"])
+
+
+async def test_own_display_limit_and_bad_sizes_are_refused(tmp_path: Path) -> None:
+    from mcec_e2e import manual_copy
+
+    op = manual_copy(tmp_path / "op", settings=OPERATOR_SETTINGS + "OwnDisplaySessionsMax = 1\n")
+    code, out, err = run_cli(op, ["provision", "--json", "--own-display"])
+    assert code == 0, err
+    assert json.loads(out)["desktop"] == {"own": True, "width": 1280, "height": 800}
+    code, _, err = run_cli(op, ["provision", "--json", "--own-display"])
+    assert code == 2 and "OwnDisplaySessionsMax is 1" in err, err
+    code, _, err = run_cli(op, ["provision", "--json", "--own-display", "100x100"])
+    assert code == 2 and "width 100 is outside 320..=7680" in err, err
+    op.write_settings(OPERATOR_SETTINGS)
+    async with sdk_stdio(op) as (session, _):
+        refused = await call(session, "provision-session", ownDisplay={"width": 9000})
+        assert refused["error"]["code"] == "bad-arguments" and "ownDisplay" in refused["error"]["detail"], refused
+        made = await call(session, "provision-session", mcpServer=False, ownDisplay={"height": 720})
+        assert made["ok"] is True, made
+        assert made["result"]["desktop"] == {"own": True, "width": 1280, "height": 720}
+    settings = (Path(made["result"]["directory"]) / "mcec.settings").read_text()
+    assert 'OwnDisplay = "1280x720"' in settings, settings
