@@ -14,11 +14,22 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 from pathlib import Path
 
 import anyio
 import pytest
-from mcec_e2e import HANG_GUARD_S, Copy, installed_copy, run_cli, sdk_stdio, session_copy, wait_for_code
+from mcec_e2e import (
+    HANG_GUARD_S,
+    Copy,
+    RawStdio,
+    envelope_of,
+    installed_copy,
+    run_cli,
+    sdk_stdio,
+    session_copy,
+    wait_for_code,
+)
 from sessions_support import OPERATOR_HOTKEY, OPERATOR_SETTINGS, call, end, session_dirs
 from test_consent import ALLOW_OFFSET, button
 from xdesk import TESTWIN, Desk, ProbeWindow, wait_until
@@ -205,6 +216,25 @@ async def test_headless_session_gets_an_xvfb_desktop_and_a_disconnect_ends_it(tm
     assert wait_until(lambda: not alive(server_pid), HANG_GUARD_S), "the Xvfb outlived the session"
     assert wait_until(lambda: not session_dirs(op), HANG_GUARD_S), session_dirs(op)
     assert display_files(own["display"]) == [], display_files(own["display"])
+
+
+def test_a_copy_killed_with_sigkill_takes_its_display_with_it(operator: Copy) -> None:
+    handoff = provision_own(operator, "640x480")
+    directory = Path(handoff["directory"])
+    copy = RawStdio(session_copy(operator, handoff))  # no DISPLAY: a headless Xvfb
+    try:
+        assert "result" in copy.initialize(), copy.stderr()
+        status, is_error = envelope_of(copy.call("session-status"))
+        assert not is_error, status
+        display = status["result"]["desktop"]["display"]
+        server_pid = server_of(directory)
+        assert display_files(display), "the own display has no socket"
+        os.kill(copy.proc.pid, signal.SIGKILL)
+        copy.proc.wait(timeout=HANG_GUARD_S)
+    finally:
+        copy.kill()
+    assert wait_until(lambda: not group_members(server_pid), HANG_GUARD_S), group_members(server_pid)
+    assert wait_until(lambda: not display_files(display), HANG_GUARD_S), display_files(display)
 
 
 async def test_own_display_limit_and_bad_sizes_are_refused(tmp_path: Path) -> None:

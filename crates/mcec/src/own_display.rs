@@ -11,8 +11,9 @@
 //!
 //! The server leads a new process group; the bus, the window manager and every program
 //! `launch` starts there join it. Ending ([`Drop`]) sends the group SIGTERM, waits for the
-//! server to go (it removes its lock file and socket), then SIGKILLs whatever is left of the
-//! group, removes a lock file and socket the server could not, and the authority file.
+//! server to go (it removes its socket), then SIGKILLs whatever is left of the group, removes
+//! a lock file and socket the server could not, and the authority file. A copy killed before
+//! its end (SIGKILL) takes the server, bus and window manager with it (parent-death signal).
 //!
 //! What the tools get is [`crate::tool_display::OwnDesk`]; the stop keeps watching the
 //! operator's display (see `tool_display.rs`).
@@ -176,6 +177,7 @@ impl OwnDisplay {
     fn helper(&self, program: &str) -> Command {
         let mut command = Command::new(program);
         command.stdin(Stdio::null()).stderr(Stdio::null()).process_group(self.desk.process_group as i32);
+        group::end_with_parent(&mut command);
         for name in REMOVED_VARS {
             command.env_remove(name);
         }
@@ -223,6 +225,7 @@ fn spawn_server(
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .process_group(0);
+    group::end_with_parent(&mut command);
     command.spawn().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => format!(
             "{} is not installed; the operator installs it with `{}`",

@@ -1,14 +1,31 @@
 //! Ending the own display's process group: the server, its bus, its window manager and every
-//! program started there, and what a killed server leaves in `/tmp`.
+//! program started there, and what a killed server leaves in `/tmp`; and, for a copy killed
+//! before it could end them, the parent-death signal of the three it starts itself.
 
+use std::os::unix::process::CommandExt as _;
 use std::path::Path;
-use std::process::Child;
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
 /// How often the end looks whether the server has gone.
 const POLL: Duration = Duration::from_millis(20);
+
+/// `command`'s process gets SIGTERM when the thread that starts it (the copy's main thread,
+/// which lives as long as the copy) ends, however it ends: a copy killed with SIGKILL leaves
+/// no X server, bus or window manager behind (the programs there lose their display).
+#[allow(unsafe_code, reason = "pre_exec runs one prctl in the child, between fork and exec")]
+pub fn end_with_parent(command: &mut Command) {
+    // SAFETY: the closure runs in the forked child before exec and only calls
+    // prctl(PR_SET_PDEATHSIG), which is async-signal-safe, allocates nothing and touches no
+    // state shared with the parent.
+    unsafe {
+        command.pre_exec(|| {
+            rustix::process::set_parent_process_death_signal(Some(Signal::TERM)).map_err(std::io::Error::from)
+        });
+    }
+}
 
 /// SIGTERM to the group `group`, a wait of at most `patience` for `server` (its leader) to
 /// exit, then SIGKILL to whatever is left of the group; every child of ours is reaped.
