@@ -257,3 +257,11 @@ async def test_own_display_limit_and_bad_sizes_are_refused(tmp_path: Path) -> No
         assert made["result"]["desktop"] == {"own": True, "width": 1280, "height": 720}
     settings = (Path(made["result"]["directory"]) / "mcec.settings").read_text()
     assert 'OwnDisplay = "1280x720"' in settings, settings
+    # The operator's rule: every session gets a display of its own, asked for or not.
+    op.write_settings(OPERATOR_SETTINGS + 'SessionDisplay = "own"\n')
+    code, out, err = run_cli(op, ["provision", "--json"])
+    assert code == 0, err
+    assert json.loads(out)["desktop"] == {"own": True, "width": 1280, "height": 800}
+    async with sdk_stdio(op) as (session, _):
+        made = await call(session, "provision-session", mcpServer=False)
+        assert made["ok"] is True and made["result"]["desktop"]["own"] is True, made

@@ -88,7 +88,10 @@ fn relay(paths: &McecPaths, loaded: &Loaded, own_display: Option<OwnDisplaySize>
         false,
         None,
     )
-    .with_own_display(own_display, loaded.settings.own_display_sessions_max);
+    .with_own_display(
+        loaded.settings.session_display.own_display(own_display),
+        loaded.settings.own_display_sessions_max,
+    );
     let handoff =
         provision(request).map_err(|e| anyhow!("cannot provision a session for this connection: {e}"))?;
     let id = handoff.session_id;

@@ -328,6 +328,7 @@ fn build_agent(
         allow_provisioning,
         operator_hotkey: loaded.settings.emergency_stop_hotkey.clone(),
         own_display_sessions_max: loaded.settings.own_display_sessions_max,
+        session_display: loaded.settings.session_display,
     };
     let a11y = side.desktop.clone().map(|desktop| crate::platform::a11y_tools(desktop, tools));
     let agent =

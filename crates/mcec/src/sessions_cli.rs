@@ -62,7 +62,10 @@ pub fn provision_cmd(args: ProvisionArgs) -> Result<ExitCode> {
             !args.no_mcp_server,
             args.commands,
         )
-        .with_own_display(args.own_display, loaded.settings.own_display_sessions_max)
+        .with_own_display(
+            loaded.settings.session_display.own_display(args.own_display),
+            loaded.settings.own_display_sessions_max,
+        )
         .by("operator-cli"),
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;

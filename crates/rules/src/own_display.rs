@@ -66,6 +66,37 @@ impl OwnDisplaySize {
     }
 }
 
+/// `SessionDisplay`: where a session provisioned without `ownDisplay` acts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SessionDisplay {
+    /// On the operator's display (the default).
+    #[default]
+    Shared,
+    /// On a display of its own of the default size: no session shares the operator's display.
+    Own,
+}
+
+impl SessionDisplay {
+    /// The settings' spelling: `"shared"` or `"own"`.
+    pub fn parse(text: &str) -> Option<SessionDisplay> {
+        match text {
+            "shared" => Some(SessionDisplay::Shared),
+            "own" => Some(SessionDisplay::Own),
+            _ => None,
+        }
+    }
+
+    /// The own display a session gets: the size asked for, else the default size when the
+    /// operator made own displays the rule, else none.
+    pub fn own_display(self, asked: Option<OwnDisplaySize>) -> Option<OwnDisplaySize> {
+        match (asked, self) {
+            (Some(size), _) => Some(size),
+            (None, SessionDisplay::Own) => Some(OwnDisplaySize::default()),
+            (None, SessionDisplay::Shared) => None,
+        }
+    }
+}
+
 /// Which X server gives a session its own display.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Server {
@@ -151,6 +182,19 @@ mod tests {
         assert_eq!(Server::choose(false), Server::Xvfb);
         assert!(Server::Xephyr.install_hint().contains("apt-get install xserver-xephyr"));
         assert!(Server::Xvfb.install_hint().contains("apt-get install xvfb"));
+    }
+
+    #[test]
+    fn the_operators_rule_gives_sessions_that_ask_nothing_their_own_display() {
+        let asked = OwnDisplaySize { width: 1024, height: 768 };
+        assert_eq!(SessionDisplay::default(), SessionDisplay::Shared);
+        assert_eq!(SessionDisplay::Shared.own_display(None), None);
+        assert_eq!(SessionDisplay::Shared.own_display(Some(asked)), Some(asked));
+        assert_eq!(SessionDisplay::Own.own_display(None), Some(OwnDisplaySize::default()));
+        assert_eq!(SessionDisplay::Own.own_display(Some(asked)), Some(asked));
+        assert_eq!(SessionDisplay::parse("own"), Some(SessionDisplay::Own));
+        assert_eq!(SessionDisplay::parse("shared"), Some(SessionDisplay::Shared));
+        assert_eq!(SessionDisplay::parse("Own"), None);
     }
 
     #[test]

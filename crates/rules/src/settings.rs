@@ -11,7 +11,7 @@ use std::fmt;
 
 use crate::catalog;
 use crate::command_lang::RawKind;
-use crate::own_display::{self, OwnDisplaySize};
+use crate::own_display::{self, OwnDisplaySize, SessionDisplay};
 
 mod edit;
 mod near;
@@ -48,6 +48,8 @@ pub struct Settings {
     pub own_display: Option<OwnDisplaySize>,
     /// `OwnDisplaySessionsMax`: own-display sessions that may exist at once.
     pub own_display_sessions_max: u32,
+    /// `SessionDisplay`: where a session provisioned without `ownDisplay` acts.
+    pub session_display: SessionDisplay,
 }
 
 /// The format of a capture that names none.
@@ -99,6 +101,7 @@ impl Default for Settings {
             capture_format: CaptureFormat::Auto,
             own_display: None,
             own_display_sessions_max: own_display::DEFAULT_SESSIONS_MAX,
+            session_display: SessionDisplay::Shared,
         }
     }
 }
@@ -126,6 +129,7 @@ impl fmt::Debug for Settings {
             .field("capture_format", &self.capture_format)
             .field("own_display", &self.own_display)
             .field("own_display_sessions_max", &self.own_display_sessions_max)
+            .field("session_display", &self.session_display)
             .finish()
     }
 }
@@ -184,6 +188,7 @@ enum Field<'a> {
     Count(&'a mut u32, std::ops::RangeInclusive<i64>),
     Format(&'a mut CaptureFormat),
     Size(&'a mut Option<OwnDisplaySize>),
+    Sessions(&'a mut SessionDisplay),
 }
 
 /// Every key `mcec.settings` knows; an unknown key close to one of these is an error.
@@ -205,6 +210,7 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "CaptureFormat",
     OWN_DISPLAY_KEY,
     "OwnDisplaySessionsMax",
+    "SessionDisplay",
 ];
 
 /// The key a session copy's `mcec.settings` records its own display under.
@@ -237,6 +243,7 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
             "OwnDisplaySessionsMax" => {
                 Field::Count(&mut s.own_display_sessions_max, own_display::SESSIONS_MAX_RANGE)
             }
+            "SessionDisplay" => Field::Sessions(&mut s.session_display),
             _ => {
                 if let Some(known) = near::near_miss(key, SETTINGS_KEYS) {
                     return Err(SettingsError {
@@ -296,6 +303,13 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
                     ),
                 };
             }
+            (Field::Sessions(slot), toml::Value::String(v)) => {
+                *slot = SessionDisplay::parse(v).ok_or_else(|| SettingsError {
+                    problem: format!("`{}` is not \"shared\" or \"own\"", crate::text::ellipsize(v, 32)),
+                    ..wrong("\"shared\" or \"own\"")
+                })?;
+            }
+            (Field::Sessions(_), _) => return Err(wrong("\"shared\" or \"own\"")),
             (Field::Size(_), _) => return Err(wrong("a string WIDTHxHEIGHT (e.g. \"1280x800\")")),
             (Field::List(_), _) => return Err(wrong("a list of strings")),
             (Field::Count(..), _) => return Err(wrong("an integer")),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use mcec_rules::own_display::OwnDisplaySize;
+use mcec_rules::own_display::{OwnDisplaySize, SessionDisplay};
 use mcec_rules::{ErrorCode, StopFlag, ToolError, catalog};
 use mcec_sessions::provision::{ProvisionRequest, provision};
 use mcec_sessions::teardown::end_session;
@@ -30,6 +30,8 @@ pub struct SessionServices {
     pub operator_hotkey: String,
     /// The operator's `OwnDisplaySessionsMax`.
     pub own_display_sessions_max: u32,
+    /// The operator's `SessionDisplay`: what a session that asks for no `ownDisplay` gets.
+    pub session_display: SessionDisplay,
 }
 
 /// Create a session copy of mcec for this agent.
@@ -43,7 +45,8 @@ pub struct ProvisionSession {
     commands: Option<Vec<String>>,
     /// Give the session an X display of its own of this size (a window on the operator's
     /// display, or headless when there is none): its tools act only there, and the operator's
-    /// stop still stops it. Absent: the session acts on the operator's display.
+    /// stop still stops it. Absent: the operator's display (unless the operator made own
+    /// displays the rule, `SessionDisplay = "own"`: then one of 1280x800).
     own_display: Option<OwnDisplayRequest>,
 }
 
@@ -93,7 +96,8 @@ impl Invocation for ProvisionSession {
                  (AllowSessionProvisioning is off). Ask the operator to opt in; do not retry until then.",
             ));
         }
-        let own_display = self.own_display.as_ref().map(OwnDisplayRequest::size).transpose()?;
+        let asked = self.own_display.as_ref().map(OwnDisplayRequest::size).transpose()?;
+        let own_display = services.session_display.own_display(asked);
         let request = ProvisionRequest {
             sessions_root: services.sessions_root.clone(),
             source_exe: services.source_exe.clone(),

@@ -43,6 +43,7 @@ pub fn reload_table(before: &Settings, after: &Settings) -> Vec<KeyReload> {
         capture_format,
         own_display,
         own_display_sessions_max,
+        session_display,
     } = before;
     let row = |key, reload, changed| KeyReload { key, reload, changed };
     vec![
@@ -72,6 +73,7 @@ pub fn reload_table(before: &Settings, after: &Settings) -> Vec<KeyReload> {
             RestartOnly,
             *own_display_sessions_max != after.own_display_sessions_max,
         ),
+        row("SessionDisplay", RestartOnly, *session_display != after.session_display),
         row(
             UNSAFE_WAYLAND_KEY,
             RestartOnly,
@@ -114,6 +116,7 @@ mod tests {
         ("CaptureFormat", "\"png\""),
         (OWN_DISPLAY_KEY, "\"1024x768\""),
         ("OwnDisplaySessionsMax", "2"),
+        ("SessionDisplay", "\"own\""),
     ];
 
     #[test]
