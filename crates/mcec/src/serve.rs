@@ -108,6 +108,8 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
         allow_provisioning,
         operator_hotkey: settings.emergency_stop_hotkey.clone(),
         settings_error: loaded.error.as_ref().map(ToString::to_string),
+        session_display: settings.session_display,
+        own_display_sessions_max: settings.own_display_sessions_max,
     });
     let desktop = side.desktop.clone();
     let latch = side.latch.clone();
