@@ -31,6 +31,7 @@ from mcec_e2e import (
     wait_for_code,
 )
 from sessions_support import OPERATOR_HOTKEY, OPERATOR_SETTINGS, call, end, session_dirs
+from a11y_desk import APP, SYSTEM_PYTHON
 from test_consent import ALLOW_OFFSET, button
 from xdesk import TESTWIN, Desk, ProbeWindow, wait_until
 
@@ -38,7 +39,7 @@ pytestmark = pytest.mark.anyio
 
 OWN_SIZE = (800, 600)
 CHORD = OPERATOR_HOTKEY.lower().replace("f9", "F9")
-TOOLS = "displays,windows,capture,click,type,session-status"
+TOOLS = "displays,windows,capture,click,type,find,session-status"
 
 
 def provision_own(operator: Copy, size: str = "800x600") -> dict:
@@ -153,6 +154,11 @@ async def test_own_display_tools_act_there_and_the_operators_stop_ends_them(oper
             listed = (await call(session, "windows", title="own-launched"))["result"]
             assert [w["title"] for w in listed["windows"]] == ["own-launched"], listed
             assert desk.window_ids("own-launched") == [], "the launched program opened on the operator's display"
+            # Accessibility reads the programs on its display, through its own bus.
+            gtk = await call(session, "launch", path=SYSTEM_PYTHON, args=[str(APP)])
+            assert gtk["ok"] is True, gtk
+            found = await call(session, "find", window="mcec a11y main", value="Press me")
+            assert found["ok"] is True and found["result"]["element"]["name"] == "Press me", found
 
             # A click lands in a window on its display (positive control), in none on the
             # operator's, and the operator's pointer does not move.

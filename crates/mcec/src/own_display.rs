@@ -47,9 +47,8 @@ const END_PATIENCE: Duration = Duration::from_secs(5);
 pub struct OwnDisplay {
     desk: OwnDesk,
     number: u32,
+    /// Its stdout (the `-displayfd` pipe) stays open in here as long as the server runs.
     server: Child,
-    /// Kept open: the server's `-displayfd` end; closing it early could end the server.
-    _server_out: ChildStdout,
     helpers: Vec<Child>,
     authority: PathBuf,
 }
@@ -104,7 +103,7 @@ impl OwnDisplay {
         let authority = dir.join(AUTHORITY_FILE);
         mcec_sessions::atomic::write_atomic(dir, AUTHORITY_FILE, &authority::file_bytes(&cookie))
             .map_err(|e| format!("cannot write the display's authority file: {e}"))?;
-        let mut server = match spawn_server(server_kind, size, session, &authority) {
+        let server = match spawn_server(server_kind, size, session, &authority) {
             Ok(server) => server,
             Err(e) => {
                 let _ = std::fs::remove_file(&authority);
@@ -112,9 +111,6 @@ impl OwnDisplay {
             }
         };
         let group = server.id();
-        let Some(out) = server.stdout.take() else {
-            return Err("the X server has no stdout".into());
-        };
         let mut own = OwnDisplay {
             desk: OwnDesk {
                 display: String::new(),
@@ -125,12 +121,11 @@ impl OwnDisplay {
             },
             number: 0,
             server,
-            _server_out: out,
             helpers: Vec::new(),
             authority,
         };
         // From here on, dropping `own` ends whatever was started.
-        let number = first_line(&mut own._server_out, server_kind.program())?
+        let number = first_line(own.server.stdout.as_ref(), server_kind.program())?
             .parse::<u32>()
             .map_err(|_| format!("{} reported no display number", server_kind.program()))?;
         own.number = number;
@@ -143,7 +138,7 @@ impl OwnDisplay {
 
     /// `dbus-daemon --session` in the group; its address from its stdout.
     fn start_bus(&mut self) -> Result<(), String> {
-        let mut bus = self
+        let bus = self
             .helper("dbus-daemon")
             .args(["--session", "--nofork", "--nopidfile", "--print-address=1"])
             .stdout(Stdio::piped())
@@ -155,10 +150,8 @@ impl OwnDisplay {
                 }
                 _ => format!("cannot start dbus-daemon: {e}"),
             })?;
-        let out = bus.stdout.take();
         self.helpers.push(bus);
-        let mut out = out.ok_or("dbus-daemon has no stdout")?;
-        self.desk.bus = first_line(&mut out, "dbus-daemon")?;
+        self.desk.bus = first_line(self.helpers.last().and_then(|bus| bus.stdout.as_ref()), "dbus-daemon")?;
         Ok(())
     }
 
@@ -238,7 +231,8 @@ fn spawn_server(
 
 /// The first line `out` prints, within [`START_PATIENCE`]; the reader thread is left to end
 /// with the pipe.
-fn first_line(out: &mut ChildStdout, what: &str) -> Result<String, String> {
+fn first_line(out: Option<&ChildStdout>, what: &str) -> Result<String, String> {
+    let out = out.ok_or_else(|| format!("{what} has no stdout"))?;
     let pipe = std::os::fd::AsFd::as_fd(out)
         .try_clone_to_owned()
         .map(std::fs::File::from)
