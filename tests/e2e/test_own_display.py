@@ -6,7 +6,7 @@ display, reached "physically" through the outer Xvfb. A session provisioned with
 (its `displays` is the size asked for; a program it launches is listed by its `windows` and
 not on the operator's display; its clicks land in a window on its display and never move the
 operator's pointer), the operator's physical chord on the operator's display stops it, and
-ending it leaves no X server, lock file, socket or program of its display. Headless (no
+ending it leaves no X server, socket or program of its display. Headless (no
 operator display at all), `mcec mcp --session --own-display` gives the client an Xvfb."""
 
 from __future__ import annotations
@@ -110,9 +110,18 @@ def server_of(directory: Path) -> int:
     return found[0]
 
 
-def display_files(display: str) -> list[Path]:
-    number = display.lstrip(":")
-    return [p for p in (Path(f"/tmp/.X{number}-lock"), Path(f"/tmp/.X11-unix/X{number}")) if p.exists()]
+def socket_of(display: str) -> int:
+    """The inode of the display's socket in /tmp/.X11-unix (its server writes no lock file
+    with -displayfd). Display numbers are reused by other servers on a shared machine, so
+    "gone" means: no socket there, or another one."""
+    return os.stat(f"/tmp/.X11-unix/X{display.lstrip(':')}").st_ino
+
+
+def socket_gone(display: str, inode: int) -> bool:
+    try:
+        return socket_of(display) != inode
+    except FileNotFoundError:
+        return True
 
 
 def pointer(desk: Desk) -> tuple[int, int]:
@@ -135,7 +144,7 @@ async def test_own_display_tools_act_there_and_the_operators_stop_ends_them(oper
         assert own["operatorDisplay"] == desk.inner and own["display"] != desk.inner, status
         assert status["emergencyStop"]["armed"] is True, status
         server_pid = server_of(directory)
-        assert display_files(own["display"]), "the own display has no socket"
+        socket = socket_of(own["display"])
         try:
             # Its displays are its own server's, of the size asked for.
             displays = (await call(session, "displays"))["result"]["displays"]
@@ -151,7 +160,7 @@ async def test_own_display_tools_act_there_and_the_operators_stop_ends_them(oper
             )
             assert launched["ok"] is True, launched
             launched_pid = launched["result"]["pid"]
-            listed = (await call(session, "windows", title="own-launched"))["result"]
+            listed = (await call(session, "windows", title="own-launched", condition="appears", timeoutMs=20000))["result"]
             assert [w["title"] for w in listed["windows"]] == ["own-launched"], listed
             assert desk.window_ids("own-launched") == [], "the launched program opened on the operator's display"
             # Accessibility reads the programs on its display, through its own bus.
@@ -164,7 +173,7 @@ async def test_own_display_tools_act_there_and_the_operators_stop_ends_them(oper
             # operator's, and the operator's pointer does not move.
             probe = ProbeWindow(own_env(status, directory), "--title", "own-probe")
             on_operator = ProbeWindow(desk.inner_env(), "--title", "operator-probe", "--x", "0", "--y", "0")
-            found = (await call(session, "windows", title="own-probe"))["result"]["windows"]
+            found = (await call(session, "windows", title="own-probe", condition="appears", timeoutMs=20000))["result"]["windows"]
             assert len(found) == 1, found
             box = found[0]["bounds"]
             before = pointer(desk)
@@ -191,7 +200,7 @@ async def test_own_display_tools_act_there_and_the_operators_stop_ends_them(oper
     assert wait_until(lambda: not alive(server_pid), HANG_GUARD_S), "the own X server outlived the session"
     assert wait_until(lambda: not group_members(server_pid), HANG_GUARD_S), group_members(server_pid)
     assert not alive(launched_pid), "a program launched in the session outlived it"
-    assert display_files(own["display"]) == [], display_files(own["display"])
+    assert socket_gone(own["display"], socket), "the own display's socket was left behind"
     assert not (directory / "own-display.xauth").exists()
     log = sess.log()
     assert "AGENT-AUDIT: own-display-started" in log and "AGENT-AUDIT: own-display-ended" in log, log
@@ -218,10 +227,11 @@ async def test_headless_session_gets_an_xvfb_desktop_and_a_disconnect_ends_it(tm
         clicked = await call(session, "click", at={"x": 5, "y": 5})
         assert clicked["error"]["code"] == "emergency-stop-unavailable", clicked
         server_pid = server_of(session_dirs(op)[0])
+        socket = socket_of(own["display"])
         assert (Path(f"/proc/{server_pid}/comm").read_text().strip()) == "Xvfb"
     assert wait_until(lambda: not alive(server_pid), HANG_GUARD_S), "the Xvfb outlived the session"
     assert wait_until(lambda: not session_dirs(op), HANG_GUARD_S), session_dirs(op)
-    assert display_files(own["display"]) == [], display_files(own["display"])
+    assert socket_gone(own["display"], socket), "the own display's socket was left behind"
 
 
 def test_a_copy_killed_with_sigkill_takes_its_display_with_it(operator: Copy) -> None:
@@ -234,13 +244,13 @@ def test_a_copy_killed_with_sigkill_takes_its_display_with_it(operator: Copy) ->
         assert not is_error, status
         display = status["result"]["desktop"]["display"]
         server_pid = server_of(directory)
-        assert display_files(display), "the own display has no socket"
+        socket = socket_of(display)
         os.kill(copy.proc.pid, signal.SIGKILL)
         copy.proc.wait(timeout=HANG_GUARD_S)
     finally:
         copy.kill()
     assert wait_until(lambda: not group_members(server_pid), HANG_GUARD_S), group_members(server_pid)
-    assert wait_until(lambda: not display_files(display), HANG_GUARD_S), display_files(display)
+    assert wait_until(lambda: socket_gone(display, socket), HANG_GUARD_S), "the own display's socket was left behind"
 
 
 async def test_own_display_limit_and_bad_sizes_are_refused(tmp_path: Path) -> None:
@@ -271,3 +281,39 @@ async def test_own_display_limit_and_bad_sizes_are_refused(tmp_path: Path) -> No
     async with sdk_stdio(op) as (session, _):
         made = await call(session, "provision-session", mcpServer=False)
         assert made["ok"] is True and made["result"]["desktop"]["own"] is True, made
+
+
+async def test_two_own_display_sessions_each_click_lands_on_its_own_display(operator: Copy, desk: Desk) -> None:
+    handoffs = [provision_own(operator, "640x480") for _ in range(2)]
+    copies = [session_copy(operator, h) for h in handoffs]
+    env = {"DISPLAY": desk.inner}
+    probes: list[ProbeWindow] = []
+    try:
+        async with sdk_stdio(copies[0], env_extra=env) as (one, _), sdk_stdio(copies[1], env_extra=env) as (two, _):
+            sessions = (one, two)
+            displays = []
+            for session, handoff in zip(sessions, handoffs):
+                status = (await call(session, "session-status"))["result"]
+                displays.append(status["desktop"]["display"])
+                probes.append(ProbeWindow(own_env(status, Path(handoff["directory"])), "--title", "own-probe"))
+            assert len(set(displays + [desk.inner])) == 3, displays
+            on_operator = ProbeWindow(desk.inner_env(), "--title", "operator-probe", "--x", "0", "--y", "0")
+            probes.append(on_operator)
+            before = pointer(desk)
+            for clicker, session in enumerate(sessions):
+                shown = await call(session, "windows", title="own-probe", condition="appears", timeoutMs=20000)
+                box = shown["result"]["windows"][0]["bounds"]
+                center = {"x": box["x"] + box["width"] // 2, "y": box["y"] + box["height"] // 2}
+                assert (await call(session, "click", at=center))["ok"] is True
+                probes[clicker].wait_for(lambda line: line.startswith("press 1"))
+                other = probes[1 - clicker].drain()
+                assert not [l for l in other if l.startswith("press")], f"session {clicker}'s click reached the other's window"
+            assert not [l for l in on_operator.drain() if l.startswith("press")], "a click reached the operator's window"
+            assert pointer(desk) == before, "a session's click moved the operator's pointer"
+            # One physical chord on the operator's display stops both.
+            desk.physical("key", CHORD)
+            for session in sessions:
+                assert await wait_for_code(session, "emergency-stopped") == "emergency-stopped"
+    finally:
+        for probe in probes:
+            probe.close()

@@ -156,9 +156,19 @@ impl OwnDisplay {
     }
 
     /// openbox in the group, when installed: dialogs and focus then behave as on a desktop.
+    /// The copy serves once openbox runs its `--startup` command (it does so when it manages
+    /// windows; a window mapped while it starts up can be left unmanaged and never shown),
+    /// or after [`START_PATIENCE`] without it.
     fn start_window_manager(&mut self) {
-        match self.helper("openbox").stdout(Stdio::null()).spawn() {
-            Ok(wm) => self.helpers.push(wm),
+        let spawned = self.helper("openbox").args(["--startup", "echo ready"]).stdout(Stdio::piped()).spawn();
+        match spawned {
+            Ok(wm) => {
+                self.helpers.push(wm);
+                let out = self.helpers.last().and_then(|wm| wm.stdout.as_ref());
+                if let Err(e) = first_line(out, "openbox") {
+                    tracing::warn!("the own display's window manager: {e}");
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 tracing::info!("no window manager on the own display (openbox is not installed)");
             }
