@@ -317,3 +317,17 @@ async def test_two_own_display_sessions_each_click_lands_on_its_own_display(oper
     finally:
         for probe in probes:
             probe.close()
+
+
+async def test_a_missing_x_server_is_no_desktop_naming_the_package(operator: Copy, tmp_path: Path) -> None:
+    handoff = provision_own(operator, "640x480")
+    empty = tmp_path / "no-x-servers"
+    empty.mkdir()
+    # Headless, with no Xvfb on PATH: every desktop tool says what to install, nothing acts.
+    async with sdk_stdio(session_copy(operator, handoff), env_extra={"PATH": str(empty)}) as (session, _):
+        refused = await call(session, "displays")
+        assert refused["error"]["code"] == "no-desktop", refused
+        assert "apt-get install xvfb" in refused["error"]["detail"], refused
+        assert "never acts on the operator's display" in refused["error"]["detail"], refused
+    assert "AGENT-AUDIT: own-display-failed" in session_copy(operator, handoff).log()
+    assert not (Path(handoff["directory"]) / "own-display.xauth").exists()
