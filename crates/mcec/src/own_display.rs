@@ -267,10 +267,41 @@ impl Drop for OwnDisplay {
     fn drop(&mut self) {
         group::end(self.desk.process_group, &mut self.server, &mut self.helpers, END_PATIENCE);
         if self.number != 0 {
-            group::remove_leftovers(Path::new(SOCKET_DIR), self.number, self.server.id());
+            group::remove_leftovers(Path::new("/tmp"), Path::new(SOCKET_DIR), self.number, self.server.id());
         }
         let _ = std::fs::remove_file(&self.authority);
         tracing::info!("own display {} ended with its programs", self.desk.display);
         audit("own-display-ended", &format!("display={}", self.desk.display));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_there_get_its_display_authority_and_bus_and_not_the_operators() {
+        let mut desk = OwnDesk {
+            display: ":7".into(),
+            size: OwnDisplaySize::default(),
+            authority: "/s/own-display.xauth".into(),
+            bus: "unix:path=/tmp/dbus-x".into(),
+            process_group: 42,
+        };
+        let env = program_env(&desk);
+        assert_eq!(
+            env,
+            [
+                ("DISPLAY".to_string(), ":7".to_string()),
+                ("XAUTHORITY".into(), "/s/own-display.xauth".into()),
+                ("DBUS_SESSION_BUS_ADDRESS".into(), "unix:path=/tmp/dbus-x".into()),
+            ]
+        );
+        assert!(REMOVED_VARS.contains(&"AT_SPI_BUS_ADDRESS") && REMOVED_VARS.contains(&"WAYLAND_DISPLAY"));
+        desk.bus.clear();
+        assert!(
+            !program_env(&desk).iter().any(|(k, _)| k == "DBUS_SESSION_BUS_ADDRESS"),
+            "no bus yet: none named"
+        );
     }
 }

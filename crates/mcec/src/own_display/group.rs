@@ -55,10 +55,11 @@ fn signal(group: Pid, sig: Signal) {
     }
 }
 
-/// The lock file and socket of display `number`, removed when the server `pid` that made
-/// them is gone without removing them (killed); someone else's are left alone.
-pub fn remove_leftovers(socket_dir: &Path, number: u32, pid: u32) {
-    let lock = Path::new("/tmp").join(format!(".X{number}-lock"));
+/// The lock file (in `lock_dir`) and socket (in `socket_dir`) of display `number`, removed
+/// when the server `pid` that made them is gone without removing them (killed); someone
+/// else's are left alone.
+pub fn remove_leftovers(lock_dir: &Path, socket_dir: &Path, number: u32, pid: u32) {
+    let lock = lock_dir.join(format!(".X{number}-lock"));
     let Ok(text) = std::fs::read_to_string(&lock) else { return };
     if text.trim().parse::<u32>().ok() != Some(pid) {
         return;
@@ -66,4 +67,28 @@ pub fn remove_leftovers(socket_dir: &Path, number: u32, pid: u32) {
     tracing::warn!("the own display's server left {} behind; removing it and its socket", lock.display());
     let _ = std::fs::remove_file(socket_dir.join(format!("X{number}")));
     let _ = std::fs::remove_file(&lock);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_dead_servers_own_leftovers_are_removed() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let sockets = tmp.path().join(".X11-unix");
+        std::fs::create_dir(&sockets).expect("mkdir");
+        let plant = |number: u32, pid: u32| {
+            std::fs::write(tmp.path().join(format!(".X{number}-lock")), format!("{pid:>10}\n"))
+                .expect("lock");
+            std::fs::write(sockets.join(format!("X{number}")), b"").expect("socket");
+        };
+        plant(7, 4242);
+        plant(8, 999);
+        remove_leftovers(tmp.path(), &sockets, 7, 4242);
+        remove_leftovers(tmp.path(), &sockets, 8, 4242);
+        assert!(!tmp.path().join(".X7-lock").exists() && !sockets.join("X7").exists(), "ours went");
+        assert!(tmp.path().join(".X8-lock").exists() && sockets.join("X8").exists(), "another server's stay");
+        remove_leftovers(tmp.path(), &sockets, 9, 4242);
+    }
 }
