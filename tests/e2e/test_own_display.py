@@ -262,6 +262,10 @@ async def test_own_display_limit_and_bad_sizes_are_refused(tmp_path: Path) -> No
     assert json.loads(out)["desktop"] == {"own": True, "width": 1280, "height": 800}
     code, _, err = run_cli(op, ["provision", "--json", "--own-display"])
     assert code == 2 and "OwnDisplaySessionsMax is 1" in err, err
+    code, out, err = run_cli(op, ["sessions", "list", "--json"])
+    assert code == 0 and [s["ownDisplay"] for s in json.loads(out)] == ["1280x800"], out
+    code, out, _ = run_cli(op, ["sessions", "list"])
+    assert "own 1280x800" in out, out
     code, _, err = run_cli(op, ["provision", "--json", "--own-display", "100x100"])
     assert code == 2 and "width 100 is outside 320..=7680" in err, err
     op.write_settings(OPERATOR_SETTINGS)

@@ -159,10 +159,17 @@ fn print_list(root: &Path, sessions: &[SessionSummary]) {
         println!("no sessions in {}", root.display());
         return;
     }
-    println!("{:<14} {:>8} {:>10}  STATE", "ID", "AGE", "SIZE");
+    println!("{:<14} {:>8} {:>10}  {:<8} DISPLAY", "ID", "AGE", "SIZE", "STATE");
     for s in sessions {
         let state = if s.running { "running" } else { "stale" };
-        println!("{:<14} {:>8} {:>10}  {state}", s.id.as_str(), age(s.age_secs), size(s.size_bytes));
+        let display =
+            s.own_display.as_deref().map_or_else(|| "yours".to_string(), |size| format!("own {size}"));
+        println!(
+            "{:<14} {:>8} {:>10}  {state:<8} {display}",
+            s.id.as_str(),
+            age(s.age_secs),
+            size(s.size_bytes)
+        );
     }
 }
 

@@ -23,6 +23,8 @@ pub struct SessionSummary {
     pub size_bytes: u64,
     /// Whether an instance holds the session's lock (otherwise it is stale).
     pub running: bool,
+    /// The size (`"WxH"`) of the session's own X display; `None`: it acts on the operator's.
+    pub own_display: Option<String>,
 }
 
 /// Every session in `sessions_root`, oldest first. Entries that are not session directories
@@ -49,6 +51,7 @@ pub fn list_sessions_at(sessions_root: &Path, now: SystemTime) -> Vec<SessionSum
                 age_secs: age.as_secs(),
                 size_bytes: tree_size(&dir),
                 running: is_locked(&dir),
+                own_display: crate::own_display::own_display_of(&dir),
                 directory: dir,
             })
         })

@@ -1,6 +1,6 @@
-//! Own-display sessions on disk: how many sessions in a root were provisioned with a display
-//! of their own (`OwnDisplay` in their `mcec.settings`), for the `OwnDisplaySessionsMax` limit
-//! checked before provisioning another.
+//! Own-display sessions on disk: which sessions were provisioned with a display of their own
+//! (`OwnDisplay` in their `mcec.settings`), for the operator's listing and the
+//! `OwnDisplaySessionsMax` limit checked before provisioning another.
 
 use std::path::Path;
 
@@ -23,12 +23,15 @@ pub fn count_own_display_sessions(sessions_root: &Path) -> usize {
 
 /// Whether the session in `dir` records an own display.
 pub fn has_own_display(dir: &Path) -> bool {
-    let Ok(Some(bytes)) = crate::safe_open::read_regular(&dir.join(SETTINGS_FILE), MAX_SETTINGS_BYTES) else {
-        return false;
-    };
-    let Ok(table) = String::from_utf8_lossy(&bytes).parse::<toml::Table>() else { return false };
-    matches!(
-        table.get(mcec_rules::settings::OWN_DISPLAY_KEY),
-        Some(toml::Value::String(size)) if !size.trim().is_empty()
-    )
+    own_display_of(dir).is_some()
+}
+
+/// The size (`"WxH"`) of the own display the session in `dir` records, if it records one.
+pub fn own_display_of(dir: &Path) -> Option<String> {
+    let bytes = crate::safe_open::read_regular(&dir.join(SETTINGS_FILE), MAX_SETTINGS_BYTES).ok()??;
+    let table = String::from_utf8_lossy(&bytes).parse::<toml::Table>().ok()?;
+    match table.get(mcec_rules::settings::OWN_DISPLAY_KEY) {
+        Some(toml::Value::String(size)) if !size.trim().is_empty() => Some(size.trim().to_string()),
+        _ => None,
+    }
 }

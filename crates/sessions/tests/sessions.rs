@@ -452,7 +452,10 @@ fn own_display_is_recorded_and_counted_against_the_limit() {
     let e = refused.to_tool_error();
     assert_eq!(e.code, ErrorCode::Unavailable);
     assert!(e.detail.contains("OwnDisplaySessionsMax is 2"), "{}", e.detail);
-    assert_eq!(list_sessions(&env.root).len(), 3, "the refusal left nothing behind");
+    let listed = list_sessions(&env.root);
+    assert_eq!(listed.len(), 3, "the refusal left nothing behind");
+    let sizes: Vec<_> = listed.iter().filter_map(|s| s.own_display.as_deref()).collect();
+    assert_eq!(sizes, ["1024x768", "1024x768"], "the listing says which sessions have their own display");
     end_session(&env.root, first.session_id.as_str(), &first.token).expect("end one");
     provision(own(2)).expect("room again once one ended");
 }
