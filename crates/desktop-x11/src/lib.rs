@@ -7,7 +7,8 @@
 //! events classified by source device, plus a RECORD watch on XTEST for forged device events,
 //! feeding mcec-desktop's platform-neutral `Dispatcher` (ledger, chord detector, latch), and it
 //! refuses to arm on a Wayland session's X server. [`probe`] asks whether an X server lets
-//! this user in, for the binary's display search.
+//! this user in, for the binary's display search; [`own_server`] lets this user into a
+//! session's own X server.
 //!
 //! This crate and `mcec-desktop-windows` are twins: everything above them (the tool layer,
 //! the gates, the stop worker) sees only the seams. It is built for unix targets only (the
@@ -15,7 +16,8 @@
 
 mod desktop;
 pub mod monitor;
+pub mod own_server;
 pub mod probe;
 
-pub use desktop::X11Desktop;
+pub use desktop::{ProgramSetup, X11Desktop};
 pub use monitor::X11Monitor;

@@ -33,6 +33,7 @@ use mcec_operator::{
 };
 use mcec_rules::activation::Activation;
 use mcec_rules::opt_in::opt_in_verdict;
+use mcec_rules::own_display::SessionDisplay;
 use mcec_rules::settings::{EditError, set_setting};
 use mcec_sessions::id::SessionId;
 use mcec_sessions::list::list_sessions;
@@ -76,6 +77,9 @@ pub struct AgentTabConfig {
     pub operator_hotkey: String,
     /// Why the settings file could not be read at start, if it could not.
     pub settings_error: Option<String>,
+    /// `SessionDisplay` and `OwnDisplaySessionsMax`: the display of the sessions it provisions.
+    pub session_display: SessionDisplay,
+    pub own_display_sessions_max: u32,
 }
 
 /// The Agent tab's core. It runs on its own `mcec-agent-tab` thread (started in
@@ -327,6 +331,7 @@ impl AgentTabCore {
             true,
             None,
         )
+        .with_own_display(self.config.session_display.own_display(None), self.config.own_display_sessions_max)
         .by("operator-ui");
         match provision(request) {
             Ok(h) => {
@@ -452,6 +457,8 @@ mod tests {
             allow_provisioning: Arc::new(AtomicBool::new(allow)),
             operator_hotkey: "Ctrl+Alt+Shift+S".into(),
             settings_error: None,
+            session_display: SessionDisplay::Shared,
+            own_display_sessions_max: mcec_rules::own_display::DEFAULT_SESSIONS_MAX,
         };
         let ui = OperatorState::new();
         let attestor = Attestor {

@@ -2,6 +2,8 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use mcec_rules::own_display::OwnDisplaySize;
+
 use crate::client_snippets::Client;
 
 #[derive(Debug, Parser)]
@@ -56,6 +58,16 @@ pub struct McpArgs {
     /// when the client disconnects (needs AllowSessionProvisioning).
     #[arg(long)]
     pub session: bool,
+    /// With --session: give the copy an X display of its own, WIDTHxHEIGHT (default
+    /// 1280x800): a window on your display, or headless without one; your stop still stops it.
+    #[arg(long, value_name = "WxH", num_args = 0..=1, default_missing_value = "1280x800",
+          value_parser = own_display_size, requires = "session")]
+    pub own_display: Option<OwnDisplaySize>,
+}
+
+/// `WIDTHxHEIGHT` within the bounds of an own display.
+fn own_display_size(text: &str) -> Result<OwnDisplaySize, String> {
+    OwnDisplaySize::parse(text)
 }
 
 #[derive(Debug, Args)]
@@ -66,6 +78,11 @@ pub struct ProvisionArgs {
     /// Comma-separated commands to enable (default: every tool except launch).
     #[arg(long, value_delimiter = ',')]
     pub commands: Option<Vec<String>>,
+    /// Give the copy an X display of its own, WIDTHxHEIGHT (default 1280x800): a window on
+    /// your display, or headless without one; your stop still stops it.
+    #[arg(long, value_name = "WxH", num_args = 0..=1, default_missing_value = "1280x800",
+          value_parser = own_display_size)]
+    pub own_display: Option<OwnDisplaySize>,
     /// Print the handoff as JSON.
     #[arg(long)]
     pub json: bool,

@@ -30,6 +30,8 @@ pub fn request(
         all_tool_names: catalog::TOOLS.iter().map(|t| t.name.to_string()).collect(),
         operator_hotkey: operator_hotkey.to_string(),
         requested_by: "operator",
+        own_display: None,
+        own_display_sessions_max: mcec_rules::own_display::DEFAULT_SESSIONS_MAX,
     }
 }
 
@@ -51,6 +53,12 @@ pub fn handoff_text(h: &Handoff) -> HandoffText {
         format!("Start it:  {}", h.launch),
         format!("End it:    stop the process, then `mcec sessions rm {}`", h.session_id.as_str()),
     ];
+    if let Some(own) = &h.desktop {
+        summary.push(format!(
+            "Display:   its own, {}x{} (a window on your display; the stop stays yours)",
+            own.width, own.height
+        ));
+    }
     summary.extend(h.warnings.iter().map(|w| format!("Warning:   {w}")));
     let stdio = json!({"mcpServers": {&name: {"command": h.exe_path, "args": ["mcp"]}}});
     let http = match (&h.mcp_endpoint, &h.authorization) {

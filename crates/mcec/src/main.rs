@@ -20,6 +20,8 @@ mod handoff;
 mod logging;
 mod malloc_tuning;
 mod operator_side;
+#[cfg(unix)]
+mod own_display;
 mod platform;
 mod record_watch;
 mod relay;
@@ -30,6 +32,7 @@ mod stop_cmd;
 mod stop_follower;
 mod stop_record;
 mod stopless;
+mod tool_display;
 
 use std::process::ExitCode;
 
@@ -46,7 +49,7 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Some(Command::Hotkey(HotkeyCommand::Check { spec })) => hotkey_check(&spec),
-        Some(Command::Mcp(args)) if args.session => relay::run(),
+        Some(Command::Mcp(args)) if args.session => relay::run(args.own_display),
         Some(Command::Mcp(_)) => serve::run(serve::Mode::Stdio),
         None if cli.mcp_flag => serve::run(serve::Mode::Stdio),
         Some(Command::Run) | None => serve::run(serve::Mode::Host),

@@ -70,6 +70,8 @@ pub struct Plan<'a> {
     pub unsafe_without_stop_on_wayland: bool,
     /// The `Capture*` settings.
     pub capture: CaptureDefaults,
+    /// The display the tools act on (the stop always watches the operator's).
+    pub tools: crate::tool_display::ToolDisplay,
 }
 
 impl OperatorSide {
@@ -77,32 +79,34 @@ impl OperatorSide {
         let latch = Latch::new(StopFlag::new());
         let record = Keeper::seed(&latch);
         let ledger = LastPhysicalInput::new();
-        let desktop =
-            match crate::platform::connect_desktop(DesktopConfig { artifact_dir: plan.artifacts_dir }) {
-                Ok(mut desktop) => {
-                    desktop.set_capture_defaults(plan.capture);
-                    Some(Arc::new(desktop))
-                }
-                Err(e) => {
-                    tracing::info!(
-                        "no desktop: {}; the protocol serves and desktop tools answer no-desktop",
-                        e.detail
-                    );
-                    let gate = record.gate(DesktopGate::NoDesktop { detail: e.detail });
-                    return OperatorSide {
-                        latch,
-                        desktop: None,
-                        gate,
-                        ui: None,
-                        ui_events: None,
-                        monitor: None,
-                        ledger,
-                        record,
-                        ui_thread: None,
-                        consent_clicks: None,
-                    };
-                }
-            };
+        let desktop = match crate::platform::connect_desktop(
+            DesktopConfig { artifact_dir: plan.artifacts_dir },
+            &plan.tools,
+        ) {
+            Ok(mut desktop) => {
+                desktop.set_capture_defaults(plan.capture);
+                Some(Arc::new(desktop))
+            }
+            Err(e) => {
+                tracing::info!(
+                    "no desktop: {}; the protocol serves and desktop tools answer no-desktop",
+                    e.detail
+                );
+                let gate = record.gate(DesktopGate::NoDesktop { detail: e.detail });
+                return OperatorSide {
+                    latch,
+                    desktop: None,
+                    gate,
+                    ui: None,
+                    ui_events: None,
+                    monitor: None,
+                    ledger,
+                    record,
+                    ui_thread: None,
+                    consent_clicks: None,
+                };
+            }
+        };
         let (monitor, gate) = match stopless_display(plan.unsafe_without_stop_on_wayland) {
             Some(gate) => (None, gate),
             None => match plan.stop.gate() {

@@ -17,21 +17,40 @@ use mcec_desktop::monitor::{MonitorError, MonitorHandle, MonitorSink};
 use mcec_desktop::{DesktopConfig, DesktopTools};
 use mcec_rules::ToolError;
 
-/// Connects to this platform's desktop; `no-desktop` (naming what was tried) when there is none.
+use crate::tool_display::ToolDisplay;
+
+/// Connects to the desktop the tools act on (`tools`: the operator's, or a session's own X
+/// server); `no-desktop` (naming what was tried) when there is none.
 #[cfg(unix)]
-pub fn connect_desktop(config: DesktopConfig) -> Result<DesktopTools, ToolError> {
-    if mcec_desktop_wayland::in_sway_session() {
+pub fn connect_desktop(config: DesktopConfig, tools: &ToolDisplay) -> Result<DesktopTools, ToolError> {
+    use mcec_desktop_x11::{ProgramSetup, X11Desktop};
+    let no_desktop = |detail: &str| ToolError::new(mcec_rules::ErrorCode::NoDesktop, detail);
+    if matches!(tools, ToolDisplay::Operator) && mcec_desktop_wayland::in_sway_session() {
         let backend = mcec_desktop_wayland::SwayDesktop::connect()?;
         return Ok(DesktopTools::new(std::sync::Arc::new(backend), config));
     }
-    match crate::desktop_find::desktop() {
-        crate::desktop_find::Desktop::Found { .. } => {
-            Ok(DesktopTools::new(std::sync::Arc::new(mcec_desktop_x11::X11Desktop::connect(None)?), config))
+    let backend = match (tools, crate::desktop_find::desktop()) {
+        (ToolDisplay::Own(desk), _) => {
+            X11Desktop::connect(Some(&desk.display))?.with_programs(ProgramSetup {
+                set: crate::own_display::program_env(desk),
+                remove: crate::own_display::REMOVED_VARS.iter().map(ToString::to_string).collect(),
+                process_group: Some(desk.process_group),
+            })
         }
-        crate::desktop_find::Desktop::Missing(detail) => {
-            Err(ToolError::new(mcec_rules::ErrorCode::NoDesktop, detail))
+        (ToolDisplay::Failed(detail), _) => return Err(no_desktop(detail)),
+        (ToolDisplay::Operator, crate::desktop_find::Desktop::Found { .. }) => X11Desktop::connect(None)?,
+        (ToolDisplay::Operator, crate::desktop_find::Desktop::Missing(detail)) => {
+            return Err(no_desktop(&detail));
         }
-    }
+    };
+    Ok(DesktopTools::new(std::sync::Arc::new(backend), config))
+}
+
+/// Lets this user into a session's own X server, display `number`, with its `cookie`.
+#[cfg(unix)]
+pub fn let_user_in(socket_dir: &std::path::Path, number: u32, cookie: &[u8]) -> Result<(), String> {
+    let uid = rustix::process::getuid().as_raw();
+    mcec_desktop_x11::own_server::let_user_in(socket_dir, number, cookie, uid)
 }
 
 /// The display this process uses and how it was found (`session-status`), `None` without one.
@@ -116,9 +135,10 @@ pub fn wayland_session() -> Result<Option<String>, MonitorError> {
     Ok(None)
 }
 
-/// Connects to this platform's desktop (the interactive Win32 desktop of this session).
+/// Connects to this platform's desktop (the interactive Win32 desktop of this session; a
+/// display of a session's own is X11's, and `ToolDisplay` is never `Own` here).
 #[cfg(windows)]
-pub fn connect_desktop(config: DesktopConfig) -> Result<DesktopTools, ToolError> {
+pub fn connect_desktop(config: DesktopConfig, _tools: &ToolDisplay) -> Result<DesktopTools, ToolError> {
     let backend = mcec_desktop_windows::WindowsDesktop::connect()?;
     Ok(DesktopTools::new(std::sync::Arc::new(backend), config))
 }

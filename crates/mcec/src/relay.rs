@@ -19,6 +19,7 @@ use std::process::{Child, Command, ExitCode, Stdio};
 
 use anyhow::{Context, Result, anyhow};
 use mcec_mcp::audit::audit;
+use mcec_rules::own_display::OwnDisplaySize;
 use mcec_sessions::paths::McecPaths;
 use mcec_sessions::provision::{Handoff, provision};
 use mcec_sessions::relay_mark::RelayMark;
@@ -28,7 +29,7 @@ use crate::config::{self, Loaded};
 use crate::serve::{self, Mode};
 use crate::{handoff, logging};
 
-pub fn run() -> ExitCode {
+pub fn run(own_display: Option<OwnDisplaySize>) -> ExitCode {
     let paths = match McecPaths::for_current_process() {
         Ok(paths) => paths,
         Err(e) => {
@@ -43,7 +44,7 @@ pub fn run() -> ExitCode {
     if let Some(warning) = logging::init(Some(&paths.log_file())) {
         tracing::warn!("{warning}");
     }
-    match relay(&paths, &loaded) {
+    match relay(&paths, &loaded, own_display) {
         Ok(code) => code,
         Err(e) => {
             tracing::error!("{e:#}");
@@ -79,13 +80,17 @@ pub fn bootstrap_note(paths: &McecPaths, loaded: &Loaded) -> String {
     )
 }
 
-fn relay(paths: &McecPaths, loaded: &Loaded) -> Result<ExitCode> {
+fn relay(paths: &McecPaths, loaded: &Loaded, own_display: Option<OwnDisplaySize>) -> Result<ExitCode> {
     let request = handoff::request(
         &paths.sessions_root,
         &paths.exe,
         &loaded.settings.emergency_stop_hotkey,
         false,
         None,
+    )
+    .with_own_display(
+        loaded.settings.session_display.own_display(own_display),
+        loaded.settings.own_display_sessions_max,
     );
     let handoff =
         provision(request).map_err(|e| anyhow!("cannot provision a session for this connection: {e}"))?;

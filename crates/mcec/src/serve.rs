@@ -26,6 +26,7 @@ use crate::agent_tab::AgentTabConfig;
 use crate::config::{self, Loaded};
 use crate::logging;
 use crate::operator_side::{OperatorSide, Plan, UiShutdown};
+use crate::tool_display::ToolDisplay;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -71,8 +72,10 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     // Every launch collects sessions that aged out; running ones hold their lock and are kept.
     mcec_sessions::reaper::reap(&paths.sessions_root, REAP_AGE, SystemTime::now());
     let settings = &loaded.settings;
-    let plan = operator_plan(mode, &paths, &loaded);
     crate::platform::log_desktop();
+    // A session with a display of its own starts it first (ended when `_own` drops, last).
+    let (tools, _own) = own_display(&paths, &loaded);
+    let plan = Plan { tools: tools.clone(), ..operator_plan(mode, &paths, &loaded) };
     let mut side = OperatorSide::bring_up(plan);
     *ui = side.ui_shutdown();
     // A session copy can never provision: the agent must not widen its own rights.
@@ -80,9 +83,12 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
         loaded.error.is_none() && loaded.settings.allow_session_provisioning && paths.session.is_none(),
     ));
     let note = (mode == Mode::SessionBootstrap).then(|| crate::relay::bootstrap_note(&paths, &loaded));
-    let agent = Arc::new(build_agent(&paths, &loaded, &mut side, allow_provisioning.clone(), note));
+    let agent = Arc::new(build_agent(&paths, &loaded, &mut side, allow_provisioning.clone(), note, &tools));
     if side.desktop.is_some() {
         agent.with_record(|r| r.desktop = crate::platform::desktop_found());
+    }
+    if let (ToolDisplay::Own(desk), Some(_)) = (&tools, &side.desktop) {
+        agent.with_record(|r| r.own_display = Some((desk.display.clone(), desk.size)));
     }
     crate::reload::spawn(
         crate::reload::Watch {
@@ -102,6 +108,8 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
         allow_provisioning,
         operator_hotkey: settings.emergency_stop_hotkey.clone(),
         settings_error: loaded.error.as_ref().map(ToString::to_string),
+        session_display: settings.session_display,
+        own_display_sessions_max: settings.own_display_sessions_max,
     });
     let desktop = side.desktop.clone();
     let latch = side.latch.clone();
@@ -155,6 +163,21 @@ fn load(mode: Mode) -> Result<(McecPaths, Loaded)> {
     Ok((paths, loaded))
 }
 
+/// The display the tools act on, and the own display kept running while this process serves
+/// (a session copy whose settings record `OwnDisplay`; never on Windows, where it is X11's).
+#[cfg(unix)]
+fn own_display(paths: &McecPaths, loaded: &Loaded) -> (ToolDisplay, Option<crate::own_display::OwnDisplay>) {
+    crate::own_display::for_copy(paths, loaded.settings.own_display)
+}
+
+#[cfg(windows)]
+fn own_display(_paths: &McecPaths, loaded: &Loaded) -> (ToolDisplay, Option<()>) {
+    if loaded.settings.own_display.is_some() {
+        tracing::warn!("OwnDisplay needs X11 (Xephyr or Xvfb); this session acts on the Windows desktop");
+    }
+    (ToolDisplay::Operator, None)
+}
+
 /// The settings' `Capture*` keys as the desktop tools take them.
 fn capture_defaults(settings: &Settings) -> CaptureDefaults {
     CaptureDefaults {
@@ -191,6 +214,7 @@ fn operator_plan<'a>(mode: Mode, paths: &McecPaths, loaded: &'a Loaded) -> Plan<
         unsafe_without_stop_on_wayland: settings.unsafe_allow_actuation_without_stop_on_wayland
             && paths.session.is_none(),
         capture: capture_defaults(settings),
+        tools: ToolDisplay::Operator,
     };
     if settings.unsafe_allow_actuation_without_stop_on_wayland && paths.session.is_some() {
         tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a session copy");
@@ -277,6 +301,7 @@ fn build_agent(
     side: &mut OperatorSide,
     allow_provisioning: Arc<AtomicBool>,
     instructions_note: Option<String>,
+    tools: &ToolDisplay,
 ) -> Agent {
     let (agent_commands_enabled, commands) = crate::reload::surface(loaded, paths.session.is_some());
     let bootstrap = instructions_note.is_some();
@@ -304,8 +329,10 @@ fn build_agent(
         source_exe: paths.exe.clone(),
         allow_provisioning,
         operator_hotkey: loaded.settings.emergency_stop_hotkey.clone(),
+        own_display_sessions_max: loaded.settings.own_display_sessions_max,
+        session_display: loaded.settings.session_display,
     };
-    let a11y = side.desktop.clone().map(crate::platform::a11y_tools);
+    let a11y = side.desktop.clone().map(|desktop| crate::platform::a11y_tools(desktop, tools));
     let agent =
         Agent::new(config, ToolServices { sessions: Some(sessions), desktop: side.desktop.clone(), a11y })
             .with_consent_asker(side.consent_asker());

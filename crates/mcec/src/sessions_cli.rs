@@ -62,6 +62,10 @@ pub fn provision_cmd(args: ProvisionArgs) -> Result<ExitCode> {
             !args.no_mcp_server,
             args.commands,
         )
+        .with_own_display(
+            loaded.settings.session_display.own_display(args.own_display),
+            loaded.settings.own_display_sessions_max,
+        )
         .by("operator-cli"),
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -155,10 +159,17 @@ fn print_list(root: &Path, sessions: &[SessionSummary]) {
         println!("no sessions in {}", root.display());
         return;
     }
-    println!("{:<14} {:>8} {:>10}  STATE", "ID", "AGE", "SIZE");
+    println!("{:<14} {:>8} {:>10}  {:<11} DISPLAY", "ID", "AGE", "SIZE", "STATE");
     for s in sessions {
         let state = s.state.words();
-        println!("{:<14} {:>8} {:>10}  {state}", s.id.as_str(), age(s.age_secs), size(s.size_bytes));
+        let display =
+            s.own_display.as_deref().map_or_else(|| "yours".to_string(), |size| format!("own {size}"));
+        println!(
+            "{:<14} {:>8} {:>10}  {state:<11} {display}",
+            s.id.as_str(),
+            age(s.age_secs),
+            size(s.size_bytes)
+        );
     }
 }
 

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::ErrorCode;
 use crate::desktop_choice::Source;
+use crate::own_display::OwnDisplaySize;
 
 /// One engagement of the emergency stop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,11 +27,22 @@ pub struct RunRecord {
     pub stops: Vec<StopStamp>,
     /// The X display this process uses and how it was found (`None`: no desktop).
     pub desktop: Option<(String, Source)>,
+    /// A session's own X display (the tools act there; `desktop` stays the operator's, which
+    /// the stop watches), with its size.
+    pub own_display: Option<(String, OwnDisplaySize)>,
 }
 
 impl RunRecord {
     pub fn new(id: String, started_at: SystemTime) -> Self {
-        RunRecord { id, started_at, calls: 0, refusals: BTreeMap::new(), stops: Vec::new(), desktop: None }
+        RunRecord {
+            id,
+            started_at,
+            calls: 0,
+            refusals: BTreeMap::new(),
+            stops: Vec::new(),
+            desktop: None,
+            own_display: None,
+        }
     }
 
     pub fn count_call(&mut self) {
@@ -76,8 +88,27 @@ impl RunRecord {
             "refusals": refusals,
             "emergencyStopped": stopped,
             "stops": stops,
-            "desktop": self.desktop.as_ref().map(|(display, source)| json!({"display": display, "source": source.as_str()})),
+            "desktop": self.desktop_json(),
         })
+    }
+
+    /// `desktop`: the display the tools act on. An own display says `own: true`, its size, and
+    /// the operator's display the stop watches.
+    fn desktop_json(&self) -> Value {
+        let operator = self.desktop.as_ref();
+        match &self.own_display {
+            Some((display, size)) => json!({
+                "own": true,
+                "display": display,
+                "width": size.width,
+                "height": size.height,
+                "operatorDisplay": operator.map(|(display, _)| display),
+            }),
+            None => match operator {
+                Some((display, source)) => json!({"display": display, "source": source.as_str()}),
+                None => Value::Null,
+            },
+        }
     }
 }
 
@@ -109,5 +140,18 @@ mod tests {
         assert_eq!(r.stops[0].why, "chord Ctrl+Alt+Shift+S; then input tampering detected");
         r.stamp_rearm(t0 + Duration::from_secs(5));
         assert_eq!(r.to_json(false)["stops"][0]["rearmedAt"], 1_005_000);
+    }
+
+    #[test]
+    fn an_own_display_is_the_desktop_with_its_size() {
+        let mut r = RunRecord::new("abc".into(), UNIX_EPOCH);
+        assert_eq!(r.to_json(false)["desktop"], Value::Null);
+        r.desktop = Some((":0".into(), Source::Environment));
+        assert_eq!(r.to_json(false)["desktop"], json!({"display": ":0", "source": "environment"}));
+        r.own_display = Some((":7".into(), OwnDisplaySize { width: 1024, height: 768 }));
+        assert_eq!(
+            r.to_json(false)["desktop"],
+            json!({"own": true, "display": ":7", "width": 1024, "height": 768, "operatorDisplay": ":0"})
+        );
     }
 }

@@ -11,6 +11,7 @@ use std::fmt;
 
 use crate::catalog;
 use crate::command_lang::RawKind;
+use crate::own_display::{self, OwnDisplaySize, SessionDisplay};
 
 mod edit;
 mod near;
@@ -42,6 +43,13 @@ pub struct Settings {
     pub capture_max_pixels: u32,
     /// A capture with no `format`: `auto`, `png` or `jpeg`.
     pub capture_format: CaptureFormat,
+    /// `OwnDisplay`: a session copy's own X display (`"WxH"`), written at provisioning;
+    /// `None` (absent or `""`): the copy acts on the operator's display.
+    pub own_display: Option<OwnDisplaySize>,
+    /// `OwnDisplaySessionsMax`: own-display sessions that may exist at once.
+    pub own_display_sessions_max: u32,
+    /// `SessionDisplay`: where a session provisioned without `ownDisplay` acts.
+    pub session_display: SessionDisplay,
 }
 
 /// The format of a capture that names none.
@@ -91,6 +99,9 @@ impl Default for Settings {
             capture_max_long_side: DEFAULT_CAPTURE_LONG_SIDE,
             capture_max_pixels: DEFAULT_CAPTURE_PIXELS,
             capture_format: CaptureFormat::Auto,
+            own_display: None,
+            own_display_sessions_max: own_display::DEFAULT_SESSIONS_MAX,
+            session_display: SessionDisplay::Shared,
         }
     }
 }
@@ -116,6 +127,9 @@ impl fmt::Debug for Settings {
             .field("capture_max_long_side", &self.capture_max_long_side)
             .field("capture_max_pixels", &self.capture_max_pixels)
             .field("capture_format", &self.capture_format)
+            .field("own_display", &self.own_display)
+            .field("own_display_sessions_max", &self.own_display_sessions_max)
+            .field("session_display", &self.session_display)
             .finish()
     }
 }
@@ -173,6 +187,8 @@ enum Field<'a> {
     List(&'a mut Vec<String>),
     Count(&'a mut u32, std::ops::RangeInclusive<i64>),
     Format(&'a mut CaptureFormat),
+    Size(&'a mut Option<OwnDisplaySize>),
+    Sessions(&'a mut SessionDisplay),
 }
 
 /// Every key `mcec.settings` knows; an unknown key close to one of these is an error.
@@ -192,7 +208,13 @@ pub const SETTINGS_KEYS: &[&str] = &[
     "CaptureMaxLongSide",
     "CaptureMaxPixels",
     "CaptureFormat",
+    OWN_DISPLAY_KEY,
+    "OwnDisplaySessionsMax",
+    "SessionDisplay",
 ];
+
+/// The key a session copy's `mcec.settings` records its own display under.
+pub const OWN_DISPLAY_KEY: &str = "OwnDisplay";
 
 /// Parse the text of `mcec.settings`. `file` is only used in messages.
 pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, SettingsError> {
@@ -217,6 +239,11 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
             "CaptureMaxLongSide" => Field::Count(&mut s.capture_max_long_side, CAPTURE_LONG_SIDE_RANGE),
             "CaptureMaxPixels" => Field::Count(&mut s.capture_max_pixels, CAPTURE_PIXELS_RANGE),
             "CaptureFormat" => Field::Format(&mut s.capture_format),
+            OWN_DISPLAY_KEY => Field::Size(&mut s.own_display),
+            "OwnDisplaySessionsMax" => {
+                Field::Count(&mut s.own_display_sessions_max, own_display::SESSIONS_MAX_RANGE)
+            }
+            "SessionDisplay" => Field::Sessions(&mut s.session_display),
             _ => {
                 if let Some(known) = near::near_miss(key, SETTINGS_KEYS) {
                     return Err(SettingsError {
@@ -267,6 +294,23 @@ pub fn parse_settings(text: &str, file: &str) -> Result<Parsed<Settings>, Settin
                     ..wrong("a format")
                 })?;
             }
+            (Field::Size(slot), toml::Value::String(v)) => {
+                *slot = match v.trim() {
+                    "" => None,
+                    text => Some(
+                        OwnDisplaySize::parse(text)
+                            .map_err(|problem| SettingsError { problem, ..wrong("WIDTHxHEIGHT") })?,
+                    ),
+                };
+            }
+            (Field::Sessions(slot), toml::Value::String(v)) => {
+                *slot = SessionDisplay::parse(v).ok_or_else(|| SettingsError {
+                    problem: format!("`{}` is not \"shared\" or \"own\"", crate::text::ellipsize(v, 32)),
+                    ..wrong("\"shared\" or \"own\"")
+                })?;
+            }
+            (Field::Sessions(_), _) => return Err(wrong("\"shared\" or \"own\"")),
+            (Field::Size(_), _) => return Err(wrong("a string WIDTHxHEIGHT (e.g. \"1280x800\")")),
             (Field::List(_), _) => return Err(wrong("a list of strings")),
             (Field::Count(..), _) => return Err(wrong("an integer")),
             (Field::Format(_), _) => return Err(wrong("\"auto\", \"png\" or \"jpeg\"")),

@@ -43,6 +43,8 @@ fn request(root: &Path, exe: &Path, mcp_server: bool) -> ProvisionRequest {
             .collect(),
         operator_hotkey: "Ctrl+Alt+Shift+S".into(),
         requested_by: "bench",
+        own_display: None,
+        own_display_sessions_max: mcec_rules::own_display::DEFAULT_SESSIONS_MAX,
     }
 }
 

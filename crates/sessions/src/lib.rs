@@ -14,6 +14,7 @@
 //! * [`teardown`]: `end-session`, token-checked.
 //! * [`reaper`]: age-based clean-up.
 //! * [`list`]: the operator's view.
+//! * [`own_display`](mod@own_display): how many sessions have an X display of their own.
 //! * [`atomic`]: the temp-file-and-rename write of a config file.
 //! * [`remove`]: the one guarded directory removal all of the above use.
 //! * [`user_home`]: the home directory from the user database, never `$HOME`.
@@ -32,6 +33,7 @@ pub mod install;
 pub mod list;
 pub mod lock;
 pub mod os;
+pub mod own_display;
 pub mod paths;
 pub mod provision;
 pub mod reaper;

@@ -72,7 +72,10 @@ pub struct SessionSummary {
     pub size_bytes: u64,
     /// Whether an instance holds the session's lock.
     pub running: bool,
+    /// What the copy's own files say of it (running, not started, stale, …).
     pub state: SessionState,
+    /// The size (`"WxH"`) of the session's own X display; `None`: it acts on the operator's.
+    pub own_display: Option<String>,
 }
 
 /// Every session in `sessions_root`, oldest first. Entries that are not session directories
@@ -101,6 +104,7 @@ pub fn list_sessions_at(sessions_root: &Path, now: SystemTime) -> Vec<SessionSum
                 size_bytes: tree_size(&dir),
                 running: state == SessionState::Running,
                 state,
+                own_display: crate::own_display::own_display_of(&dir),
                 directory: dir,
             })
         })

@@ -37,6 +37,7 @@ use crate::reaper::{REAP_AGE, reap};
 use crate::remove::{BUILDING_PREFIX, Removal, lock_building_dir, remove_scratch_dir, scratch_name};
 use crate::token::SessionToken;
 use mcec_rules::command_lang::RawKind;
+use mcec_rules::own_display::{OwnDisplaySize, check_room};
 
 /// Most entries `commands` may hold.
 pub const MAX_COMMANDS: usize = 256;
@@ -64,12 +65,22 @@ pub struct ProvisionRequest {
     pub operator_hotkey: String,
     /// Who asked, for the audit line: `agent` (the default), `operator-cli`, `operator-ui`.
     pub requested_by: &'static str,
+    /// An X display of the session's own, of this size (issue 26); `None`: the operator's.
+    pub own_display: Option<OwnDisplaySize>,
+    /// `OwnDisplaySessionsMax` of the provisioning copy: own-display sessions at most.
+    pub own_display_sessions_max: u32,
 }
 
 impl ProvisionRequest {
     /// The same request, audited as made by `who`.
     pub fn by(self, who: &'static str) -> Self {
         ProvisionRequest { requested_by: who, ..self }
+    }
+
+    /// The same request with an own display of `size` (`None`: the operator's), under the
+    /// provisioning copy's `OwnDisplaySessionsMax`.
+    pub fn with_own_display(self, size: Option<OwnDisplaySize>, sessions_max: u32) -> Self {
+        ProvisionRequest { own_display: size, own_display_sessions_max: sessions_max, ..self }
     }
 }
 
@@ -96,6 +107,18 @@ pub struct Handoff {
     pub authorization: Option<String>,
     /// Requested commands that were not enabled, and why.
     pub warnings: Vec<String>,
+    /// The session's own display, when it has one: `{own: true, width, height}` (its number
+    /// is chosen when the copy starts; the copy's `session-status` says it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desktop: Option<HandoffDesktop>,
+}
+
+/// The handoff's `desktop`: the session acts on an X display of its own of this size.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct HandoffDesktop {
+    pub own: bool,
+    pub width: u32,
+    pub height: u32,
 }
 
 impl fmt::Debug for Handoff {
@@ -117,6 +140,8 @@ impl fmt::Debug for Handoff {
 pub enum ProvisionError {
     /// The request itself is unacceptable (nothing was touched on disk).
     BadArguments { field: &'static str, problem: String },
+    /// Another own-display session would pass `OwnDisplaySessionsMax` (nothing was touched).
+    Limit(String),
     /// A step failed; the partial directory has been removed. The text names the step.
     Failed(String),
     /// A step failed and the partial directory `left` (in the sessions root, not a session)
@@ -129,6 +154,9 @@ impl ProvisionError {
     pub fn to_tool_error(&self) -> ToolError {
         match self {
             ProvisionError::BadArguments { field, problem } => ToolError::bad_argument(field, problem),
+            ProvisionError::Limit(why) => {
+                ToolError::new(ErrorCode::Unavailable, format!("No session was provisioned: {why}."))
+            }
             ProvisionError::Failed(cause) => ToolError::new(
                 ErrorCode::ProvisioningFailed,
                 format!("Provisioning failed and nothing was left behind: {cause}."),
@@ -150,6 +178,7 @@ impl fmt::Display for ProvisionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ProvisionError::BadArguments { field, problem } => write!(f, "`{field}`: {problem}"),
+            ProvisionError::Limit(why) => write!(f, "no session was provisioned: {why}"),
             ProvisionError::Failed(cause) => write!(f, "provisioning failed: {cause}"),
             ProvisionError::LeftBehind { cause, left } => {
                 write!(
@@ -244,6 +273,10 @@ struct SessionSettings<'a> {
     emergency_stop_enabled: bool,
     command_overlay_enabled: bool,
     emergency_stop_hotkey: &'a str,
+    /// `OwnDisplay = "WxH"` (`mcec_rules::settings::OWN_DISPLAY_KEY`), only in a session with
+    /// a display of its own.
+    #[serde(rename = "OwnDisplay", skip_serializing_if = "Option::is_none")]
+    own_display: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -268,6 +301,10 @@ pub fn provision_at(req: ProvisionRequest, now: SystemTime) -> Result<Handoff, P
     let plan = plan_commands(req.commands.as_deref(), &req.all_tool_names)?;
     let report = reap(&req.sessions_root, REAP_AGE, now);
     tracing::debug!(removed = report.removed.len(), "pre-provision reap done");
+    if req.own_display.is_some() {
+        let existing = crate::own_display::count_own_display_sessions(&req.sessions_root);
+        check_room(existing, req.own_display_sessions_max).map_err(ProvisionError::Limit)?;
+    }
 
     let root = prepare_root(&req.sessions_root).map_err(ProvisionError::Failed)?;
     let id = SessionId::generate()
@@ -288,12 +325,13 @@ pub fn provision_at(req: ProvisionRequest, now: SystemTime) -> Result<Handoff, P
             audit(
                 "session-provisioned",
                 &format!(
-                    "session={id} by={} dir={} mcpServer={} commands_enabled={} exe={}",
+                    "session={id} by={} dir={} mcpServer={} commands_enabled={} exe={} display={}",
                     req.requested_by,
                     handoff.directory.display(),
                     req.mcp_server,
                     plan.enabled.values().filter(|e| **e).count(),
-                    way.as_str()
+                    way.as_str(),
+                    req.own_display.map_or_else(|| "operator".to_string(), |size| format!("own:{size}"))
                 ),
             );
             Ok(handoff)
@@ -397,6 +435,7 @@ fn settings_text(
         emergency_stop_enabled: true,
         command_overlay_enabled: true,
         emergency_stop_hotkey: hotkey,
+        own_display: req.own_display.map(|size| size.to_string()),
     };
     Ok(format!(
         "# Written by mcec for session copy {id}. Deleted with the session.\n{}",
@@ -458,6 +497,11 @@ fn handoff(
         authorization: http.then(|| format!("Bearer {}", token.expose())),
         token: token.expose().to_string(),
         warnings: plan.warnings.clone(),
+        desktop: req.own_display.map(|size| HandoffDesktop {
+            own: true,
+            width: size.width,
+            height: size.height,
+        }),
     }
 }
 

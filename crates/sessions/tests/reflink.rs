@@ -103,6 +103,8 @@ fn a_session_on_a_reflink_file_system_shares_the_binarys_blocks() {
         all_tool_names: vec!["click".into()],
         operator_hotkey: "Ctrl+Alt+Q".into(),
         requested_by: "test",
+        own_display: None,
+        own_display_sessions_max: mcec_rules::own_display::DEFAULT_SESSIONS_MAX,
     })
     .expect("provision");
     let cost = xfs.used_bytes().saturating_sub(before);

@@ -52,6 +52,8 @@ fn request(env: &Env, mcp_server: bool, commands: Option<Vec<&str>>) -> Provisio
         all_tool_names: TOOLS.iter().map(|s| s.to_string()).collect(),
         operator_hotkey: "Ctrl+Alt+Q".into(),
         requested_by: "test",
+        own_display: None,
+        own_display_sessions_max: mcec_rules::own_display::DEFAULT_SESSIONS_MAX,
     }
 }
 
@@ -425,4 +427,35 @@ fn provisioned_commands_parse_and_enable_send_command_kinds() {
         assert!(commands.is_enabled(&format!("send_command.{kind}")), "{kind}");
     }
     assert!(!commands.is_enabled("launch"));
+}
+
+#[test]
+fn own_display_is_recorded_and_counted_against_the_limit() {
+    use mcec_rules::own_display::OwnDisplaySize;
+    let env = env();
+    let own = |max| ProvisionRequest {
+        own_display: Some(OwnDisplaySize { width: 1024, height: 768 }),
+        own_display_sessions_max: max,
+        ..request(&env, false, None)
+    };
+    let first = provision(own(2)).expect("first own-display session");
+    let settings = toml_file(&first.directory.join("mcec.settings"));
+    assert_eq!(settings.get("OwnDisplay").and_then(|v| v.as_str()), Some("1024x768"));
+    let shown = serde_json::to_value(&first).expect("json");
+    assert_eq!(shown["desktop"], serde_json::json!({"own": true, "width": 1024, "height": 768}));
+    // A session on the operator's display neither records one nor counts.
+    let shared = provision(request(&env, false, None)).expect("shared session");
+    assert!(!toml_file(&shared.directory.join("mcec.settings")).contains_key("OwnDisplay"));
+    assert!(serde_json::to_value(&shared).expect("json").get("desktop").is_none());
+    provision(own(2)).expect("second own-display session");
+    let refused = provision(own(2)).expect_err("a third passes the limit of 2");
+    let e = refused.to_tool_error();
+    assert_eq!(e.code, ErrorCode::Unavailable);
+    assert!(e.detail.contains("OwnDisplaySessionsMax is 2"), "{}", e.detail);
+    let listed = list_sessions(&env.root);
+    assert_eq!(listed.len(), 3, "the refusal left nothing behind");
+    let sizes: Vec<_> = listed.iter().filter_map(|s| s.own_display.as_deref()).collect();
+    assert_eq!(sizes, ["1024x768", "1024x768"], "the listing says which sessions have their own display");
+    end_session(&env.root, first.session_id.as_str(), &first.token).expect("end one");
+    provision(own(2)).expect("room again once one ended");
 }

@@ -1,5 +1,7 @@
 //! Finding the accessibility bus: `AT_SPI_BUS_ADDRESS` when set, otherwise the address the
-//! `org.a11y.Bus` service on the session bus hands out (at-spi2-core's bus launcher).
+//! `org.a11y.Bus` service on the session bus hands out (at-spi2-core's bus launcher). A
+//! session with a display of its own names its own session bus instead, and then the
+//! environment (the operator's desktop) is not asked at all.
 
 use mcec_rules::{ErrorCode, ToolError};
 use zbus::blocking::Connection;
@@ -21,22 +23,24 @@ fn no_bus(why: impl std::fmt::Display) -> ToolError {
     ToolError::new(ErrorCode::Unavailable, format!("No accessibility bus: {why}. {HOW_TO_ENABLE}"))
 }
 
-/// Connect to the accessibility bus, with [`CALL_TIMEOUT`] on every method call.
-pub fn connect() -> Result<Connection, ToolError> {
-    let address = match std::env::var("AT_SPI_BUS_ADDRESS") {
-        Ok(a) if !a.is_empty() => a,
-        _ => address_from_session()?,
+/// Connect to the accessibility bus, with [`CALL_TIMEOUT`] on every method call: the one of
+/// `session_bus` when given, else the environment's.
+pub fn connect(session_bus: Option<&str>) -> Result<Connection, ToolError> {
+    let address = match (session_bus, std::env::var("AT_SPI_BUS_ADDRESS")) {
+        (Some(bus), _) => address_from_session(Builder::address(bus))?,
+        (None, Ok(a)) if !a.is_empty() => a,
+        (None, _) if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() => {
+            return Err(no_bus("this process has no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)"));
+        }
+        (None, _) => address_from_session(Builder::session())?,
     };
     Builder::address(address.as_str())
         .and_then(|b| b.method_timeout(CALL_TIMEOUT).max_queued(MAX_QUEUED).build())
         .map_err(|e| no_bus(format!("cannot connect to {address}: {e}")))
 }
 
-fn address_from_session() -> Result<String, ToolError> {
-    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
-        return Err(no_bus("this process has no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)"));
-    }
-    let session = Builder::session()
+fn address_from_session(session: zbus::Result<Builder<'_>>) -> Result<String, ToolError> {
+    let session = session
         .and_then(|b| b.method_timeout(CALL_TIMEOUT).build())
         .map_err(|e| no_bus(format!("cannot reach the D-Bus session bus: {e}")))?;
     let reply = session

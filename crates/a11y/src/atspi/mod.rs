@@ -40,11 +40,19 @@ pub struct Atspi {
     /// Each application's scale factor (by bus name), learnt when one of its windows was
     /// found; an application not in here reports desktop pixels.
     scales: Mutex<HashMap<String, f64>>,
+    /// The D-Bus session bus whose accessibility bus is read (a session's own display);
+    /// `None`: the environment's.
+    session_bus: Option<String>,
 }
 
 impl Atspi {
     pub fn new() -> Atspi {
         Atspi::default()
+    }
+
+    /// The backend for the programs on the session bus at `address` (a session's own display).
+    pub fn on_session_bus(address: String) -> Atspi {
+        Atspi { session_bus: Some(address), ..Atspi::default() }
     }
 
     /// The live connection, connecting first if needed.
@@ -53,7 +61,7 @@ impl Atspi {
         if let Some(c) = &*slot {
             return Ok(c.clone());
         }
-        let c = bus::connect()?;
+        let c = bus::connect(self.session_bus.as_deref())?;
         *slot = Some(c.clone());
         Ok(c)
     }

@@ -62,6 +62,20 @@ pub struct X11Desktop {
     no_wm: Mutex<NoWmState>,
     /// Names of the atoms RandR names monitors with.
     atom_names: Mutex<HashMap<u32, String>>,
+    /// What a program `launch` starts gets besides `DISPLAY`.
+    programs: ProgramSetup,
+}
+
+/// What a program started on this display needs besides `DISPLAY`: on a session's own display
+/// its authority file and D-Bus session bus, and the process group ended with that display.
+#[derive(Debug, Clone, Default)]
+pub struct ProgramSetup {
+    /// Variables set in the program's environment.
+    pub set: Vec<(String, String)>,
+    /// Variables removed from it (they would point at the operator's desktop).
+    pub remove: Vec<String>,
+    /// The process group the program joins.
+    pub process_group: Option<u32>,
 }
 
 impl X11Desktop {
@@ -148,7 +162,14 @@ impl X11Desktop {
             input: Mutex::new(InputState::default()),
             no_wm: Mutex::new(NoWmState::default()),
             atom_names: Mutex::new(HashMap::new()),
+            programs: ProgramSetup::default(),
         })
+    }
+
+    /// The same desktop, starting programs with `programs`.
+    pub fn with_programs(mut self, programs: ProgramSetup) -> X11Desktop {
+        self.programs = programs;
+        self
     }
 
     /// Whether captures currently go through MIT-SHM.
@@ -195,7 +216,15 @@ impl Backend for X11Desktop {
     /// A program finds the X display by `DISPLAY`: it gets this one's, whatever the
     /// environment mcec was started with says.
     fn prepare_program(&self, program: &mut std::process::Command) {
+        use std::os::unix::process::CommandExt as _;
         program.env("DISPLAY", &self.display);
+        for name in &self.programs.remove {
+            program.env_remove(name);
+        }
+        program.envs(self.programs.set.iter().map(|(k, v)| (k, v)));
+        if let Some(group) = self.programs.process_group {
+            program.process_group(group as i32);
+        }
     }
 }
 

@@ -14,10 +14,12 @@ use mcec_desktop::DesktopTools;
 use mcec_desktop::clipboard::{Clipboard, Selection};
 use mcec_rules::ToolError;
 
+use crate::tool_display::ToolDisplay;
+
 /// The accessibility tools over `desktop`, with this platform's backend and the clipboard of
-/// the same desktop.
-pub fn a11y_tools(desktop: Arc<DesktopTools>) -> A11yTools {
-    let (backend, clipboard) = chosen::for_desktop(&desktop);
+/// the same desktop (`tools` names it: a session's own display has its own bus).
+pub fn a11y_tools(desktop: Arc<DesktopTools>, tools: &ToolDisplay) -> A11yTools {
+    let (backend, clipboard) = chosen::for_desktop(&desktop, tools);
     A11yTools::new(backend, clipboard, desktop)
 }
 
@@ -32,10 +34,18 @@ mod chosen {
     use mcec_a11y::atspi::Atspi;
     use mcec_a11y::x11_clipboard::X11Selections;
 
-    /// AT-SPI2, and the selections of the display the desktop tools drive.
-    pub(super) fn for_desktop(desktop: &DesktopTools) -> (Arc<dyn AccessibilityBackend>, Arc<dyn Clipboard>) {
+    /// AT-SPI2 (on the own display's bus when the tools act there), and the selections of
+    /// the display the desktop tools drive.
+    pub(super) fn for_desktop(
+        desktop: &DesktopTools,
+        tools: &ToolDisplay,
+    ) -> (Arc<dyn AccessibilityBackend>, Arc<dyn Clipboard>) {
         let selections = X11Selections::new(desktop.backend().display_name());
-        (Arc::new(Atspi::new()), Arc::new(selections))
+        let atspi = match tools {
+            ToolDisplay::Own(desk) => Atspi::on_session_bus(desk.bus.clone()),
+            ToolDisplay::Operator | ToolDisplay::Failed(_) => Atspi::new(),
+        };
+        (Arc::new(atspi), Arc::new(selections))
     }
 
     /// The selections of this process's `DISPLAY`.
@@ -53,6 +63,7 @@ mod chosen {
     /// No accessibility tree yet, and the one Windows clipboard.
     pub(super) fn for_desktop(
         _desktop: &DesktopTools,
+        _tools: &ToolDisplay,
     ) -> (Arc<dyn AccessibilityBackend>, Arc<dyn Clipboard>) {
         (Arc::new(Unavailable), Arc::new(WindowsClipboard))
     }

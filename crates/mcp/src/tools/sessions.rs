@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use mcec_rules::own_display::{OwnDisplaySize, SessionDisplay};
 use mcec_rules::{ErrorCode, StopFlag, ToolError, catalog};
 use mcec_sessions::provision::{ProvisionRequest, provision};
 use mcec_sessions::teardown::end_session;
@@ -27,6 +28,10 @@ pub struct SessionServices {
     pub allow_provisioning: Arc<AtomicBool>,
     /// The operator's `EmergencyStopHotkey`, carried into each session.
     pub operator_hotkey: String,
+    /// The operator's `OwnDisplaySessionsMax`.
+    pub own_display_sessions_max: u32,
+    /// The operator's `SessionDisplay`: what a session that asks for no `ownDisplay` gets.
+    pub session_display: SessionDisplay,
 }
 
 /// Create a session copy of mcec for this agent.
@@ -38,6 +43,31 @@ pub struct ProvisionSession {
     mcp_server: Option<bool>,
     /// Tools to enable (default: every tool but `launch`, which is never provisioned).
     commands: Option<Vec<String>>,
+    /// Give the session an X display of its own of this size (a window on the operator's
+    /// display, or headless when there is none): its tools act only there, and the operator's
+    /// stop still stops it. Absent: the operator's display (unless the operator made own
+    /// displays the rule, `SessionDisplay = "own"`: then one of 1280x800).
+    own_display: Option<OwnDisplayRequest>,
+}
+
+/// The size of a session's own display.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OwnDisplayRequest {
+    /// Pixels, 320..=7680.
+    #[schemars(range(min = 320, max = 7680), extend("default" = 1280))]
+    width: Option<u32>,
+    /// Pixels, 200..=4320.
+    #[schemars(range(min = 200, max = 4320), extend("default" = 800))]
+    height: Option<u32>,
+}
+
+impl OwnDisplayRequest {
+    fn size(&self) -> Result<OwnDisplaySize, ToolError> {
+        let default = OwnDisplaySize::default();
+        OwnDisplaySize::new(self.width.unwrap_or(default.width), self.height.unwrap_or(default.height))
+            .map_err(|problem| ToolError::bad_argument("ownDisplay", problem))
+    }
 }
 
 /// Delete a session copy (stop its process first).
@@ -66,6 +96,8 @@ impl Invocation for ProvisionSession {
                  (AllowSessionProvisioning is off). Ask the operator to opt in; do not retry until then.",
             ));
         }
+        let asked = self.own_display.as_ref().map(OwnDisplayRequest::size).transpose()?;
+        let own_display = services.session_display.own_display(asked);
         let request = ProvisionRequest {
             sessions_root: services.sessions_root.clone(),
             source_exe: services.source_exe.clone(),
@@ -74,6 +106,8 @@ impl Invocation for ProvisionSession {
             all_tool_names: catalog::TOOLS.iter().map(|t| t.name.to_string()).collect(),
             operator_hotkey: services.operator_hotkey.clone(),
             requested_by: "agent",
+            own_display,
+            own_display_sessions_max: services.own_display_sessions_max,
         };
         let handoff = provision(request).map_err(|e| e.to_tool_error())?;
         let warnings = handoff.warnings.clone();

@@ -3,7 +3,7 @@
 //! so a new setting does not compile until it is classified here: none counts as live by
 //! accident.
 
-use super::{Settings, UNSAFE_WAYLAND_KEY};
+use super::{OWN_DISPLAY_KEY, Settings, UNSAFE_WAYLAND_KEY};
 
 /// When a change of one key takes effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +41,9 @@ pub fn reload_table(before: &Settings, after: &Settings) -> Vec<KeyReload> {
         capture_max_long_side,
         capture_max_pixels,
         capture_format,
+        own_display,
+        own_display_sessions_max,
+        session_display,
     } = before;
     let row = |key, reload, changed| KeyReload { key, reload, changed };
     vec![
@@ -62,6 +65,15 @@ pub fn reload_table(before: &Settings, after: &Settings) -> Vec<KeyReload> {
         row("CaptureMaxLongSide", RestartOnly, *capture_max_long_side != after.capture_max_long_side),
         row("CaptureMaxPixels", RestartOnly, *capture_max_pixels != after.capture_max_pixels),
         row("CaptureFormat", RestartOnly, *capture_format != after.capture_format),
+        // The copy's X server is started once, with the copy.
+        row(OWN_DISPLAY_KEY, RestartOnly, *own_display != after.own_display),
+        // Read at every provisioning from the file, by the provisioning process.
+        row(
+            "OwnDisplaySessionsMax",
+            RestartOnly,
+            *own_display_sessions_max != after.own_display_sessions_max,
+        ),
+        row("SessionDisplay", RestartOnly, *session_display != after.session_display),
         row(
             UNSAFE_WAYLAND_KEY,
             RestartOnly,
@@ -102,6 +114,9 @@ mod tests {
         ("CaptureMaxLongSide", "1000"),
         ("CaptureMaxPixels", "500000"),
         ("CaptureFormat", "\"png\""),
+        (OWN_DISPLAY_KEY, "\"1024x768\""),
+        ("OwnDisplaySessionsMax", "2"),
+        ("SessionDisplay", "\"own\""),
     ];
 
     #[test]
