@@ -72,6 +72,10 @@ pub(crate) fn wanted(
     now: Instant,
     monitor: egui::Vec2,
 ) -> Option<Layout> {
+    // Another mcec is the display's guard: its windows speak for this process too.
+    if snap.member && !matches!(role, Role::Host | Role::Settings) {
+        return None;
+    }
     let (look, (pos, size)) = match role {
         Role::Overlay => {
             let look = if surfaces.overlay { overlay::look(snap, now) } else { None }?;
