@@ -9,6 +9,7 @@
 //! re-arm take is `mcec_rules::stop_steps`; `sides.rs` is what they act through.
 
 mod events;
+mod guard;
 mod rearm;
 mod sides;
 mod stop_worker;
@@ -35,6 +36,7 @@ use crate::consent::{self, ConsentClick, OperatorConsent};
 use crate::stop_follower::{Keeper, follow_record};
 use crate::stopless::{NoStopWatch, stopless_display};
 use events::{agent_tab_worker, rearm_handler};
+pub use guard::Who;
 use rearm::Rearm;
 use stop_worker::stop_worker;
 use ui::start_ui;
@@ -57,6 +59,9 @@ pub struct OperatorSide {
     ui_thread: Option<UiShutdown>,
     /// Where consent-prompt clicks go, once [`OperatorSide::consent_asker`] made the asker.
     consent_clicks: Option<Sender<ConsentClick>>,
+    /// Who this process is to its display's guard; `None` when it takes no part (no windows,
+    /// or no armed stop whose monitor could judge a re-arm).
+    guard: Option<Who>,
 }
 
 /// What to bring up.
@@ -70,6 +75,8 @@ pub struct Plan<'a> {
     pub unsafe_without_stop_on_wayland: bool,
     /// The `Capture*` settings.
     pub capture: CaptureDefaults,
+    /// Who this process is to the display's guard.
+    pub who: Who,
 }
 
 impl OperatorSide {
@@ -100,6 +107,7 @@ impl OperatorSide {
                         record,
                         ui_thread: None,
                         consent_clicks: None,
+                        guard: None,
                     };
                 }
             };
@@ -120,7 +128,10 @@ impl OperatorSide {
             },
         };
         let gate = record.gate(gate);
-        let (ui, ui_events, ui_thread) = start_ui(plan.surfaces);
+        // Only a process whose monitor can judge a re-arm takes part in the display's guard;
+        // its windows stay hidden until it knows whether it is the guard.
+        let guard = (monitor.is_some() && guard::hide_until_elected()).then_some(plan.who);
+        let (ui, ui_events, ui_thread) = start_ui(plan.surfaces, guard.is_some());
         if let Some(ui) = ui.as_ref().filter(|_| !gate.stop_armed()) {
             ui.set_front_door(gate.stop_line());
             ui.set_stop_unarmed();
@@ -136,6 +147,7 @@ impl OperatorSide {
             record,
             ui_thread,
             consent_clicks: None,
+            guard,
         }
     }
 
@@ -184,6 +196,7 @@ impl OperatorSide {
             record,
             ui_thread,
             consent_clicks,
+            guard,
             ..
         } = self;
         record.attach(agent.clone(), ui.clone());
@@ -198,6 +211,18 @@ impl OperatorSide {
             let (record, latch) = (record.clone(), latch.clone());
             spawn("mcec-stop-record", move || follow_record(record, latch, RECORD_POLL));
         }
+        let guard = match (guard, &ui) {
+            (Some(who), Some(ui)) => guard::take_part(guard::Sides {
+                ui: ui.clone(),
+                latch: latch.clone(),
+                rearm: rearm.clone(),
+                who,
+            }),
+            _ => None,
+        };
+        if let (None, Some(ui)) = (&guard, &ui) {
+            ui.set_member(false);
+        }
         if let Some(events) = ui_events {
             let tab = match (agent_tab, &ui) {
                 (Some(config), Some(ui)) => {
@@ -208,7 +233,7 @@ impl OperatorSide {
                 }
                 _ => None,
             };
-            spawn("mcec-rearm", move || rearm_handler(events, rearm, tab, consent_clicks, ui_thread));
+            spawn("mcec-rearm", move || rearm_handler(events, rearm, guard, tab, consent_clicks, ui_thread));
         }
         spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent, record));
     }

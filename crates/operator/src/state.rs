@@ -291,7 +291,7 @@ impl OperatorState {
     /// re-arm and the prompt stays shut.
     pub fn open_prompt(&self) -> bool {
         self.update(|inner| {
-            if !matches!(inner.mode, Mode::Stopped { .. }) && !inner.others.is_some_and(|o| o.stopped > 0) {
+            if !matches!(inner.mode, Mode::Stopped { .. }) && inner.others.is_none_or(|o| o.stopped == 0) {
                 return false;
             }
             inner.prompt_open = true;

@@ -1,0 +1,122 @@
+//! The guard of a display: on one display and user, exactly one mcec process shows the
+//! operator's windows (the banner and the prompts) and the others register with it over a
+//! local socket and show nothing of their own while it is there (issue 25).
+//!
+//! The election is a lock file per display (`place.rs`); its holder is the guard
+//! (`leader.rs`: the socket, its members' states on the one banner, the re-arm claim it sends
+//! them), every other process a member (`member.rs`: its state to the guard, the guard's claim
+//! judged by its own monitor). A member whose guard goes away elects again, and the winner
+//! opens the windows. The stop itself stays in each process: every process has its own
+//! monitor, latch and stop worker, so a hung or dead guard never lets an agent act. The
+//! messages and every pure decision are `mcec_rules::guard`; `wire.rs` is the socket's
+//! plumbing (peer credentials, bounded lines).
+//!
+//! Only a process with operator windows and an armed stop on an identified display takes
+//! part; on Windows nothing does yet (one interactive desktop, no socket here).
+
+#[cfg(unix)]
+mod leader;
+#[cfg(unix)]
+mod member;
+#[cfg(unix)]
+mod place;
+#[cfg(unix)]
+mod wire;
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use mcec_operator::OperatorState;
+use mcec_rules::activation::Activation;
+use mcec_rules::latch::Latch;
+
+use super::rearm::Rearm;
+
+/// Who this process is, for its `hello`.
+#[derive(Debug, Clone)]
+pub struct Who {
+    /// The session copy's id, `None` for a manual copy.
+    pub session: Option<String>,
+    /// `stdio` or `http`.
+    pub transport: &'static str,
+}
+
+/// What the guard's parts act on.
+#[derive(Clone)]
+pub(super) struct Sides {
+    pub ui: OperatorState,
+    pub latch: Latch,
+    pub rearm: Rearm,
+    pub who: Who,
+}
+
+/// This process's place in its display's guard, for the windows' event handler.
+#[derive(Clone, Default)]
+pub struct GuardLink {
+    #[cfg(unix)]
+    leading: Arc<Mutex<Option<Arc<leader::Leader>>>>,
+    #[cfg(not(unix))]
+    leading: Arc<Mutex<Option<()>>>,
+}
+
+impl GuardLink {
+    /// Whether this process is its display's guard and has members to speak for.
+    pub fn leads_others(&self) -> bool {
+        #[cfg(unix)]
+        {
+            self.leading
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_ref()
+                .is_some_and(|l| l.has_members())
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = &self.leading;
+            false
+        }
+    }
+
+    /// As the guard: tell every member the operator pressed `Re-arm` with `by` (each judges
+    /// it itself).
+    pub fn claim_rearm(&self, by: &Activation) {
+        #[cfg(unix)]
+        if let Some(leader) = self.leading.lock().unwrap_or_else(PoisonError::into_inner).clone() {
+            leader.claim_rearm(by);
+        }
+        #[cfg(not(unix))]
+        let _ = (by, PoisonError::<()>::new(()));
+    }
+}
+
+/// Take part in the display's guard, on a thread of its own, when this process shows operator
+/// windows on an identified display; `None` otherwise (it then shows its own windows, as a
+/// lone process always did). The windows start hidden ([`hide_until_elected`]) so that no
+/// second banner flashes up before the election.
+pub(super) fn take_part(sides: Sides) -> Option<GuardLink> {
+    #[cfg(unix)]
+    {
+        let place = place::Place::for_this_process()?;
+        let link = GuardLink::default();
+        let leading = link.leading.clone();
+        super::spawn("mcec-guard", move || member::elect(place, sides, leading));
+        Some(link)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = sides;
+        None
+    }
+}
+
+/// Whether this process will take part (so its windows start hidden until it knows whether it
+/// is the guard).
+pub(super) fn hide_until_elected() -> bool {
+    #[cfg(unix)]
+    {
+        place::Place::for_this_process().is_some()
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}

@@ -1,0 +1,174 @@
+//! The election and the member's side. A process takes the display's guard lock when it can
+//! (then it leads, `leader.rs`); otherwise it connects to the guard, says who it is, shows none
+//! of its own windows, reports its stop and its agent's actions, and judges every re-arm claim
+//! itself. When the guard goes away it elects again; while no guard answers for
+//! [`ALONE_GRACE`] it shows its own windows, so nothing stopped is ever left without a prompt.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use mcec_mcp::audit::audit;
+use mcec_operator::Mode;
+use mcec_rules::guard::{
+    Hello, MemberState, PROTOCOL, RearmClaim, ToGuard, ToMember, claim_activation, decode_to_member, encode,
+};
+use mcec_sessions::{InstanceLock, LockError};
+
+use super::Sides;
+use super::leader::{Leader, lead};
+use super::place::Place;
+use super::wire::{Lines, Sender, same_user_peer};
+
+/// How long a process without a reachable guard stays hidden before it shows its own windows
+/// (an election after a guard's death takes a few of [`RETRY`]).
+const ALONE_GRACE: Duration = Duration::from_millis(700);
+/// How often a process without a guard tries the lock and the socket again.
+const RETRY: Duration = Duration::from_millis(50);
+/// How often a member looks at its own state for the guard.
+const REPORT: Duration = Duration::from_millis(50);
+
+/// Elect, lead or follow, and elect again, for as long as the process lives.
+pub fn elect(place: Place, sides: Sides, leading: Arc<Mutex<Option<Arc<Leader>>>>) {
+    if let Err(why) = place.prepare() {
+        tracing::warn!("no guard for this display ({why}); this process shows its own windows");
+        sides.ui.set_member(false);
+        return;
+    }
+    let mut alone_since = Instant::now();
+    loop {
+        match InstanceLock::acquire_file(&place.lock) {
+            Ok(lock) => {
+                if let Err(why) = lead(&place, &sides, lock, &leading) {
+                    tracing::warn!(
+                        "cannot be this display's guard ({why}); this process shows its own windows"
+                    );
+                }
+                *leading.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                sides.ui.set_others(None);
+                sides.ui.set_member(false);
+                return;
+            }
+            Err(LockError::HeldByOther { .. }) => {
+                if let Ok(stream) = std::os::unix::net::UnixStream::connect(&place.socket) {
+                    follow(&place, &sides, stream);
+                    alone_since = Instant::now();
+                    continue;
+                }
+            }
+            Err(e) => {
+                tracing::warn!("no guard for this display ({e}); this process shows its own windows");
+                sides.ui.set_member(false);
+                return;
+            }
+        }
+        if alone_since.elapsed() >= ALONE_GRACE {
+            sides.ui.set_member(false);
+        }
+        std::thread::sleep(RETRY);
+    }
+}
+
+/// Be a member of the guard at the other end of `stream` until it goes away.
+fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream) {
+    let guard_pid = match same_user_peer(&stream) {
+        Ok(pid) => pid,
+        Err(why) => {
+            return audit("guard-refused", &format!("the guard socket {}: {why}", place.socket.display()));
+        }
+    };
+    let Ok(sender) = Sender::new(&stream) else { return };
+    let sender = Arc::new(Mutex::new(sender));
+    let since = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let hello = Hello {
+        v: PROTOCOL,
+        pid: std::process::id(),
+        client_name: None,
+        client_version: None,
+        session: sides.who.session.clone(),
+        transport: sides.who.transport.into(),
+        since,
+    };
+    if send(&sender, &ToGuard::Hello(hello)).is_err() {
+        return;
+    }
+    sides.ui.set_member(true);
+    tracing::info!(
+        "display {}: pid {guard_pid} shows the operator's windows; this process shows none",
+        place.display
+    );
+    let alive = Arc::new(AtomicBool::new(true));
+    {
+        let (sides, sender, alive) = (sides.clone(), sender.clone(), alive.clone());
+        super::super::spawn("mcec-guard-report", move || report(&sides, &sender, &alive));
+    }
+    let mut lines = Lines::new(stream);
+    while let Some(line) = lines.next_line() {
+        match decode_to_member(&line) {
+            Ok(ToMember::Rearm(claim)) => judge_claim(place, sides, &claim, guard_pid, &sender),
+            Ok(ToMember::Handover) => break,
+            Err(why) => audit("guard-refused", &format!("a message from the guard (pid {guard_pid}): {why}")),
+        }
+    }
+    alive.store(false, Ordering::Relaxed);
+    sender.lock().unwrap_or_else(PoisonError::into_inner).close();
+    tracing::info!("display {}: the guard (pid {guard_pid}) went away; electing again", place.display);
+}
+
+fn send(sender: &Mutex<Sender>, message: &ToGuard) -> std::io::Result<()> {
+    sender.lock().unwrap_or_else(PoisonError::into_inner).send(&encode(message))
+}
+
+/// Tell the guard this process's state whenever it changes, and each new narrated action.
+fn report(sides: &Sides, sender: &Mutex<Sender>, alive: &AtomicBool) {
+    let mut last: Option<MemberState> = None;
+    let mut said: Vec<String> = Vec::new();
+    while alive.load(Ordering::Relaxed) {
+        let snap = sides.ui.snapshot();
+        let stopped = sides.latch.is_stopped();
+        let state = MemberState { stopped, stop_id: None, acting: !stopped && snap.mode == Mode::Acting };
+        if last.as_ref() != Some(&state) {
+            if send(sender, &ToGuard::State(state.clone())).is_err() {
+                return;
+            }
+            last = Some(state);
+        }
+        if snap.narration != said {
+            if let Some(line) = snap.narration.last()
+                && send(sender, &ToGuard::Action { line: line.clone() }).is_err()
+            {
+                return;
+            }
+            said = snap.narration;
+        }
+        std::thread::sleep(REPORT);
+    }
+}
+
+/// The guard says the operator pressed `Re-arm` in its prompt: re-arm only when the claim
+/// came from the lock's holder and this process's own monitor saw that very press, as for a
+/// click on its own prompt (`mcec_rules::guard::claim_activation`, then `Rearm::attempt`).
+fn judge_claim(place: &Place, sides: &Sides, claim: &RearmClaim, guard_pid: u32, sender: &Mutex<Sender>) {
+    let received = Instant::now();
+    if !sides.latch.is_stopped() {
+        return;
+    }
+    let holder = mcec_sessions::lock::holder_pid(&place.lock);
+    let reason = match claim_activation(claim, Some(guard_pid), holder, received) {
+        Err(refusal) => {
+            audit(
+                "rearm-refused",
+                &format!("{}: a re-arm message on the guard socket: {refusal}", refusal.code()),
+            );
+            refusal.to_string()
+        }
+        Ok(act) => {
+            let by = format!("by the operator in the guard's prompt (pid {guard_pid})");
+            if sides.rearm.attempt(&by, &act) {
+                return;
+            }
+            sides.ui.snapshot().refusal.unwrap_or_else(|| "refused".into())
+        }
+    };
+    let _ = send(sender, &ToGuard::Refused { reason });
+}
