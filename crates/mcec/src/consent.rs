@@ -76,6 +76,14 @@ impl ConsentAsker for OperatorConsent {
         if windows.ended() {
             return Outcome::Unavailable("the operator windows are gone".into());
         }
+        if ui.snapshot().member {
+            // Another mcec is the display's guard: a prompt here would never be seen.
+            return Outcome::Unavailable(
+                "another mcec on this display shows the operator's windows, and it cannot put this request to \
+                 the operator yet; ask again when this agent's mcec is the only one on the display"
+                    .into(),
+            );
+        }
         let clicks = self.clicks.lock().unwrap_or_else(PoisonError::into_inner);
         while clicks.try_recv().is_ok() {}
         ui.open_consent(reason, commands.to_vec());
