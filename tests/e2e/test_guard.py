@@ -209,3 +209,40 @@ async def test_a_program_posing_as_the_guard_rearms_nobody(tmp_path: Path, desk:
             for m in members:
                 m.close()
     sock.unlink(missing_ok=True)
+
+
+async def test_two_agents_ask_at_once_one_prompt_asks_for_each_in_turn(tmp_path: Path, desk: Desk) -> None:
+    from test_consent import ALLOW_OFFSET, DENY_OFFSET, Request, button, until
+    from test_consent import agent as consent_agent
+
+    lead, *askers = [
+        manual_copy(tmp_path / f"ask{i}", settings="AgentCommandsEnabled = true\n", commands=("capture",))
+        for i in range(3)
+    ]
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(consent_agent(lead, desk.inner))
+        assert wait_until(lambda: bool(guards([lead])), PATIENCE), lead.log()
+        first, second = [await stack.enter_async_context(consent_agent(c, desk.inner)) for c in askers]
+        assert wait_until(lambda: joined([lead]) == 2, PATIENCE), lead.log()
+        one = Request(first, ["click"], "click Save in the editor")
+        two = Request(second, ["type"], "type the file name")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one.run)
+            allow = await button(desk, ALLOW_OFFSET)
+            tg.start_soon(two.run)
+            assert await until(lambda: bool(audit_with(askers[1], "consent-asked")), PATIENCE), askers[1].log()
+            await anyio.sleep(0.5)
+            banners, prompts = one_of_each(desk)
+            assert (banners <= 1, prompts) == (True, 1), "not one prompt (and at most one banner) for two requests"
+            desk.screenshot(ARTIFACTS / "guard-consent-two-agents.png")
+            desk.physical("mousemove", *allow, "click", "1")
+            while one.answer is None:
+                await anyio.sleep(0.05)
+            # The second request comes up in the same one prompt.
+            deny = await button(desk, DENY_OFFSET)
+            assert one_of_each(desk)[1] == 1
+            desk.physical("mousemove", *deny, "click", "1")
+        assert one.answer is not None and one.answer["ok"] and one.answer["result"]["granted"] == ["click"], one.answer
+        assert two.code() == "consent-denied", two.answer
+    assert audit_with(askers[0], "consent-allowed", "in the guard's prompt"), askers[0].log()
+    assert not audit_with(lead, "consent; granted"), "the guard granted itself what a member asked for"

@@ -32,11 +32,11 @@ use mcec_rules::stop_plan::StopPlan;
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
 use crate::attest::Attestor;
-use crate::consent::{self, ConsentClick, OperatorConsent};
+use crate::consent::{self, ConsentClick, OperatorConsent, SharedConsent};
 use crate::stop_follower::{Keeper, follow_record};
 use crate::stopless::{NoStopWatch, stopless_display};
 use events::{agent_tab_worker, rearm_handler};
-pub use guard::Who;
+pub use guard::{GuardLink, Who};
 use rearm::Rearm;
 use stop_worker::stop_worker;
 use ui::start_ui;
@@ -62,6 +62,10 @@ pub struct OperatorSide {
     /// Who this process is to its display's guard; `None` when it takes no part (no windows,
     /// or no armed stop whose monitor could judge a re-arm).
     guard: Option<Who>,
+    /// Its place in the guard, shared with the consent asker before the guard starts.
+    guard_link: GuardLink,
+    /// The consent prompt's asker, which the guard also puts its members' requests through.
+    consent: Option<Arc<OperatorConsent>>,
 }
 
 /// What to bring up.
@@ -108,6 +112,8 @@ impl OperatorSide {
                         ui_thread: None,
                         consent_clicks: None,
                         guard: None,
+                        guard_link: GuardLink::default(),
+                        consent: None,
                     };
                 }
             };
@@ -148,6 +154,8 @@ impl OperatorSide {
             ui_thread,
             consent_clicks: None,
             guard,
+            guard_link: GuardLink::default(),
+            consent: None,
         }
     }
 
@@ -156,7 +164,7 @@ impl OperatorSide {
     pub fn consent_asker(&mut self) -> Box<dyn ConsentAsker> {
         let (tx, rx) = consent::channel();
         self.consent_clicks = Some(tx);
-        Box::new(OperatorConsent {
+        let consent = Arc::new(OperatorConsent {
             ui: self.ui.clone().zip(self.ui_thread.clone()),
             clicks: Mutex::new(rx),
             attestor: Attestor {
@@ -164,7 +172,10 @@ impl OperatorSide {
                 latch: self.latch.clone(),
                 monitored: self.monitor.is_some(),
             },
-        })
+            guard: self.guard_link.clone(),
+        });
+        self.consent = Some(consent.clone());
+        Box::new(SharedConsent(consent))
     }
 
     /// The handle that ends the operator windows before the process exits.
@@ -197,6 +208,8 @@ impl OperatorSide {
             ui_thread,
             consent_clicks,
             guard,
+            guard_link,
+            consent,
             ..
         } = self;
         record.attach(agent.clone(), ui.clone());
@@ -212,12 +225,10 @@ impl OperatorSide {
             spawn("mcec-stop-record", move || follow_record(record, latch, RECORD_POLL));
         }
         let guard = match (guard, &ui) {
-            (Some(who), Some(ui)) => guard::take_part(guard::Sides {
-                ui: ui.clone(),
-                latch: latch.clone(),
-                rearm: rearm.clone(),
-                who,
-            }),
+            (Some(who), Some(ui)) => guard::take_part(
+                guard::Sides { ui: ui.clone(), latch: latch.clone(), rearm: rearm.clone(), who, consent },
+                guard_link,
+            ),
             _ => None,
         };
         if let (None, Some(ui)) = (&guard, &ui) {

@@ -11,11 +11,13 @@
 
 mod claim;
 mod display;
+mod queue;
 
 use serde::{Deserialize, Serialize};
 
 pub use claim::{ClaimRefusal, claim_activation, claim_of};
 pub use display::{DisplayCount, DisplayLook, headline};
+pub use queue::{ConsentQueue, Prompt, Queued, prompt_on_top};
 
 /// The protocol's version, in every `hello`. A guard refuses a member that speaks another.
 pub const PROTOCOL: u32 = 1;
@@ -38,6 +40,11 @@ pub enum ToGuard {
     Action { line: String },
     /// The member judged a re-arm claim and stayed stopped, for this reason.
     Refused { reason: String },
+    /// The member's agent asks for commands (`request-command-access`): the guard queues it in
+    /// its one consent prompt, naming the agent.
+    Consent { id: u64, reason: String, commands: Vec<String> },
+    /// The member's request ended on its side (stopped, cancelled, timed out).
+    Withdrawn { id: u64 },
 }
 
 /// Who a member is.
@@ -88,15 +95,31 @@ pub struct MemberState {
 pub enum ToMember {
     /// The operator pressed `Re-arm` in the guard's prompt with these events; the member
     /// judges them itself ([`claim_activation`], then its own monitor).
-    Rearm(RearmClaim),
+    Rearm(PressClaim),
     /// The guard is giving the windows up (a host window takes them): elect again.
     Handover,
+    /// The operator's answer to the member's request `id`.
+    ConsentAnswer { id: u64, answer: ConsentAnswer },
 }
 
-/// The identity of the event that pressed `Re-arm` in the guard's prompt.
+/// What the operator did with a member's consent request in the guard's prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ConsentAnswer {
+    /// `Allow` was pressed by these events (judged physical by the guard); the member judges
+    /// them again with its own monitor before it grants anything.
+    Allowed(PressClaim),
+    Denied,
+    TimedOut,
+    /// No prompt could be shown, for this reason.
+    Unavailable(String),
+}
+
+/// The identity of the event that pressed `Re-arm` (or a consent request's `Allow`) in the
+/// guard's prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RearmClaim {
+pub struct PressClaim {
     /// The press: the X server time and the button or key.
     pub press: ClaimEvent,
     /// The release of a click; `None` for Space on the focused button.
@@ -166,13 +189,18 @@ mod tests {
         assert_eq!(decode_to_guard(&line), Ok(state));
         let action = ToGuard::Action { line: "typed 3 characters\ninto x".into() };
         assert_eq!(encode(&action).matches('\n').count(), 1);
-        let claim = ToMember::Rearm(RearmClaim {
+        let claim = ToMember::Rearm(PressClaim {
             press: ClaimEvent { time: 7, button: Some(1), key: None, down: true },
             release: Some(ClaimEvent { time: 9, button: Some(1), key: None, down: false }),
             shown_ms_before: 900,
         });
         assert_eq!(decode_to_member(&encode(&claim)), Ok(claim));
         assert_eq!(decode_to_member("{\"type\":\"handover\"}"), Ok(ToMember::Handover));
+        let denied = ToMember::ConsentAnswer { id: 3, answer: ConsentAnswer::Denied };
+        assert_eq!(encode(&denied), "{\"type\":\"consentAnswer\",\"id\":3,\"answer\":\"denied\"}\n");
+        assert_eq!(decode_to_member(&encode(&denied)), Ok(denied));
+        let ask = ToGuard::Consent { id: 3, reason: "to save".into(), commands: vec!["launch".into()] };
+        assert_eq!(decode_to_guard(&encode(&ask)), Ok(ask));
     }
 
     #[test]

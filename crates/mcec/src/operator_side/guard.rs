@@ -26,10 +26,14 @@ mod wire;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mcec_operator::OperatorState;
+use mcec_rules::StopFlag;
 use mcec_rules::activation::Activation;
+use mcec_rules::consent::Outcome;
 use mcec_rules::latch::Latch;
 
 use super::rearm::Rearm;
+use crate::attest::Attestor;
+use crate::consent::OperatorConsent;
 
 /// Who this process is, for its `hello`.
 #[derive(Debug, Clone)]
@@ -47,6 +51,8 @@ pub(super) struct Sides {
     pub latch: Latch,
     pub rearm: Rearm,
     pub who: Who,
+    /// This process's consent prompt, through which a guard asks for its members.
+    pub consent: Option<Arc<OperatorConsent>>,
 }
 
 /// This process's place in its display's guard, for the windows' event handler.
@@ -56,6 +62,9 @@ pub struct GuardLink {
     leading: Arc<Mutex<Option<Arc<leader::Leader>>>>,
     #[cfg(not(unix))]
     leading: Arc<Mutex<Option<()>>>,
+    /// As a member: the connection to the guard.
+    #[cfg(unix)]
+    member: Arc<Mutex<Option<Arc<member::Connection>>>>,
 }
 
 impl GuardLink {
@@ -86,24 +95,44 @@ impl GuardLink {
         #[cfg(not(unix))]
         let _ = (by, PoisonError::<()>::new(()));
     }
+
+    /// As a member: put an agent's request to the guard's one prompt, and judge an `Allow`
+    /// there with this process's own monitor. `None` when no guard is connected.
+    pub fn ask_guard(
+        &self,
+        reason: &str,
+        commands: &[String],
+        stop: &StopFlag,
+        attestor: &Attestor,
+    ) -> Option<Outcome> {
+        #[cfg(unix)]
+        {
+            let connection = self.member.lock().unwrap_or_else(PoisonError::into_inner).clone()?;
+            Some(connection.ask(reason, commands, stop, attestor))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (reason, commands, stop, attestor);
+            None
+        }
+    }
 }
 
 /// Take part in the display's guard, on a thread of its own, when this process shows operator
 /// windows on an identified display; `None` otherwise (it then shows its own windows, as a
 /// lone process always did). The windows start hidden ([`hide_until_elected`]) so that no
 /// second banner flashes up before the election.
-pub(super) fn take_part(sides: Sides) -> Option<GuardLink> {
+pub(super) fn take_part(sides: Sides, link: GuardLink) -> Option<GuardLink> {
     #[cfg(unix)]
     {
         let place = place::Place::for_this_process()?;
-        let link = GuardLink::default();
-        let leading = link.leading.clone();
-        super::spawn("mcec-guard", move || member::elect(place, sides, leading));
+        let thread_link = link.clone();
+        super::spawn("mcec-guard", move || member::elect(place, sides, thread_link));
         Some(link)
     }
     #[cfg(not(unix))]
     {
-        let _ = sides;
+        let _ = (sides, link);
         None
     }
 }

@@ -14,7 +14,7 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use super::{ClaimEvent, RearmClaim};
+use super::{ClaimEvent, PressClaim};
 use crate::activation::{Activation, ActivationEvents, InputEventId, Pressed};
 
 /// Why a claim is refused before its event is judged.
@@ -65,7 +65,7 @@ fn event(e: &ClaimEvent) -> Option<InputEventId> {
 /// prompt's shown-at time is `received_at` less the claim's `shown_ms_before`: the message's
 /// time in transit makes the prompt look younger, never older (the safe direction).
 pub fn claim_activation(
-    claim: &RearmClaim,
+    claim: &PressClaim,
     peer: Option<u32>,
     holder: Option<u32>,
     received_at: Instant,
@@ -87,7 +87,7 @@ pub fn claim_activation(
 
 /// The claim a guard sends for the activation that pressed its prompt's `Re-arm`, sent at
 /// `now`; `None` when the window could not name the event (nothing to claim).
-pub fn claim_of(act: &Activation, now: Instant) -> Option<RearmClaim> {
+pub fn claim_of(act: &Activation, now: Instant) -> Option<PressClaim> {
     let wire = |e: InputEventId| {
         let (button, key) = match e.what {
             Pressed::Button(b) => (Some(b), None),
@@ -101,7 +101,7 @@ pub fn claim_of(act: &Activation, now: Instant) -> Option<RearmClaim> {
     };
     let shown = act.shown_at?;
     let shown_ms_before = u64::try_from(now.saturating_duration_since(shown).as_millis()).unwrap_or(u64::MAX);
-    Some(RearmClaim { press, release, shown_ms_before })
+    Some(PressClaim { press, release, shown_ms_before })
 }
 
 #[cfg(test)]
@@ -112,8 +112,8 @@ mod tests {
 
     const GUARD: u32 = 4242;
 
-    fn click(press: u32, release: u32) -> RearmClaim {
-        RearmClaim {
+    fn click(press: u32, release: u32) -> PressClaim {
+        PressClaim {
             press: ClaimEvent { time: press, button: Some(1), key: None, down: true },
             release: Some(ClaimEvent { time: release, button: Some(1), key: None, down: false }),
             shown_ms_before: 1500,
@@ -142,7 +142,7 @@ mod tests {
 
     /// The member's whole decision on a claim: the sender, its own ledger, its own stop.
     fn member_verdict(
-        claim: &RearmClaim,
+        claim: &PressClaim,
         peer: Option<u32>,
         ledger: &Ledger,
         stopped_at: Instant,
@@ -229,7 +229,7 @@ mod tests {
     fn an_old_press_or_a_prompt_shown_just_before_it_is_refused() {
         let (stopped_at, now, ledger) = scene();
         let later = now + Duration::from_secs(3);
-        let old = RearmClaim { shown_ms_before: 5000, ..click(1000, 1090) };
+        let old = PressClaim { shown_ms_before: 5000, ..click(1000, 1090) };
         assert_eq!(member_verdict(&old, Some(GUARD), &ledger, stopped_at, later), Err("stale-input".into()));
         let mut hasty = click(1000, 1090);
         hasty.shown_ms_before = 350;

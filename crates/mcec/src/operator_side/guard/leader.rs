@@ -1,19 +1,24 @@
 //! The guard's side: it holds the display's lock, listens on the socket, keeps each member's
 //! state, shows every agent on the one banner (its own windows count its members), opens the
 //! one re-arm prompt when a member stops, and after the operator's re-arm in that prompt sends
-//! each member the judged event's identity. It decides nothing for a member.
+//! each member the judged event's identity. Its members' consent requests wait in one queue
+//! and are put to the operator one at a time in its own consent prompt, each naming its agent;
+//! an `Allow` is sent back as the events that pressed it. It decides nothing for a member.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use mcec_mcp::audit::audit;
 use mcec_operator::OperatorState;
+use mcec_rules::StopFlag;
 use mcec_rules::activation::Activation;
+use mcec_rules::consent::{Outcome, sanitize_reason};
 use mcec_rules::guard::{
-    DisplayCount, Hello, MAX_TEXT, MemberState, ToGuard, ToMember, claim_of, decode_to_guard, encode,
+    ConsentAnswer, ConsentQueue, DisplayCount, Hello, MAX_TEXT, MemberState, Queued, ToGuard, ToMember,
+    claim_of, decode_to_guard, encode,
 };
 use mcec_rules::text::ellipsize;
 use mcec_sessions::InstanceLock;
@@ -21,12 +26,18 @@ use mcec_sessions::InstanceLock;
 use super::Sides;
 use super::place::Place;
 use super::wire::{Lines, Sender, same_user_peer};
+use crate::consent::OperatorConsent;
 
 /// The guard's members and what its windows show of them.
 pub struct Leader {
     ui: OperatorState,
     members: Mutex<Members>,
+    queue: Mutex<ConsentQueue>,
+    queued: Condvar,
 }
+
+/// Longest list of commands a member's request may name.
+const MAX_COMMANDS: usize = 32;
 
 #[derive(Default)]
 struct Members {
@@ -87,6 +98,73 @@ impl Leader {
         let mut members = self.members();
         members.by_id.remove(&id);
         self.show(&members);
+        drop(members);
+        self.queue().remove_member(id);
+    }
+
+    fn queue(&self) -> MutexGuard<'_, ConsentQueue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queue a member's request (its words cleaned again: a member is not trusted to have).
+    fn ask(&self, member: u64, agent: &str, id: u64, reason: &str, commands: Vec<String>) {
+        let commands = commands.into_iter().take(MAX_COMMANDS).map(|c| ellipsize(&c, 64)).collect();
+        let behind = {
+            let mut queue = self.queue();
+            queue.push(Queued {
+                member,
+                id,
+                agent: agent.to_owned(),
+                reason: sanitize_reason(reason),
+                commands,
+                withdrawn: StopFlag::new(),
+            });
+            queue.behind()
+        };
+        self.ui.set_consent_behind(behind);
+        self.queued.notify_all();
+    }
+
+    fn answer(&self, member: u64, id: u64, answer: ConsentAnswer) {
+        let mut members = self.members();
+        if let Some(m) = members.by_id.get_mut(&member)
+            && let Err(e) = m.sender.send(&encode(&ToMember::ConsentAnswer { id, answer }))
+        {
+            tracing::warn!("cannot answer {}'s request: {e}", m.label);
+        }
+    }
+
+    /// Put the queued requests to the operator, oldest first, one at a time.
+    fn put_requests(&self, consent: Option<&OperatorConsent>) {
+        loop {
+            let (request, behind) = {
+                let mut queue = self.queue();
+                while queue.front().is_none() {
+                    queue = self.queued.wait(queue).unwrap_or_else(PoisonError::into_inner);
+                }
+                (queue.front().cloned(), queue.behind())
+            };
+            let Some(q) = request else { continue };
+            let (outcome, by) = match consent {
+                Some(consent) => {
+                    consent.ask_here(Some(q.agent.clone()), behind, &q.reason, &q.commands, &q.withdrawn)
+                }
+                None => (Outcome::Unavailable("the display's guard has no consent prompt".into()), None),
+            };
+            let answer = match outcome {
+                Outcome::Granted => by.and_then(|by| claim_of(&by, Instant::now())).map_or_else(
+                    || ConsentAnswer::Unavailable("no event pressed Allow".into()),
+                    ConsentAnswer::Allowed,
+                ),
+                Outcome::Denied => ConsentAnswer::Denied,
+                Outcome::TimedOut => ConsentAnswer::TimedOut,
+                Outcome::Unavailable(why) => ConsentAnswer::Unavailable(why),
+                Outcome::Stopped => ConsentAnswer::Unavailable("the request ended".into()),
+            };
+            if self.queue().remove(q.member, q.id).is_some() {
+                self.answer(q.member, q.id, answer);
+            }
+        }
     }
 
     fn show(&self, members: &Members) {
@@ -109,7 +187,16 @@ pub fn lead(
         .map_err(|e| format!("cannot listen on {}: {e}", place.socket.display()))?;
     std::fs::set_permissions(&place.socket, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| format!("cannot restrict {}: {e}", place.socket.display()))?;
-    let leader = Arc::new(Leader { ui: sides.ui.clone(), members: Mutex::new(Members::default()) });
+    let leader = Arc::new(Leader {
+        ui: sides.ui.clone(),
+        members: Mutex::new(Members::default()),
+        queue: Mutex::new(ConsentQueue::default()),
+        queued: Condvar::new(),
+    });
+    {
+        let (leader, consent) = (leader.clone(), sides.consent.clone());
+        super::super::spawn("mcec-guard-consent", move || leader.put_requests(consent.as_deref()));
+    }
     *leading.lock().unwrap_or_else(PoisonError::into_inner) = Some(leader.clone());
     sides.ui.set_member(false);
     // Whatever is stopped here is shown at once (a guard that took over from a dead one).
@@ -156,6 +243,12 @@ fn serve(leader: &Leader, stream: UnixStream, pid: u32) {
             Ok(ToGuard::Action { line }) => leader.ui.narrate(format!("{label}: {line}")),
             Ok(ToGuard::Refused { reason }) => {
                 leader.ui.show_refusal(format!("{label} stayed stopped: {}", ellipsize(&reason, MAX_TEXT)));
+            }
+            Ok(ToGuard::Consent { id: asked, reason, commands }) => {
+                leader.ask(id, &label, asked, &reason, commands)
+            }
+            Ok(ToGuard::Withdrawn { id: asked }) => {
+                leader.queue().remove(id, asked);
             }
             Ok(ToGuard::Hello(_)) => break,
             Err(why) => {

@@ -4,21 +4,118 @@
 //! itself. When the guard goes away it elects again; while no guard answers for
 //! [`ALONE_GRACE`] it shows its own windows, so nothing stopped is ever left without a prompt.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcec_mcp::audit::audit;
 use mcec_operator::Mode;
+use mcec_rules::StopFlag;
+use mcec_rules::consent::Outcome;
 use mcec_rules::guard::{
-    Hello, MemberState, PROTOCOL, RearmClaim, ToGuard, ToMember, claim_activation, decode_to_member, encode,
+    ConsentAnswer, Hello, MemberState, PROTOCOL, PressClaim, ToGuard, ToMember, claim_activation,
+    decode_to_member, encode,
 };
 use mcec_sessions::{InstanceLock, LockError};
 
-use super::Sides;
-use super::leader::{Leader, lead};
+use super::leader::lead;
 use super::place::Place;
 use super::wire::{Lines, Sender, same_user_peer};
+use super::{GuardLink, Sides};
+use crate::attest::Attestor;
+
+/// How often a member waiting for the guard's answer to a request looks at its stop flag.
+const CONSENT_TICK: Duration = Duration::from_millis(50);
+
+/// A member's connection to its guard, as its consent asker uses it.
+pub struct Connection {
+    sender: Arc<Mutex<Sender>>,
+    guard_pid: u32,
+    lock: PathBuf,
+    next: AtomicU64,
+    pending: Mutex<HashMap<u64, mpsc::Sender<ConsentAnswer>>>,
+}
+
+impl Connection {
+    /// Put `reason` and `commands` to the guard's one prompt and wait for the operator, this
+    /// process's stop, or the timeout. An `Allow` counts only when it came from the lock's holder
+    /// and this process's own monitor saw the events that pressed it, as for its own prompt.
+    pub fn ask(&self, reason: &str, commands: &[String], stop: &StopFlag, attestor: &Attestor) -> Outcome {
+        let (tx, rx) = mpsc::channel();
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner).insert(id, tx);
+        let asked = ToGuard::Consent { id, reason: reason.into(), commands: commands.to_vec() };
+        let outcome = if send(&self.sender, &asked).is_err() {
+            Outcome::Unavailable("the display's guard went away".into())
+        } else {
+            self.wait(id, &rx, stop, attestor)
+        };
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+        outcome
+    }
+
+    fn wait(
+        &self,
+        id: u64,
+        rx: &mpsc::Receiver<ConsentAnswer>,
+        stop: &StopFlag,
+        attestor: &Attestor,
+    ) -> Outcome {
+        let deadline = Instant::now() + crate::consent::timeout();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if stop.is_set() || left.is_zero() {
+                let _ = send(&self.sender, &ToGuard::Withdrawn { id });
+                return if stop.is_set() { Outcome::Stopped } else { Outcome::TimedOut };
+            }
+            match rx.recv_timeout(left.min(CONSENT_TICK)) {
+                Ok(ConsentAnswer::Allowed(claim)) => return self.judge_allow(&claim, stop, attestor),
+                Ok(ConsentAnswer::Denied) => return Outcome::Denied,
+                Ok(ConsentAnswer::TimedOut) => return Outcome::TimedOut,
+                Ok(ConsentAnswer::Unavailable(why)) => return Outcome::Unavailable(why),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Outcome::Unavailable("the display's guard went away while asking".into());
+                }
+            }
+        }
+    }
+
+    fn judge_allow(&self, claim: &PressClaim, stop: &StopFlag, attestor: &Attestor) -> Outcome {
+        let holder = mcec_sessions::lock::holder_pid(&self.lock);
+        match claim_activation(claim, Some(self.guard_pid), holder, Instant::now()) {
+            Err(refusal) => {
+                audit(
+                    "consent-refused",
+                    &format!("{}: an Allow message on the guard socket: {refusal}", refusal.code()),
+                );
+                Outcome::Unavailable(format!("the Allow could not be confirmed: {refusal}"))
+            }
+            Ok(act) => {
+                let judgement = attestor.judge(&act);
+                match judgement.verdict {
+                    Ok(_) if !stop.is_set() => {
+                        audit(
+                            "consent-allowed",
+                            &format!("in the guard's prompt (pid {}); {}", self.guard_pid, judgement.detail),
+                        );
+                        Outcome::Granted
+                    }
+                    Ok(_) => Outcome::Stopped,
+                    Err(refusal) => {
+                        audit("consent-refused", &format!("{}: {}", refusal.code(), judgement.detail));
+                        Outcome::Unavailable(format!(
+                            "the Allow could not be confirmed by this process: {refusal}"
+                        ))
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// How long a process without a reachable guard stays hidden before it shows its own windows
 /// (an election after a guard's death takes a few of [`RETRY`]).
@@ -29,7 +126,8 @@ const RETRY: Duration = Duration::from_millis(50);
 const REPORT: Duration = Duration::from_millis(50);
 
 /// Elect, lead or follow, and elect again, for as long as the process lives.
-pub fn elect(place: Place, sides: Sides, leading: Arc<Mutex<Option<Arc<Leader>>>>) {
+pub fn elect(place: Place, sides: Sides, link: GuardLink) {
+    let leading = &link.leading;
     if let Err(why) = place.prepare() {
         tracing::warn!("no guard for this display ({why}); this process shows its own windows");
         sides.ui.set_member(false);
@@ -39,7 +137,7 @@ pub fn elect(place: Place, sides: Sides, leading: Arc<Mutex<Option<Arc<Leader>>>
     loop {
         match InstanceLock::acquire_file(&place.lock) {
             Ok(lock) => {
-                if let Err(why) = lead(&place, &sides, lock, &leading) {
+                if let Err(why) = lead(&place, &sides, lock, leading) {
                     tracing::warn!(
                         "cannot be this display's guard ({why}); this process shows its own windows"
                     );
@@ -51,7 +149,7 @@ pub fn elect(place: Place, sides: Sides, leading: Arc<Mutex<Option<Arc<Leader>>>
             }
             Err(LockError::HeldByOther { .. }) => {
                 if let Ok(stream) = std::os::unix::net::UnixStream::connect(&place.socket) {
-                    follow(&place, &sides, stream);
+                    follow(&place, &sides, stream, &link);
                     alone_since = Instant::now();
                     continue;
                 }
@@ -70,7 +168,7 @@ pub fn elect(place: Place, sides: Sides, leading: Arc<Mutex<Option<Arc<Leader>>>
 }
 
 /// Be a member of the guard at the other end of `stream` until it goes away.
-fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream) {
+fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, link: &GuardLink) {
     let guard_pid = match same_user_peer(&stream) {
         Ok(pid) => pid,
         Err(why) => {
@@ -92,6 +190,14 @@ fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream) 
     if send(&sender, &ToGuard::Hello(hello)).is_err() {
         return;
     }
+    let connection = Arc::new(Connection {
+        sender: sender.clone(),
+        guard_pid,
+        lock: place.lock.clone(),
+        next: AtomicU64::new(1),
+        pending: Mutex::new(HashMap::new()),
+    });
+    *link.member.lock().unwrap_or_else(PoisonError::into_inner) = Some(connection.clone());
     sides.ui.set_member(true);
     tracing::info!(
         "display {}: pid {guard_pid} shows the operator's windows; this process shows none",
@@ -107,10 +213,19 @@ fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream) 
         match decode_to_member(&line) {
             Ok(ToMember::Rearm(claim)) => judge_claim(place, sides, &claim, guard_pid, &sender),
             Ok(ToMember::Handover) => break,
+            Ok(ToMember::ConsentAnswer { id, answer }) => {
+                let waiting = connection.pending.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+                if let Some(waiting) = waiting {
+                    let _ = waiting.send(answer);
+                }
+            }
             Err(why) => audit("guard-refused", &format!("a message from the guard (pid {guard_pid}): {why}")),
         }
     }
     alive.store(false, Ordering::Relaxed);
+    *link.member.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    // A request waiting on the guard's prompt ends: its sender goes.
+    connection.pending.lock().unwrap_or_else(PoisonError::into_inner).clear();
     sender.lock().unwrap_or_else(PoisonError::into_inner).close();
     tracing::info!("display {}: the guard (pid {guard_pid}) went away; electing again", place.display);
 }
@@ -148,7 +263,7 @@ fn report(sides: &Sides, sender: &Mutex<Sender>, alive: &AtomicBool) {
 /// The guard says the operator pressed `Re-arm` in its prompt: re-arm only when the claim
 /// came from the lock's holder and this process's own monitor saw that very press, as for a
 /// click on its own prompt (`mcec_rules::guard::claim_activation`, then `Rearm::attempt`).
-fn judge_claim(place: &Place, sides: &Sides, claim: &RearmClaim, guard_pid: u32, sender: &Mutex<Sender>) {
+fn judge_claim(place: &Place, sides: &Sides, claim: &PressClaim, guard_pid: u32, sender: &Mutex<Sender>) {
     let received = Instant::now();
     if !sides.latch.is_stopped() {
         return;
