@@ -21,7 +21,19 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcec_e2e import REPO, Copy, RawStdio, audit_with, code_of, manual_copy, sdk_stdio, wait_for_code
+from mcec_e2e import (
+    REPO,
+    Copy,
+    RawStdio,
+    audit_with,
+    code_of,
+    host_settings,
+    manual_copy,
+    sdk_http,
+    sdk_stdio,
+    start_host,
+    wait_for_code,
+)
 from test_emergency_stop import CHORD, PROMPT_TITLE, rearm_button_of
 from xdesk import Desk, wait_until
 
@@ -246,3 +258,31 @@ async def test_two_agents_ask_at_once_one_prompt_asks_for_each_in_turn(tmp_path:
         assert two.code() == "consent-denied", two.answer
     assert audit_with(askers[0], "consent-allowed", "in the guard's prompt"), askers[0].log()
     assert not audit_with(lead, "consent; granted"), "the guard granted itself what a member asked for"
+
+
+async def test_the_host_window_takes_the_windows_over_and_one_rearm_still_rearms_all(
+    tmp_path: Path, desk: Desk, port: int, token: str
+) -> None:
+    copies = agents(tmp_path, 2)
+    host_copy = manual_copy(tmp_path / "host", settings=host_settings(port, token), commands=("displays",))
+    host_copy.extra_env["DISPLAY"] = desk.inner
+    async with AsyncExitStack() as stack:
+        sessions = await connect_all(stack, copies, desk)
+        assert wait_until(lambda: joined(copies) == 1, PATIENCE)
+        (first_guard,) = guards(copies)
+        host = start_host(host_copy, port, token)
+        stack.callback(host.stop)
+        hs, _ = await stack.enter_async_context(sdk_http(host.url, host.auth_headers()))
+        assert wait_until(lambda: bool(guards([host_copy])), PATIENCE), host_copy.log()
+        assert audit_with(first_guard, "guard-handover"), first_guard.log()
+        assert wait_until(lambda: joined([host_copy]) == 2, PATIENCE), host_copy.log()
+        everyone = [*sessions, hs]
+        assert await all_answer(everyone, None) == [None] * 3
+
+        desk.physical("key", CHORD)
+        assert await all_answer(everyone, "emergency-stopped") == ["emergency-stopped"] * 3
+        assert wait_until(lambda: one_of_each(desk) == (1, 1), PATIENCE), one_of_each(desk)
+        button = rearm_button_of(desk)
+        desk.screenshot(ARTIFACTS / "guard-host-stopped.png")
+        desk.physical("sleep", "1.3", "mousemove", *button, "click", "1")
+        assert await all_answer(everyone, None) == [None] * 3

@@ -194,6 +194,7 @@ fn operator_plan<'a>(mode: Mode, paths: &McecPaths, loaded: &'a Loaded) -> Plan<
         who: Who {
             session: paths.session.as_ref().map(ToString::to_string),
             transport: if mode.stdio() { "stdio" } else { "http" },
+            host: mode == Mode::Host,
         },
     };
     if settings.unsafe_allow_actuation_without_stop_on_wayland && paths.session.is_some() {

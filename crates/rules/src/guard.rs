@@ -63,6 +63,10 @@ pub struct Hello {
     pub transport: String,
     /// When the member started, in seconds since the Unix epoch.
     pub since: u64,
+    /// The member is the host (plain `mcec`, the operator's own window): a guard that is not
+    /// hands the windows over to it.
+    #[serde(default)]
+    pub host: bool,
 }
 
 impl Hello {
@@ -177,6 +181,7 @@ mod tests {
             session: Some("a1b2".into()),
             transport: "stdio".into(),
             since: 1,
+            host: false,
         }
     }
 

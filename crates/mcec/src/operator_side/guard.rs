@@ -42,6 +42,8 @@ pub struct Who {
     pub session: Option<String>,
     /// `stdio` or `http`.
     pub transport: &'static str,
+    /// Plain `mcec`, the host window: the preferred guard.
+    pub host: bool,
 }
 
 /// What the guard's parts act on.

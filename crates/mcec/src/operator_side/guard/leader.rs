@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
@@ -24,6 +25,7 @@ use mcec_rules::text::ellipsize;
 use mcec_sessions::InstanceLock;
 
 use super::Sides;
+use super::member::Ended;
 use super::place::Place;
 use super::wire::{Lines, Sender, same_user_peer};
 use crate::consent::OperatorConsent;
@@ -31,6 +33,10 @@ use crate::consent::OperatorConsent;
 /// The guard's members and what its windows show of them.
 pub struct Leader {
     ui: OperatorState,
+    /// This process is the host, which never hands the windows over.
+    host: bool,
+    socket: std::path::PathBuf,
+    handing_over: AtomicBool,
     members: Mutex<Members>,
     queue: Mutex<ConsentQueue>,
     queued: Condvar,
@@ -167,7 +173,23 @@ impl Leader {
         }
     }
 
+    /// A host joined: give it the windows. Every member is told to elect again (the host takes
+    /// the lock; the others leave it to the host a moment), and the accept loop is woken.
+    fn hand_over(&self, to: &str) {
+        if self.host || self.handing_over.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        audit("guard-handover", &format!("to the host window ({to})"));
+        for member in self.members().by_id.values_mut() {
+            let _ = member.sender.send(&encode(&ToMember::Handover));
+        }
+        let _ = UnixStream::connect(&self.socket);
+    }
+
     fn show(&self, members: &Members) {
+        if self.handing_over.load(Ordering::SeqCst) {
+            return;
+        }
         let others =
             (!members.by_id.is_empty()).then(|| DisplayCount::of(members.by_id.values().map(|m| &m.state)));
         self.ui.set_others(others);
@@ -181,7 +203,7 @@ pub fn lead(
     sides: &Sides,
     lock: InstanceLock,
     leading: &Mutex<Option<Arc<Leader>>>,
-) -> Result<(), String> {
+) -> Result<Ended, String> {
     place.remove_stale_socket();
     let listener = UnixListener::bind(&place.socket)
         .map_err(|e| format!("cannot listen on {}: {e}", place.socket.display()))?;
@@ -189,6 +211,9 @@ pub fn lead(
         .map_err(|e| format!("cannot restrict {}: {e}", place.socket.display()))?;
     let leader = Arc::new(Leader {
         ui: sides.ui.clone(),
+        host: sides.who.host,
+        socket: place.socket.clone(),
+        handing_over: AtomicBool::new(false),
         members: Mutex::new(Members::default()),
         queue: Mutex::new(ConsentQueue::default()),
         queued: Condvar::new(),
@@ -198,6 +223,7 @@ pub fn lead(
         super::super::spawn("mcec-guard-consent", move || leader.put_requests(consent.as_deref()));
     }
     *leading.lock().unwrap_or_else(PoisonError::into_inner) = Some(leader.clone());
+    sides.ui.set_others(None);
     sides.ui.set_member(false);
     // Whatever is stopped here is shown at once (a guard that took over from a dead one).
     sides.ui.open_prompt();
@@ -210,6 +236,9 @@ pub fn lead(
         ),
     );
     for stream in listener.incoming() {
+        if leader.handing_over.load(Ordering::SeqCst) {
+            break;
+        }
         match stream {
             Ok(stream) => match same_user_peer(&stream) {
                 Ok(pid) => {
@@ -221,8 +250,13 @@ pub fn lead(
             Err(e) => tracing::warn!("the guard socket: {e}"),
         }
     }
+    // Handed over: the windows are the host's now.
+    *leading.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    sides.ui.set_others(None);
+    sides.ui.set_member(true);
+    drop(listener);
     drop(lock);
-    Ok(())
+    Ok(Ended::HandedOver)
 }
 
 /// One member's connection, until it ends.
@@ -237,6 +271,9 @@ fn serve(leader: &Leader, stream: UnixStream, pid: u32) {
     };
     let (id, label) = leader.join(&hello, sender);
     audit("guard-member", &format!("joined: {label} (pid {pid}, {})", ellipsize(&hello.transport, 16)));
+    if hello.host {
+        leader.hand_over(&label);
+    }
     while let Some(line) = lines.next_line() {
         match decode_to_guard(&line) {
             Ok(ToGuard::State(state)) => leader.update(id, state),

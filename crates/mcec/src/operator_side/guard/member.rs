@@ -124,6 +124,17 @@ const ALONE_GRACE: Duration = Duration::from_millis(700);
 const RETRY: Duration = Duration::from_millis(50);
 /// How often a member looks at its own state for the guard.
 const REPORT: Duration = Duration::from_millis(50);
+/// How long a process that is not the host leaves the lock to the host after a hand-over (if
+/// the host has not taken it by then, anyone may).
+const HANDOVER_GRACE: Duration = Duration::from_secs(1);
+
+/// How a stint as member or guard ended.
+pub enum Ended {
+    /// The guard went away: elect at once.
+    GuardGone,
+    /// The windows are being handed to the host: leave the lock to it a moment.
+    HandedOver,
+}
 
 /// Elect, lead or follow, and elect again, for as long as the process lives.
 pub fn elect(place: Place, sides: Sides, link: GuardLink) {
@@ -134,22 +145,39 @@ pub fn elect(place: Place, sides: Sides, link: GuardLink) {
         return;
     }
     let mut alone_since = Instant::now();
+    let mut leave_lock_until: Option<Instant> = None;
     loop {
-        match InstanceLock::acquire_file(&place.lock) {
-            Ok(lock) => {
-                if let Err(why) = lead(&place, &sides, lock, leading) {
-                    tracing::warn!(
-                        "cannot be this display's guard ({why}); this process shows its own windows"
-                    );
+        let taken = if leave_lock_until.is_some_and(|until| Instant::now() < until) {
+            Err(LockError::HeldByOther { path: place.lock.clone(), pid: None })
+        } else {
+            InstanceLock::acquire_file(&place.lock)
+        };
+        match taken {
+            Ok(lock) => match lead(&place, &sides, lock, leading) {
+                Ok(Ended::HandedOver) => {
+                    leave_lock_until = Some(Instant::now() + HANDOVER_GRACE);
+                    alone_since = Instant::now();
+                    continue;
                 }
-                *leading.lock().unwrap_or_else(PoisonError::into_inner) = None;
-                sides.ui.set_others(None);
-                sides.ui.set_member(false);
-                return;
-            }
+                ended => {
+                    if let Err(why) = ended {
+                        tracing::warn!(
+                            "cannot be this display's guard ({why}); this process shows its own windows"
+                        );
+                    }
+                    *leading.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                    sides.ui.set_others(None);
+                    sides.ui.set_member(false);
+                    return;
+                }
+            },
             Err(LockError::HeldByOther { .. }) => {
                 if let Ok(stream) = std::os::unix::net::UnixStream::connect(&place.socket) {
-                    follow(&place, &sides, stream, &link);
+                    if let Ended::HandedOver = follow(&place, &sides, stream, &link)
+                        && !sides.who.host
+                    {
+                        leave_lock_until = Some(Instant::now() + HANDOVER_GRACE);
+                    }
                     alone_since = Instant::now();
                     continue;
                 }
@@ -167,15 +195,16 @@ pub fn elect(place: Place, sides: Sides, link: GuardLink) {
     }
 }
 
-/// Be a member of the guard at the other end of `stream` until it goes away.
-fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, link: &GuardLink) {
+/// Be a member of the guard at the other end of `stream` until it goes away or hands over.
+fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, link: &GuardLink) -> Ended {
     let guard_pid = match same_user_peer(&stream) {
         Ok(pid) => pid,
         Err(why) => {
-            return audit("guard-refused", &format!("the guard socket {}: {why}", place.socket.display()));
+            audit("guard-refused", &format!("the guard socket {}: {why}", place.socket.display()));
+            return Ended::GuardGone;
         }
     };
-    let Ok(sender) = Sender::new(&stream) else { return };
+    let Ok(sender) = Sender::new(&stream) else { return Ended::GuardGone };
     let sender = Arc::new(Mutex::new(sender));
     let since = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let hello = Hello {
@@ -186,9 +215,10 @@ fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, 
         session: sides.who.session.clone(),
         transport: sides.who.transport.into(),
         since,
+        host: sides.who.host,
     };
     if send(&sender, &ToGuard::Hello(hello)).is_err() {
-        return;
+        return Ended::GuardGone;
     }
     let connection = Arc::new(Connection {
         sender: sender.clone(),
@@ -209,10 +239,14 @@ fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, 
         super::super::spawn("mcec-guard-report", move || report(&sides, &sender, &alive));
     }
     let mut lines = Lines::new(stream);
+    let mut ended = Ended::GuardGone;
     while let Some(line) = lines.next_line() {
         match decode_to_member(&line) {
             Ok(ToMember::Rearm(claim)) => judge_claim(place, sides, &claim, guard_pid, &sender),
-            Ok(ToMember::Handover) => break,
+            Ok(ToMember::Handover) => {
+                ended = Ended::HandedOver;
+                break;
+            }
             Ok(ToMember::ConsentAnswer { id, answer }) => {
                 let waiting = connection.pending.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
                 if let Some(waiting) = waiting {
@@ -228,6 +262,7 @@ fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, 
     connection.pending.lock().unwrap_or_else(PoisonError::into_inner).clear();
     sender.lock().unwrap_or_else(PoisonError::into_inner).close();
     tracing::info!("display {}: the guard (pid {guard_pid}) went away; electing again", place.display);
+    ended
 }
 
 fn send(sender: &Mutex<Sender>, message: &ToGuard) -> std::io::Result<()> {
