@@ -91,6 +91,9 @@ async def test_three_agents_one_banner_one_prompt_one_stop_one_rearm(tmp_path: P
         assert wait_until(lambda: joined(copies) == 2, PATIENCE), [c.log() for c in copies]
         assert len(guards(copies)) == 1, "exactly one process leads the display"
         assert await all_answer(sessions, None) == [None] * 3
+        # The guard names each member by its MCP client (`initialize`'s clientInfo).
+        (guard,) = guards(copies)
+        assert wait_until(lambda: len(audit_with(guard, "guard-member; named: mcp")) == 2, PATIENCE), guard.log()
         assert wait_until(lambda: one_of_each(desk) == (1, 0), PATIENCE), one_of_each(desk)
         desk.screenshot(ARTIFACTS / "guard-three-agents-acting.png")
 
@@ -102,6 +105,7 @@ async def test_three_agents_one_banner_one_prompt_one_stop_one_rearm(tmp_path: P
         assert wait_until(lambda: desk.pixel(desk.screenshot(shot), *map(int, button)) != (0, 0, 0)), "prompt not drawn"
         await anyio.sleep(0.5)
         assert one_of_each(desk) == (1, 1), "a second banner or prompt appeared"
+        desk.screenshot(shot)  # settled: every member has reported its stop
 
         # An injected click on the one Re-arm re-arms nobody.
         desk.injected("mousemove", *button, "click", "1")

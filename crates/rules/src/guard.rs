@@ -36,6 +36,8 @@ pub enum ToGuard {
     Hello(Hello),
     /// The member's stop and activity, sent whenever they change.
     State(MemberState),
+    /// The member's MCP client named itself (`initialize`'s `clientInfo`).
+    Client { name: String, version: String },
     /// One admitted call of the member's agent, in plain words (`crate::narration`).
     Action { line: String },
     /// The member judged a re-arm claim and stayed stopped, for this reason.

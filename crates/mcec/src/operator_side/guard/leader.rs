@@ -88,6 +88,12 @@ impl Leader {
         (id, label)
     }
 
+    fn rename(&self, id: u64, label: &str) {
+        if let Some(member) = self.members().by_id.get_mut(&id) {
+            member.label = label.to_owned();
+        }
+    }
+
     fn update(&self, id: u64, state: MemberState) {
         let mut members = self.members();
         let Some(member) = members.by_id.get_mut(&id) else { return };
@@ -269,7 +275,7 @@ fn serve(leader: &Leader, stream: UnixStream, pid: u32) {
         Some(Err(why)) => return audit("guard-refused", &format!("pid {pid}: {why}")),
         None => return,
     };
-    let (id, label) = leader.join(&hello, sender);
+    let (id, mut label) = leader.join(&hello, sender);
     audit("guard-member", &format!("joined: {label} (pid {pid}, {})", ellipsize(&hello.transport, 16)));
     if hello.host {
         leader.hand_over(&label);
@@ -278,6 +284,12 @@ fn serve(leader: &Leader, stream: UnixStream, pid: u32) {
         match decode_to_guard(&line) {
             Ok(ToGuard::State(state)) => leader.update(id, state),
             Ok(ToGuard::Action { line }) => leader.ui.narrate(format!("{label}: {line}")),
+            Ok(ToGuard::Client { name, version }) => {
+                let named = Hello { client_name: Some(name), client_version: Some(version), ..hello.clone() };
+                label = named.label();
+                leader.rename(id, &label);
+                audit("guard-member", &format!("named: {label} (pid {pid})"));
+            }
             Ok(ToGuard::Refused { reason }) => {
                 leader.ui.show_refusal(format!("{label} stayed stopped: {}", ellipsize(&reason, MAX_TEXT)));
             }

@@ -207,11 +207,12 @@ fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, 
     let Ok(sender) = Sender::new(&stream) else { return Ended::GuardGone };
     let sender = Arc::new(Mutex::new(sender));
     let since = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let client = sides.rearm.agent.client();
     let hello = Hello {
         v: PROTOCOL,
         pid: std::process::id(),
-        client_name: None,
-        client_version: None,
+        client_name: client.as_ref().map(|c| c.0.clone()),
+        client_version: client.map(|c| c.1),
         session: sides.who.session.clone(),
         transport: sides.who.transport.into(),
         since,
@@ -273,7 +274,17 @@ fn send(sender: &Mutex<Sender>, message: &ToGuard) -> std::io::Result<()> {
 fn report(sides: &Sides, sender: &Mutex<Sender>, alive: &AtomicBool) {
     let mut last: Option<MemberState> = None;
     let mut said: Vec<String> = Vec::new();
+    let mut named = None;
     while alive.load(Ordering::Relaxed) {
+        let client = sides.rearm.agent.client();
+        if client.is_some() && client != named {
+            if let Some((name, version)) = client.clone()
+                && send(sender, &ToGuard::Client { name, version }).is_err()
+            {
+                return;
+            }
+            named = client;
+        }
         let snap = sides.ui.snapshot();
         let stopped = sides.latch.is_stopped();
         let state = MemberState { stopped, stop_id: None, acting: !stopped && snap.mode == Mode::Acting };
