@@ -290,3 +290,39 @@ async def test_the_host_window_takes_the_windows_over_and_one_rearm_still_rearms
         desk.screenshot(ARTIFACTS / "guard-host-stopped.png")
         desk.physical("sleep", "1.3", "mousemove", *button, "click", "1")
         assert await all_answer(everyone, None) == [None] * 3
+
+
+async def test_two_session_copies_and_a_manual_copy_share_one_banner_one_stop_one_rearm(
+    tmp_path: Path, desk: Desk
+) -> None:
+    """The issue's mix: two agents on `mcec mcp --session` (each relayed to a session copy of
+    the installed mcec) and one on a manual copy. The session copies take the operator's chord;
+    the manual copy follows their stop record."""
+    from sessions_support import OPERATOR_HOTKEY, OPERATOR_SETTINGS
+    from mcec_e2e import installed_copy
+
+    op = installed_copy(tmp_path / "inst")
+    op.write_settings(OPERATOR_SETTINGS)
+    (manual,) = agents(tmp_path, 1)
+    async with AsyncExitStack() as stack:
+        sessions = []
+        for _ in range(2):
+            s, _init = await stack.enter_async_context(
+                sdk_stdio(op, env_extra={"DISPLAY": desk.inner}, mcp_args=("--session",))
+            )
+            sessions.append(s)
+        sessions += await connect_all(stack, [manual], desk)
+        assert await all_answer(sessions, None) == [None] * 3
+        assert wait_until(lambda: one_of_each(desk) == (1, 0), PATIENCE), one_of_each(desk)
+
+        assert OPERATOR_HOTKEY == "Ctrl+Alt+Shift+F9"
+        desk.physical("key", "ctrl+alt+shift+F9")
+        assert await all_answer(sessions, "emergency-stopped") == ["emergency-stopped"] * 3
+        assert wait_until(lambda: one_of_each(desk) == (1, 1), PATIENCE), one_of_each(desk)
+        await anyio.sleep(0.5)
+        assert one_of_each(desk) == (1, 1), "a second banner or prompt appeared"
+        desk.screenshot(ARTIFACTS / "guard-sessions-and-manual-stopped.png")
+        button = rearm_button_of(desk)
+        desk.physical("sleep", "1.3", "mousemove", *button, "click", "1")
+        assert await all_answer(sessions, None) == [None] * 3
+        assert wait_until(lambda: one_of_each(desk)[1] == 0, PATIENCE), "the prompt stayed"
