@@ -23,7 +23,9 @@ mod place;
 #[cfg(unix)]
 mod wire;
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+#[cfg(unix)]
+use std::sync::{Mutex, PoisonError};
 
 use mcec_operator::OperatorState;
 use mcec_rules::StopFlag;
@@ -37,6 +39,7 @@ use crate::consent::OperatorConsent;
 
 /// Who this process is, for its `hello`.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(unix), allow(dead_code, reason = "no guard outside Unix yet"))]
 pub struct Who {
     /// The session copy's id, `None` for a manual copy.
     pub session: Option<String>,
@@ -48,6 +51,7 @@ pub struct Who {
 
 /// What the guard's parts act on.
 #[derive(Clone)]
+#[cfg_attr(not(unix), allow(dead_code, reason = "no guard outside Unix yet"))]
 pub(super) struct Sides {
     pub ui: OperatorState,
     pub latch: Latch,
@@ -57,45 +61,31 @@ pub(super) struct Sides {
     pub consent: Option<Arc<OperatorConsent>>,
 }
 
-/// This process's place in its display's guard, for the windows' event handler.
+/// This process's place in its display's guard, for the windows' event handler and the
+/// consent asker.
 #[derive(Clone, Default)]
 pub struct GuardLink {
+    /// As the guard: its members.
     #[cfg(unix)]
     leading: Arc<Mutex<Option<Arc<leader::Leader>>>>,
-    #[cfg(not(unix))]
-    leading: Arc<Mutex<Option<()>>>,
     /// As a member: the connection to the guard.
     #[cfg(unix)]
     member: Arc<Mutex<Option<Arc<member::Connection>>>>,
 }
 
+#[cfg(unix)]
 impl GuardLink {
     /// Whether this process is its display's guard and has members to speak for.
     pub fn leads_others(&self) -> bool {
-        #[cfg(unix)]
-        {
-            self.leading
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .as_ref()
-                .is_some_and(|l| l.has_members())
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = &self.leading;
-            false
-        }
+        self.leading.lock().unwrap_or_else(PoisonError::into_inner).as_ref().is_some_and(|l| l.has_members())
     }
 
     /// As the guard: tell every member the operator pressed `Re-arm` with `by` (each judges
     /// it itself).
     pub fn claim_rearm(&self, by: &Activation) {
-        #[cfg(unix)]
         if let Some(leader) = self.leading.lock().unwrap_or_else(PoisonError::into_inner).clone() {
             leader.claim_rearm(by);
         }
-        #[cfg(not(unix))]
-        let _ = (by, PoisonError::<()>::new(()));
     }
 
     /// As a member: put an agent's request to the guard's one prompt, and judge an `Allow`
@@ -107,16 +97,22 @@ impl GuardLink {
         stop: &StopFlag,
         attestor: &Attestor,
     ) -> Option<Outcome> {
-        #[cfg(unix)]
-        {
-            let connection = self.member.lock().unwrap_or_else(PoisonError::into_inner).clone()?;
-            Some(connection.ask(reason, commands, stop, attestor))
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = (reason, commands, stop, attestor);
-            None
-        }
+        let connection = self.member.lock().unwrap_or_else(PoisonError::into_inner).clone()?;
+        Some(connection.ask(reason, commands, stop, attestor))
+    }
+}
+
+/// No guard outside Unix yet: every process is alone.
+#[cfg(not(unix))]
+impl GuardLink {
+    pub fn leads_others(&self) -> bool {
+        false
+    }
+
+    pub fn claim_rearm(&self, _by: &Activation) {}
+
+    pub fn ask_guard(&self, _: &str, _: &[String], _: &StopFlag, _: &Attestor) -> Option<Outcome> {
+        None
     }
 }
 
