@@ -287,7 +287,8 @@ fn report(sides: &Sides, sender: &Mutex<Sender>, alive: &AtomicBool) {
         }
         let snap = sides.ui.snapshot();
         let stopped = sides.latch.is_stopped();
-        let state = MemberState { stopped, stop_id: None, acting: !stopped && snap.mode == Mode::Acting };
+        let stop_id = stopped.then(|| sides.rearm.record.stop_id()).flatten();
+        let state = MemberState { stopped, stop_id, acting: !stopped && snap.mode == Mode::Acting };
         if last.as_ref() != Some(&state) {
             if send(sender, &ToGuard::State(state.clone())).is_err() {
                 return;
