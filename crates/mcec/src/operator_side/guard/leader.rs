@@ -42,6 +42,9 @@ pub struct Leader {
     queued: Condvar,
 }
 
+/// How long a new connection may take to say `hello`.
+const HELLO_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Longest list of commands a member's request may name.
 const MAX_COMMANDS: usize = 32;
 
@@ -269,12 +272,15 @@ pub fn lead(
 fn serve(leader: &Leader, stream: UnixStream, pid: u32) {
     let Ok(sender) = Sender::new(&stream) else { return };
     let mut lines = Lines::new(stream);
+    // A connection that never says who it is does not hold a thread for ever.
+    lines.set_patience(Some(HELLO_WAIT));
     let hello = match lines.next_line().as_deref().map(decode_to_guard) {
         Some(Ok(ToGuard::Hello(hello))) => hello,
         Some(Ok(_)) => return audit("guard-refused", &format!("pid {pid}: the first message was not hello")),
         Some(Err(why)) => return audit("guard-refused", &format!("pid {pid}: {why}")),
         None => return,
     };
+    lines.set_patience(None);
     let (id, mut label) = leader.join(&hello, sender);
     audit("guard-member", &format!("joined: {label} (pid {pid}, {})", ellipsize(&hello.transport, 16)));
     if hello.host {

@@ -32,6 +32,11 @@ impl Lines {
         Lines { reader: BufReader::new(stream) }
     }
 
+    /// Wait at most `limit` for each read from now on (`None`: for ever).
+    pub fn set_patience(&self, limit: Option<Duration>) {
+        let _ = self.reader.get_ref().set_read_timeout(limit);
+    }
+
     /// The next line without its newline; `None` at the end, on an error or on a line too long.
     pub fn next_line(&mut self) -> Option<String> {
         let mut line = String::new();
