@@ -256,7 +256,11 @@ pub fn lead(
                 }
                 Err(why) => audit("guard-refused", &format!("a connection to the guard socket: {why}")),
             },
-            Err(e) => tracing::warn!("the guard socket: {e}"),
+            Err(e) => {
+                // Out of descriptors, say: try again in a moment rather than spin.
+                tracing::warn!("the guard socket: {e}");
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
         }
     }
     // Handed over: the windows are the host's now.
