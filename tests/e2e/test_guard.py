@@ -47,9 +47,12 @@ pytestmark = pytest.mark.anyio
 
 
 def guard_files(desk: Desk) -> tuple[Path, Path]:
-    """The display's guard lock and socket, under the home from the user database."""
+    """The display's guard lock and socket, under the home from the user database, named by
+    the display and its X server's socket."""
     home = Path(pwd.getpwuid(os.getuid()).pw_dir)
-    base = home / ".local/state/mcec/guard" / f"display-{desk.inner.lstrip(':')}"
+    number = desk.inner.lstrip(":")
+    server = os.stat(f"/tmp/.X11-unix/X{number}").st_ino
+    base = home / ".local/state/mcec/guard" / f"display-{number}-{server}"
     return base.with_suffix(".lock"), base.with_suffix(".sock")
 
 

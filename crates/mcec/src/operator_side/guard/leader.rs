@@ -218,6 +218,7 @@ pub fn lead(
         .map_err(|e| format!("cannot listen on {}: {e}", place.socket.display()))?;
     std::fs::set_permissions(&place.socket, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| format!("cannot restrict {}: {e}", place.socket.display()))?;
+    place.remove_earlier_servers();
     let leader = Arc::new(Leader {
         ui: sides.ui.clone(),
         host: sides.who.host,
