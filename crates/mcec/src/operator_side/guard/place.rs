@@ -1,5 +1,5 @@
-//! Where a display's guard lives: `<home>/.local/state/mcec/guard/display-<N>.lock` (the
-//! election) and `display-<N>.sock` (the guard's socket), in a directory only the user may
+//! Where a display's guard lives: `<home>/.local/state/mcec/guard/display-<N>-<server>.lock` (the
+//! election) and `display-<N>-<server>.sock` (the guard's socket), in a directory only the user may
 //! enter (0700). The home comes from the user database, as the stop record's does: two mcec
 //! processes of one user on one display must meet there whatever environment each was started
 //! with (`XDG_RUNTIME_DIR` is the caller's to set, and a session copy's client may set it
