@@ -127,7 +127,7 @@ async def test_a_physical_stop_survives_a_signal_and_a_relaunch_comes_up_stopped
         assert await code_of(s, "displays") is None
 
 
-async def test_a_stop_seen_by_one_of_two_running_mcec_holds_in_both_until_each_is_rearmed(
+async def test_a_stop_seen_by_one_of_two_running_mcec_holds_in_both_until_the_one_rearm(
     tmp_path: Path, desk: Desk
 ) -> None:
     # `other` listens for a different chord, so it only learns of this stop from the record.
@@ -142,27 +142,17 @@ async def test_a_stop_seen_by_one_of_two_running_mcec_holds_in_both_until_each_i
         assert f"reason={RECORDED}" in other.log(), other.log()
         assert "reason=operator pressed Ctrl+Alt+Shift+S" in mine.log(), mine.log()
 
-        # Each prompt is re-armed by its own physical click; the record goes with the last.
-        click_rearm(desk)
-        assert await wait_for_either(a, b, None), f"no mcec re-armed:\n{mine.log()}\n{other.log()}"
-        assert wait_until(lambda: len(desk._search(PROMPT_TITLE)) == 1, 10), "the re-armed prompt stayed open"
+        # One prompt for the display (its guard's): one physical click re-arms both, each on its
+        # own monitor's word, and the record goes (issue 25).
+        assert wait_until(lambda: len(desk.visible_windows(PROMPT_TITLE)) == 1, 10), "not one re-arm prompt"
         click_rearm(desk)
         assert await wait_for_code(a, None) is None, f"the first mcec stayed stopped:\n{mine.log()}"
         assert await wait_for_code(b, None) is None, f"the second mcec stayed stopped:\n{other.log()}"
-        assert wait_until(lambda: not record_of(desk).exists()), "the last re-arm left the record"
+        assert wait_until(lambda: not record_of(desk).exists()), "the re-arm left the record"
         c = await stack.enter_async_context(agent(mine, desk))
-        assert await code_of(c, "displays") is None, "a new mcec after the re-arms is not armed"
-    assert "re-armed by the operator;" in mine.log()
-    assert "re-armed by the operator;" in other.log()
-
-
-async def wait_for_either(a, b, want: str | None) -> bool:
-    """Whether one of two sessions comes to answer `want` (the prompt on top is either one's)."""
-    for _ in range(100):
-        if await code_of(a, "displays") == want or await code_of(b, "displays") == want:
-            return True
-        await anyio.sleep(0.05)
-    return False
+        assert await code_of(c, "displays") is None, "a new mcec after the re-arm is not armed"
+    assert "re-armed by the operator" in mine.log()
+    assert "re-armed by the operator" in other.log()
 
 
 def delete(record: Path) -> None:
@@ -210,7 +200,7 @@ async def test_a_deleted_record_is_written_back_and_the_stop_holds_here_and_in_a
     assert not record.exists()
 
 
-async def test_two_mcec_on_one_display_are_rearmed_one_by_one_and_the_record_holds_for_the_other(
+async def test_two_mcec_on_one_display_hold_the_record_until_one_rearm_rearms_all(
     tmp_path: Path, desk: Desk
 ) -> None:
     copies = [stop_copy(tmp_path / "a"), stop_copy(tmp_path / "b")]
@@ -226,24 +216,19 @@ async def test_two_mcec_on_one_display_are_rearmed_one_by_one_and_the_record_hol
         for c in copies:
             assert wait_until(lambda: "reason=operator pressed Ctrl+Alt+Shift+S" in c.log(), 10), c.log()
 
-        click_rearm(desk)  # the operator re-arms the one whose prompt is on top
-        assert await wait_for_either(*sessions, None), "the physical click re-armed neither"
-        answers = [await code_of(s, "displays") for s in sessions]
-        assert answers.count(None) == 1 and answers.count("emergency-stopped") == 1, answers
-        rearmed, stopped = (0, 1) if answers[0] is None else (1, 0)
-        # The one still stopped writes the record back; the re-armed one is not stopped by it.
-        assert wait_until(record.exists, 10), "the process still stopped did not write the record back"
-        assert "stop-record-written" in copies[stopped].log(), copies[stopped].log()
-        delete(record)  # and once more, for good measure: back again, and still only one stopped
+        # The stopped processes write a deleted record back, whichever of them is the guard.
+        delete(record)
         assert wait_until(record.exists, 10), "the record was not written back"
-        assert await code_of(sessions[rearmed], "click", {"at": {"x": 5, "y": 5}}) is None, copies[rearmed].log()
-        assert await code_of(sessions[stopped], "displays") == "emergency-stopped"
-        assert "re-armed" not in copies[stopped].log(), copies[stopped].log()
-
+        assert any("stop-record-written" in c.log() for c in copies), [c.log() for c in copies]
         fresh = await stack.enter_async_context(agent(stop_copy(tmp_path / "c"), desk))
-        assert await code_of(fresh, "displays") == "emergency-stopped", "a relaunch while one is stopped is armed"
-        assert await code_of(sessions[rearmed], "displays") is None
-    record.unlink(missing_ok=True)  # no mcec runs on the display any more: the documented way out
+        assert await code_of(fresh, "displays") == "emergency-stopped", "a relaunch while they are stopped is armed"
+
+        # One physical click in the one prompt re-arms every one of them, and the record goes.
+        click_rearm(desk)
+        for s in [*sessions, fresh]:
+            assert await wait_for_code(s, None) is None, [c.log() for c in copies]
+        assert wait_until(lambda: not record.exists(), 10), "the re-arm left the record"
+        assert await code_of(sessions[0], "click", {"at": {"x": 5, "y": 5}}) is None
 
 
 async def test_a_record_deleted_without_a_physical_rearm_rearms_nothing_and_comes_back(

@@ -145,6 +145,10 @@ class Desk:
     def visible_window(self, name: str) -> bool:
         return bool(self._search(name))
 
+    def visible_windows(self, name: str) -> list[str]:
+        """Ids of the mapped inner windows whose name matches."""
+        return self._search(name)
+
     def window_origin(self, name: str) -> tuple[int, int] | None:
         """Top-left corner of the first visible inner window whose name matches."""
         ids = self._search(name)

@@ -10,7 +10,7 @@
 //! provenance monitor no prompt is shown at all: nothing could be attested (fail closed).
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use mcec_mcp::ConsentAsker;
@@ -21,7 +21,7 @@ use mcec_rules::activation::Activation;
 use mcec_rules::consent::{CONSENT_TIMEOUT, Outcome};
 
 use crate::attest::Attestor;
-use crate::operator_side::UiShutdown;
+use crate::operator_side::{GuardLink, UiShutdown};
 
 /// Test-only: a shorter consent timeout in milliseconds (never a longer one).
 pub const TIMEOUT_ENV: &str = "MCEC_TEST_CONSENT_TIMEOUT_MS";
@@ -42,7 +42,13 @@ pub struct OperatorConsent {
     pub ui: Option<(OperatorState, UiShutdown)>,
     pub clicks: Mutex<Receiver<ConsentClick>>,
     pub attestor: Attestor,
+    /// This process's place in its display's guard: a member's requests go to the guard's
+    /// one prompt.
+    pub guard: GuardLink,
 }
+
+/// The agent's handle on the one [`OperatorConsent`] the display's guard also asks through.
+pub struct SharedConsent(pub Arc<OperatorConsent>);
 
 /// A receiver and the sender the operator-event handler forwards consent clicks to.
 pub fn channel() -> (Sender<ConsentClick>, Receiver<ConsentClick>) {
@@ -50,7 +56,7 @@ pub fn channel() -> (Sender<ConsentClick>, Receiver<ConsentClick>) {
 }
 
 /// The consent timeout: [`CONSENT_TIMEOUT`], or shorter when the test-only variable says so.
-fn timeout() -> Duration {
+pub fn timeout() -> Duration {
     std::env::var(TIMEOUT_ENV)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -59,26 +65,49 @@ fn timeout() -> Duration {
         .unwrap_or(CONSENT_TIMEOUT)
 }
 
-impl ConsentAsker for OperatorConsent {
+impl ConsentAsker for SharedConsent {
     fn ask(&self, reason: &str, commands: &[String], stop: &StopFlag) -> Outcome {
+        let consent = &self.0;
+        if consent.ui.as_ref().is_some_and(|(ui, _)| ui.snapshot().member) {
+            // Another mcec is the display's guard: its one prompt asks for this agent too.
+            return consent.guard.ask_guard(reason, commands, stop, &consent.attestor).unwrap_or_else(|| {
+                Outcome::Unavailable(
+                    "another mcec on this display shows the operator's windows and did not answer".into(),
+                )
+            });
+        }
+        consent.ask_here(None, 0, reason, commands, stop).0
+    }
+}
+
+impl OperatorConsent {
+    /// Put a request to the operator in this process's consent prompt, for `agent` (named when
+    /// the prompt speaks for the display's other agents) with `behind` more waiting; with
+    /// `Granted`, the events that pressed `Allow` (judged physical here).
+    pub fn ask_here(
+        &self,
+        agent: Option<String>,
+        behind: usize,
+        reason: &str,
+        commands: &[String],
+        stop: &StopFlag,
+    ) -> (Outcome, Option<Activation>) {
         let Some((ui, windows)) = &self.ui else {
-            return Outcome::Unavailable(
-                "no operator window: no display, or the windows could not start".into(),
-            );
+            let why = "no operator window: no display, or the windows could not start";
+            return (Outcome::Unavailable(why.into()), None);
         };
         if !self.attestor.monitored {
-            return Outcome::Unavailable(
-                "the emergency stop's input monitor is not running, so a click in the prompt could not be told \
-                 from a program's"
-                    .into(),
-            );
+            let why = "the emergency stop's input monitor is not running, so a click in the prompt could not be \
+                       told from a program's";
+            return (Outcome::Unavailable(why.into()), None);
         }
         if windows.ended() {
-            return Outcome::Unavailable("the operator windows are gone".into());
+            return (Outcome::Unavailable("the operator windows are gone".into()), None);
         }
+        let mut allowed_by = None;
         let clicks = self.clicks.lock().unwrap_or_else(PoisonError::into_inner);
         while clicks.try_recv().is_ok() {}
-        ui.open_consent(reason, commands.to_vec());
+        ui.open_consent_for(agent, behind, reason, commands.to_vec());
         let deadline = Instant::now() + timeout();
         let outcome = loop {
             if stop.is_set() {
@@ -98,6 +127,7 @@ impl ConsentAsker for OperatorConsent {
                     match judgement.verdict {
                         Ok(_) if !stop.is_set() => {
                             audit("consent-allowed", &judgement.detail);
+                            allowed_by = Some(by);
                             break Outcome::Granted;
                         }
                         Ok(_) => break Outcome::Stopped,
@@ -114,6 +144,6 @@ impl ConsentAsker for OperatorConsent {
             }
         };
         ui.close_consent();
-        outcome
+        (outcome, allowed_by)
     }
 }

@@ -9,6 +9,7 @@
 //! re-arm take is `mcec_rules::stop_steps`; `sides.rs` is what they act through.
 
 mod events;
+mod guard;
 mod rearm;
 mod sides;
 mod stop_worker;
@@ -31,10 +32,11 @@ use mcec_rules::stop_plan::StopPlan;
 
 use crate::agent_tab::{AgentTabConfig, AgentTabCore};
 use crate::attest::Attestor;
-use crate::consent::{self, ConsentClick, OperatorConsent};
+use crate::consent::{self, ConsentClick, OperatorConsent, SharedConsent};
 use crate::stop_follower::{Keeper, follow_record};
 use crate::stopless::{NoStopWatch, stopless_display};
 use events::{agent_tab_worker, rearm_handler};
+pub use guard::{GuardLink, Who};
 use rearm::Rearm;
 use stop_worker::stop_worker;
 use ui::start_ui;
@@ -57,6 +59,13 @@ pub struct OperatorSide {
     ui_thread: Option<UiShutdown>,
     /// Where consent-prompt clicks go, once [`OperatorSide::consent_asker`] made the asker.
     consent_clicks: Option<Sender<ConsentClick>>,
+    /// Who this process is to its display's guard; `None` when it takes no part (no windows,
+    /// or no armed stop whose monitor could judge a re-arm).
+    guard: Option<Who>,
+    /// Its place in the guard, shared with the consent asker before the guard starts.
+    guard_link: GuardLink,
+    /// The consent prompt's asker, which the guard also puts its members' requests through.
+    consent: Option<Arc<OperatorConsent>>,
 }
 
 /// What to bring up.
@@ -72,6 +81,8 @@ pub struct Plan<'a> {
     pub capture: CaptureDefaults,
     /// The display the tools act on (the stop always watches the operator's).
     pub tools: crate::tool_display::ToolDisplay,
+    /// Who this process is to the display's guard.
+    pub who: Who,
 }
 
 impl OperatorSide {
@@ -104,6 +115,9 @@ impl OperatorSide {
                     record,
                     ui_thread: None,
                     consent_clicks: None,
+                    guard: None,
+                    guard_link: GuardLink::default(),
+                    consent: None,
                 };
             }
         };
@@ -124,7 +138,10 @@ impl OperatorSide {
             },
         };
         let gate = record.gate(gate);
-        let (ui, ui_events, ui_thread) = start_ui(plan.surfaces);
+        // Only a process whose monitor can judge a re-arm takes part in the display's guard;
+        // its windows stay hidden until it knows whether it is the guard.
+        let guard = (monitor.is_some() && guard::hide_until_elected()).then_some(plan.who);
+        let (ui, ui_events, ui_thread) = start_ui(plan.surfaces, guard.is_some());
         if let Some(ui) = ui.as_ref().filter(|_| !gate.stop_armed()) {
             ui.set_front_door(gate.stop_line());
             ui.set_stop_unarmed();
@@ -140,6 +157,9 @@ impl OperatorSide {
             record,
             ui_thread,
             consent_clicks: None,
+            guard,
+            guard_link: GuardLink::default(),
+            consent: None,
         }
     }
 
@@ -148,7 +168,7 @@ impl OperatorSide {
     pub fn consent_asker(&mut self) -> Box<dyn ConsentAsker> {
         let (tx, rx) = consent::channel();
         self.consent_clicks = Some(tx);
-        Box::new(OperatorConsent {
+        let consent = Arc::new(OperatorConsent {
             ui: self.ui.clone().zip(self.ui_thread.clone()),
             clicks: Mutex::new(rx),
             attestor: Attestor {
@@ -156,7 +176,10 @@ impl OperatorSide {
                 latch: self.latch.clone(),
                 monitored: self.monitor.is_some(),
             },
-        })
+            guard: self.guard_link.clone(),
+        });
+        self.consent = Some(consent.clone());
+        Box::new(SharedConsent(consent))
     }
 
     /// The handle that ends the operator windows before the process exits.
@@ -188,6 +211,9 @@ impl OperatorSide {
             record,
             ui_thread,
             consent_clicks,
+            guard,
+            guard_link,
+            consent,
             ..
         } = self;
         record.attach(agent.clone(), ui.clone());
@@ -202,6 +228,16 @@ impl OperatorSide {
             let (record, latch) = (record.clone(), latch.clone());
             spawn("mcec-stop-record", move || follow_record(record, latch, RECORD_POLL));
         }
+        let guard = match (guard, &ui) {
+            (Some(who), Some(ui)) => guard::take_part(
+                guard::Sides { ui: ui.clone(), latch: latch.clone(), rearm: rearm.clone(), who, consent },
+                guard_link,
+            ),
+            _ => None,
+        };
+        if let (None, Some(ui)) = (&guard, &ui) {
+            ui.set_member(false);
+        }
         if let Some(events) = ui_events {
             let tab = match (agent_tab, &ui) {
                 (Some(config), Some(ui)) => {
@@ -212,7 +248,7 @@ impl OperatorSide {
                 }
                 _ => None,
             };
-            spawn("mcec-rearm", move || rearm_handler(events, rearm, tab, consent_clicks, ui_thread));
+            spawn("mcec-rearm", move || rearm_handler(events, rearm, guard, tab, consent_clicks, ui_thread));
         }
         spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent, record));
     }

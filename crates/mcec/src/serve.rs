@@ -25,7 +25,7 @@ use mcec_sessions::reaper::REAP_AGE;
 use crate::agent_tab::AgentTabConfig;
 use crate::config::{self, Loaded};
 use crate::logging;
-use crate::operator_side::{OperatorSide, Plan, UiShutdown};
+use crate::operator_side::{OperatorSide, Plan, UiShutdown, Who};
 use crate::tool_display::ToolDisplay;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,6 +215,11 @@ fn operator_plan<'a>(mode: Mode, paths: &McecPaths, loaded: &'a Loaded) -> Plan<
             && paths.session.is_none(),
         capture: capture_defaults(settings),
         tools: ToolDisplay::Operator,
+        who: Who {
+            session: paths.session.as_ref().map(ToString::to_string),
+            transport: if mode.stdio() { "stdio" } else { "http" },
+            host: mode == Mode::Host,
+        },
     };
     if settings.unsafe_allow_actuation_without_stop_on_wayland && paths.session.is_some() {
         tracing::warn!("{UNSAFE_WAYLAND_KEY} is ignored in a session copy");

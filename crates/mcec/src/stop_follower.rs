@@ -100,6 +100,11 @@ impl Keeper {
         self.memory.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The stop this process holds while stopped (the display's guard shows it).
+    pub fn stop_id(&self) -> Option<String> {
+        self.lock().stop_id.map(|id| id.to_string())
+    }
+
     /// The file this display's record lives in, for the watch.
     pub fn record_path(&self) -> Option<std::path::PathBuf> {
         self.files.path()

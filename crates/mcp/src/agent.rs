@@ -70,6 +70,8 @@ pub struct Agent {
     consent: Mutex<ConsentBook>,
     asker: Option<Box<dyn ConsentAsker>>,
     peers: Mutex<Vec<(Peer<RoleServer>, tokio::runtime::Handle)>>,
+    /// The latest client's `clientInfo` name and version from `initialize`.
+    client: Mutex<Option<(String, String)>>,
     desktop_gate: RwLock<DesktopGate>,
     record: Mutex<RunRecord>,
     observer: Option<Box<dyn CallObserver>>,
@@ -93,6 +95,7 @@ impl Agent {
             consent: Mutex::new(ConsentBook::default()),
             asker: None,
             peers: Mutex::new(Vec::new()),
+            client: Mutex::new(None),
             desktop_gate: RwLock::new(config.desktop_gate),
             observer: None,
             tools,
@@ -156,8 +159,19 @@ impl Agent {
         self.asker.as_deref()
     }
 
+    /// The latest client's name and version, as its `initialize` gave them (the operator's
+    /// windows name the agent by them).
+    pub fn client(&self) -> Option<(String, String)> {
+        self.client.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
     /// Remember a client connection, to tell it when the tool list changes.
     pub(crate) fn add_peer(&self, peer: Peer<RoleServer>) {
+        if let Some(info) = peer.peer_info() {
+            let name = mcec_rules::text::ellipsize(info.client_info.name.trim(), 64);
+            let version = mcec_rules::text::ellipsize(info.client_info.version.trim(), 32);
+            *self.client.lock().unwrap_or_else(PoisonError::into_inner) = Some((name, version));
+        }
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             return;
         };

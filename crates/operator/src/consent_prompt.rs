@@ -59,7 +59,10 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         ui.add_space(8.0);
     });
     egui::CentralPanel::default_margins().show(ui, |ui| {
-        ui.label(RichText::new("An agent asks you to enable:").size(17.0).strong());
+        let who = view.agent.as_deref().map_or_else(|| "An agent".to_owned(), |a| format!("Agent {a}"));
+        let more = if view.behind > 0 { format!(" ({} more waiting)", view.behind) } else { String::new() };
+        let heading = RichText::new(format!("{who} asks you to enable:{more}")).size(17.0).strong();
+        ui.add(egui::Label::new(heading).truncate());
         ui.add_space(2.0);
         for name in &view.commands {
             ui.label(RichText::new(format!("• {name}")).monospace().size(14.0));

@@ -14,12 +14,28 @@ pub struct ConsentView {
     pub refusal: Option<String>,
     /// `Allow` was clicked and the core has not answered yet.
     pub checking: bool,
+    /// Which agent asks, when the prompt speaks for several (the display's guard).
+    pub agent: Option<String>,
+    /// How many requests wait behind this one.
+    pub behind: usize,
 }
 
 impl OperatorState {
     /// Open the consent prompt (core side). The caller sanitized `reason`.
     pub fn open_consent(&self, reason: impl Into<String>, commands: Vec<String>) {
-        let view = ConsentView { reason: reason.into(), commands, refusal: None, checking: false };
+        self.open_consent_for(None, 0, reason, commands);
+    }
+
+    /// Open the consent prompt for `agent`'s request, with `behind` more waiting (core side).
+    pub fn open_consent_for(
+        &self,
+        agent: Option<String>,
+        behind: usize,
+        reason: impl Into<String>,
+        commands: Vec<String>,
+    ) {
+        let view =
+            ConsentView { reason: reason.into(), commands, refusal: None, checking: false, agent, behind };
         self.update_consent(|consent| *consent = Some(view));
     }
 
@@ -36,6 +52,15 @@ impl OperatorState {
             if let Some(view) = consent {
                 view.refusal = Some(message);
                 view.checking = false;
+            }
+        });
+    }
+
+    /// How many requests wait behind the one shown (core side: the display's guard queues).
+    pub fn set_consent_behind(&self, behind: usize) {
+        self.update_consent(|consent| {
+            if let Some(view) = consent {
+                view.behind = behind;
             }
         });
     }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use crate::glyph::{Sign, signed_text};
 use crate::state::{Mode, OperatorState, Snapshot};
 use egui::{self, Color32, RichText};
+use mcec_rules::guard::{DisplayLook, headline};
 
 /// Window title of the overlay.
 pub const OVERLAY_TITLE: &str = "mcec overlay";
@@ -37,6 +38,14 @@ pub(crate) enum Look {
 }
 
 pub(crate) fn look(snap: &Snapshot, now: Instant) -> Option<Look> {
+    // As the display's guard: what every agent there is doing, stopped first.
+    if let Some(count) = snap.display_count() {
+        match count.look() {
+            DisplayLook::Stopped | DisplayLook::PartlyStopped => return Some(Look::Stopped),
+            DisplayLook::Acting if snap.rearmed_fade(now).is_none() => return Some(Look::Acting),
+            DisplayLook::Acting | DisplayLook::Quiet => {}
+        }
+    }
     match snap.mode {
         Mode::Idle => None,
         Mode::Acting => Some(Look::Acting),
@@ -48,11 +57,11 @@ pub(crate) fn look(snap: &Snapshot, now: Instant) -> Option<Look> {
 /// Lines of the STOPPED banner's "not recorded" warning (it wraps).
 const UNRECORDED_LINES: f32 = 3.0;
 
-fn height(look: Look, lines: usize, unrecorded: bool) -> f32 {
+fn height(look: Look, lines: usize, unrecorded: bool, guard: bool) -> f32 {
     match look {
         Look::Acting => 44.0 + LINE_HEIGHT * lines as f32,
         Look::Stopped => {
-            74.0 + LINE_HEIGHT * lines.min(2) as f32
+            74.0 + LINE_HEIGHT * (lines.min(2) + usize::from(guard)) as f32
                 + if unrecorded { LINE_HEIGHT * UNRECORDED_LINES } else { 0.0 }
         }
         Look::Rearmed => 40.0,
@@ -63,7 +72,7 @@ fn height(look: Look, lines: usize, unrecorded: bool) -> f32 {
 /// monitor `monitor_width` wide.
 pub(crate) fn geometry(look: Look, snap: &Snapshot, monitor_width: f32) -> (egui::Pos2, egui::Vec2) {
     let width = OVERLAY_WIDTH.min(monitor_width);
-    let height = height(look, snap.narration.len(), snap.stop_unrecorded.is_some());
+    let height = height(look, snap.narration.len(), snap.stop_unrecorded.is_some(), snap.others.is_some());
     (egui::pos2(((monitor_width - width) / 2.0).max(0.0), 0.0), egui::vec2(width, height))
 }
 
@@ -83,12 +92,21 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState) {
     egui::CentralPanel::default().frame(frame).show(ui, |ui| {
         ui.vertical_centered(|ui| match look {
             Look::Acting => {
-                ui.label(RichText::new("mcec is controlling your desktop").size(20.0).color(Color32::WHITE));
+                let title = match snap.display_count() {
+                    Some(count) => format!("mcec is controlling your desktop · {}", headline(count)),
+                    None => "mcec is controlling your desktop".into(),
+                };
+                ui.label(RichText::new(title).size(20.0).color(Color32::WHITE));
                 narration(ui, &snap.narration, Color32::from_gray(215));
             }
             Look::Stopped => {
                 let sign = Sign::Stop { disc: Color32::WHITE, bar: STOP_RED };
-                signed_text(ui, sign, "STOPPED by operator", 26.0, Color32::WHITE);
+                let partly = snap.display_count().is_some_and(|c| c.look() == DisplayLook::PartlyStopped);
+                let title = if partly { "PARTLY STOPPED" } else { "STOPPED by operator" };
+                signed_text(ui, sign, title, 26.0, Color32::WHITE);
+                if let Some(count) = snap.display_count() {
+                    ui.label(RichText::new(headline(count)).size(16.0).strong().color(Color32::WHITE));
+                }
                 if let Mode::Stopped { since, reason } = &snap.mode {
                     ui.label(
                         RichText::new(format!(
@@ -167,10 +185,31 @@ mod tests {
     }
 
     #[test]
+    fn a_guard_shows_stopped_while_any_member_is_and_acting_while_any_acts() {
+        use mcec_rules::guard::DisplayCount;
+        let st = OperatorState::new();
+        let now = Instant::now();
+        st.set_others(Some(DisplayCount { agents: 2, acting: 1, stopped: 0 }));
+        assert_eq!(look(&st.snapshot(), now), Some(Look::Acting), "the guard itself is idle");
+        st.set_others(Some(DisplayCount { agents: 2, acting: 0, stopped: 1 }));
+        assert_eq!(look(&st.snapshot(), now), Some(Look::Stopped));
+        st.set_stopped("chord");
+        st.set_rearmed();
+        assert_eq!(
+            look(&st.snapshot(), now),
+            Some(Look::Stopped),
+            "never re-armed while a member is stopped"
+        );
+        st.set_others(Some(DisplayCount { agents: 2, acting: 0, stopped: 0 }));
+        assert_eq!(look(&st.snapshot(), Instant::now()), Some(Look::Rearmed));
+    }
+
+    #[test]
     fn height_grows_with_narration() {
-        assert!(height(Look::Acting, 5, false) > height(Look::Acting, 1, false));
-        assert!(height(Look::Stopped, 0, false) > height(Look::Rearmed, 0, false));
-        assert!(height(Look::Stopped, 0, true) > height(Look::Stopped, 0, false));
+        assert!(height(Look::Acting, 5, false, false) > height(Look::Acting, 1, false, false));
+        assert!(height(Look::Stopped, 0, false, false) > height(Look::Rearmed, 0, false, false));
+        assert!(height(Look::Stopped, 0, true, false) > height(Look::Stopped, 0, false, false));
+        assert!(height(Look::Stopped, 0, false, true) > height(Look::Stopped, 0, false, false));
     }
 
     #[test]

@@ -71,9 +71,15 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         let sign = Sign::Stop { disc: red, bar: Color32::WHITE };
         signed_text(ui, sign, "Emergency stop engaged", 20.0, red);
         ui.add_space(4.0);
-        if let Mode::Stopped { reason, .. } = &snap.mode {
-            ui.label(format!("Stopped by: {reason}."));
-        }
+        // One line, whoever is stopped: the button stays where the operator expects it.
+        let headline = snap.display_count().map(mcec_rules::guard::headline);
+        let line = match (&snap.mode, headline) {
+            (Mode::Stopped { reason, .. }, None) => format!("Stopped by: {reason}."),
+            (Mode::Stopped { reason, .. }, Some(all)) => format!("Stopped by: {reason}; {all}."),
+            (_, Some(all)) => format!("{all}."),
+            (_, None) => " ".into(),
+        };
+        ui.add(egui::Label::new(line).truncate());
         ui.label(
             "Every agent tool call is refused until you re-arm. \
              Anything the agent was doing has been dropped and will not resume.",

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use crate::agent_model::{AgentTab, HandoffPart};
 use crate::consent_view::ConsentView;
 use mcec_rules::activation::Activation;
+use mcec_rules::guard::DisplayCount;
 
 /// How many narrated tool calls the overlay keeps.
 pub const NARRATION_LINES: usize = 5;
@@ -109,6 +110,11 @@ pub struct Snapshot {
     pub reveal_confirm: bool,
     /// How many times something (the tray's Open console) asked to bring the host window up.
     pub console_raise: u64,
+    /// Another mcec on this display is its guard and shows the operator's windows: this
+    /// process shows none of its own.
+    pub member: bool,
+    /// This process is the display's guard: the other agents there (its members), counted.
+    pub others: Option<DisplayCount>,
 }
 
 type RepaintHook = Arc<dyn Fn() + Send + Sync>;
@@ -129,6 +135,8 @@ struct Inner {
     opt_in_confirm: Option<bool>,
     reveal_confirm: bool,
     console_raise: u64,
+    member: bool,
+    others: Option<DisplayCount>,
     /// One per painter (the host process runs two: eframe and the attested prompts').
     repaint: Vec<RepaintHook>,
 }
@@ -170,6 +178,8 @@ impl OperatorState {
                 opt_in_confirm: None,
                 reveal_confirm: false,
                 console_raise: 0,
+                member: false,
+                others: None,
                 repaint: Vec::new(),
             })),
         }
@@ -222,6 +232,8 @@ impl OperatorState {
             opt_in_confirm: inner.opt_in_confirm,
             reveal_confirm: inner.reveal_confirm,
             console_raise: inner.console_raise,
+            member: inner.member,
+            others: inner.others,
         }
     }
 
@@ -279,18 +291,20 @@ impl OperatorState {
                 return false;
             }
             inner.mode = Mode::Rearmed { at: Instant::now() };
-            inner.prompt_open = false;
+            // A guard whose members are still stopped keeps their prompt.
+            inner.prompt_open = inner.others.is_some_and(|o| o.stopped > 0);
             inner.refusal = None;
             inner.rearm_pending = false;
             true
         })
     }
 
-    /// Reopen the prompt (the chord was pressed again while stopped). Returns false when not
-    /// stopped, in which case there is nothing to re-arm and the prompt stays shut.
+    /// Reopen the prompt (the chord was pressed again while stopped, or a guard's member
+    /// stopped). Returns false when nothing is stopped, in which case there is nothing to
+    /// re-arm and the prompt stays shut.
     pub fn open_prompt(&self) -> bool {
         self.update(|inner| {
-            if !matches!(inner.mode, Mode::Stopped { .. }) {
+            if !matches!(inner.mode, Mode::Stopped { .. }) && inner.others.is_none_or(|o| o.stopped == 0) {
                 return false;
             }
             inner.prompt_open = true;
@@ -324,6 +338,17 @@ impl OperatorState {
     /// Say that this display has no armed stop, so the host window never shows "Armed".
     pub fn set_stop_unarmed(&self) {
         self.update(|inner| inner.stop_unarmed = true);
+    }
+
+    /// Whether another mcec on the display shows the operator's windows (this one then
+    /// shows none of its own, whatever its state).
+    pub fn set_member(&self, member: bool) {
+        self.update(|inner| inner.member = member);
+    }
+
+    /// As the display's guard: the other agents there, counted (`None`: there are none).
+    pub fn set_others(&self, others: Option<DisplayCount>) {
+        self.update(|inner| inner.others = others);
     }
 
     /// Ask the UI to close all its windows and return from `run_operator_ui`. Returns false
@@ -416,8 +441,20 @@ impl OperatorState {
 }
 
 impl Snapshot {
-    pub fn is_stopped(&self) -> bool {
+    /// Whether this process's own stop is latched.
+    pub fn own_stopped(&self) -> bool {
         matches!(self.mode, Mode::Stopped { .. })
+    }
+
+    /// Whether anything the windows speak for is stopped: this process, or (as the display's
+    /// guard) one of its members.
+    pub fn is_stopped(&self) -> bool {
+        self.own_stopped() || self.others.is_some_and(|o| o.stopped > 0)
+    }
+
+    /// As the display's guard with members: every agent there, this process's included.
+    pub fn display_count(&self) -> Option<DisplayCount> {
+        self.others.map(|o| o.with(self.own_stopped(), self.mode == Mode::Acting))
     }
 
     /// Whether the `✔ Re-armed` line is still within its fade time at `now`, and how far
@@ -589,6 +626,23 @@ mod tests {
         });
         st.narrate("scrolled down 3");
         assert_eq!(st.snapshot().narration.len(), 1);
+    }
+
+    #[test]
+    fn a_guard_shows_its_members_stop_and_keeps_their_prompt_after_its_own_rearm() {
+        let st = OperatorState::new();
+        let stopped_member = DisplayCount { agents: 1, acting: 0, stopped: 1 };
+        assert!(!st.open_prompt());
+        st.set_others(Some(stopped_member));
+        assert!(st.snapshot().is_stopped(), "a stopped member is a stop on the guard's windows");
+        assert!(st.open_prompt());
+        st.set_stopped("chord");
+        assert!(st.set_rearmed());
+        let s = st.snapshot();
+        assert!(s.prompt_open && s.is_stopped(), "the member is still stopped");
+        assert_eq!(s.display_count(), Some(DisplayCount { agents: 2, acting: 0, stopped: 1 }));
+        st.set_others(Some(DisplayCount { agents: 1, acting: 0, stopped: 0 }));
+        assert!(!st.snapshot().is_stopped());
     }
 
     #[test]

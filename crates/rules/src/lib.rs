@@ -20,6 +20,7 @@ pub mod desktop_choice;
 pub mod envelope;
 pub mod error;
 pub mod gates;
+pub mod guard;
 pub mod hotkey;
 pub mod http_gate;
 pub mod latch;

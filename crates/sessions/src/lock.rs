@@ -88,8 +88,17 @@ impl InstanceLock {
         Self::take(dir, false)
     }
 
+    /// Takes the exclusive lock on the file at `path` (not an instance directory's: the guard
+    /// of a display, for one), as [`InstanceLock::acquire`] does. Never blocks.
+    pub fn acquire_file(path: &Path) -> Result<InstanceLock, LockError> {
+        Self::take_path(path.to_path_buf(), true)
+    }
+
     fn take(dir: &Path, record_pid: bool) -> Result<InstanceLock, LockError> {
-        let path = dir.join(LOCK_FILE);
+        Self::take_path(dir.join(LOCK_FILE), record_pid)
+    }
+
+    fn take_path(path: PathBuf, record_pid: bool) -> Result<InstanceLock, LockError> {
         let io_err = |error| LockError::Io { path: path.clone(), error };
         let mut file = open_lock_file(&path, true).map_err(io_err)?;
         // Only an instance's start waits out a probe; a removal treats a held lock as running.
@@ -153,6 +162,12 @@ fn read_pid(file: &mut File) -> Option<u32> {
     file.seek(SeekFrom::Start(0)).ok()?;
     file.take(32).read_to_string(&mut text).ok()?;
     text.trim().parse().ok()
+}
+
+/// The process id the holder of the lock file at `path` wrote into it, when it can be read.
+/// Only a hint of who holds it: any process of the user can write the file.
+pub fn holder_pid(path: &Path) -> Option<u32> {
+    read_pid(&mut open_lock_file(path, false).ok()?)
 }
 
 /// Whether some instance holds the lock in `dir`. Probes by taking and releasing the lock, so
@@ -221,6 +236,18 @@ mod tests {
             Err(TryLockError::Error(std::io::Error::other("broken")))
         });
         assert!(matches!(broken, Err(TryLockError::Error(_))) && calls == 1, "an error is not retried");
+    }
+
+    #[test]
+    fn a_named_lock_file_records_its_holder() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("guard-display-3.lock");
+        assert_eq!(holder_pid(&path), None);
+        let held = InstanceLock::acquire_file(&path).expect("first lock");
+        assert_eq!(holder_pid(&path), Some(std::process::id()));
+        assert!(matches!(InstanceLock::acquire_file(&path), Err(LockError::HeldByOther { .. })));
+        held.release();
+        assert!(InstanceLock::acquire_file(&path).is_ok());
     }
 
     #[test]

@@ -9,6 +9,7 @@ use mcec_mcp::audit::audit;
 use mcec_operator::OperatorEvent;
 use mcec_rules::latch::StopReason;
 
+use super::guard::GuardLink;
 use super::rearm::Rearm;
 use super::ui::{UiShutdown, exit_after_ui};
 use crate::agent_tab::AgentTabCore;
@@ -24,6 +25,7 @@ const STOP_BUTTON_REASON: &str = "the operator pressed Stop in the mcec window";
 pub(super) fn rearm_handler(
     events: Receiver<OperatorEvent>,
     rearm: Rearm,
+    guard: Option<GuardLink>,
     agent_tab: Option<Sender<OperatorEvent>>,
     consent: Option<Sender<ConsentClick>>,
     ui_thread: Option<UiShutdown>,
@@ -36,7 +38,23 @@ pub(super) fn rearm_handler(
                 rearm.latch.trip(StopReason::Control(STOP_BUTTON_REASON.into()));
             }
             OperatorEvent::RearmClicked { by } | OperatorEvent::MenuRearm { by } => {
-                rearm.attempt("by the operator", &by);
+                match guard.as_ref().filter(|g| g.leads_others()) {
+                    // One re-arm for the display: this process's own, then each member judges
+                    // the same event against its own monitor.
+                    Some(guard) => {
+                        let counted = if rearm.latch.is_stopped() {
+                            rearm.attempt("by the operator", &by)
+                        } else {
+                            rearm.judge_for_others(&by)
+                        };
+                        if counted {
+                            guard.claim_rearm(&by);
+                        }
+                    }
+                    None => {
+                        rearm.attempt("by the operator", &by);
+                    }
+                }
             }
             OperatorEvent::LeaveStopped => audit("rearm-prompt", "dismissed; still stopped"),
             OperatorEvent::ConsentAllow { .. } | OperatorEvent::ConsentDeny => {

@@ -82,6 +82,26 @@ impl Rearm {
     }
 }
 
+impl Rearm {
+    /// As the display's guard with nothing of its own stopped: judge the events that pressed
+    /// `Re-arm` for the members' sake (each judges them again itself). Audited; a refusal is
+    /// shown in the prompt.
+    pub fn judge_for_others(&self, by: &Activation) -> bool {
+        let judgement = self.attestor.judge(by);
+        match judgement.verdict {
+            Ok(_) => {
+                Audited.audit("rearm-for-members", &judgement.detail);
+                true
+            }
+            Err(refusal) => {
+                Audited.audit("rearm-refused", &format!("{refusal} (for the members); {}", judgement.detail));
+                self.ui.show_refusal(&format!("Re-arm refused: {refusal}"));
+                false
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Instant;

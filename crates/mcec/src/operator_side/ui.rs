@@ -12,13 +12,16 @@ use super::spawn;
 
 /// Start the operator windows for `surfaces` on a thread of their own, with their state, their
 /// events and the handle that ends them; all `None` when no surface is wanted or none starts.
+/// With `hidden`, the banner and prompts show nothing until the display's guard is elected.
 pub(super) fn start_ui(
     surfaces: Surfaces,
+    hidden: bool,
 ) -> (Option<OperatorState>, Option<Receiver<OperatorEvent>>, Option<UiShutdown>) {
     if !(surfaces.overlay || surfaces.prompt || surfaces.host_window) {
         return (None, None, None);
     }
     let state = OperatorState::new();
+    state.set_member(hidden);
     let (tx, rx) = mpsc::channel();
     match mcec_operator::spawn_operator_ui_thread(state.clone(), tx, surfaces) {
         Ok(handle) => {

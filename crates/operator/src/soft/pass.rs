@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use egui::{ViewportEvent, ViewportId, ViewportInfo};
 
 use mcec_rules::activation::{Activation, ActivationEvents, InputEventId};
+use mcec_rules::guard::{Prompt, prompt_on_top};
 
 use crate::overlay::{self, Look};
 use crate::soft::raster::{self, Canvas, Textures};
@@ -75,6 +76,10 @@ pub(crate) fn wanted(
     now: Instant,
     monitor: egui::Vec2,
 ) -> Option<Layout> {
+    // Another mcec is the display's guard: its windows speak for this process too.
+    if snap.member && !matches!(role, Role::Host | Role::Settings) {
+        return None;
+    }
     let (look, (pos, size)) = match role {
         Role::Overlay => {
             let look = if surfaces.overlay { overlay::look(snap, now) } else { None }?;
@@ -93,7 +98,12 @@ pub(crate) fn wanted(
             let open = surfaces.host_window && reveal_prompt::open(snap);
             open.then_some((None, reveal_prompt::geometry(monitor)))?
         }
-        Role::Consent => snap.consent.is_some().then_some((None, consent_prompt::geometry(monitor)))?,
+        Role::Consent => {
+            // At most one prompt: a stop's re-arm prompt outranks a request.
+            let rearm = (surfaces.prompt || surfaces.host_window) && snap.prompt_open && snap.is_stopped();
+            let on_top = prompt_on_top(rearm, snap.consent.is_some()) == Some(Prompt::Consent);
+            on_top.then_some((None, consent_prompt::geometry(monitor)))?
+        }
         Role::Host => surfaces.host_window.then_some((None, host::geometry(monitor)))?,
         Role::Settings => {
             let open = surfaces.host_window && snap.settings_open;

@@ -1,0 +1,322 @@
+//! The guard's side: it holds the display's lock, listens on the socket, keeps each member's
+//! state, shows every agent on the one banner (its own windows count its members), opens the
+//! one re-arm prompt when a member stops, and after the operator's re-arm in that prompt sends
+//! each member the judged event's identity. Its members' consent requests wait in one queue
+//! and are put to the operator one at a time in its own consent prompt, each naming its agent;
+//! an `Allow` is sent back as the events that pressed it. It decides nothing for a member.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use mcec_mcp::audit::audit;
+use mcec_operator::OperatorState;
+use mcec_rules::StopFlag;
+use mcec_rules::activation::Activation;
+use mcec_rules::consent::{Outcome, sanitize_reason};
+use mcec_rules::guard::{
+    ConsentAnswer, ConsentQueue, DisplayCount, Hello, MAX_TEXT, MemberState, Queued, ToGuard, ToMember,
+    claim_of, decode_to_guard, encode,
+};
+use mcec_rules::text::ellipsize;
+use mcec_sessions::InstanceLock;
+
+use super::Sides;
+use super::member::Ended;
+use super::place::Place;
+use super::wire::{Lines, Sender, same_user_peer};
+use crate::consent::OperatorConsent;
+
+/// The guard's members and what its windows show of them.
+pub struct Leader {
+    ui: OperatorState,
+    /// This process is the host, which never hands the windows over.
+    host: bool,
+    socket: std::path::PathBuf,
+    handing_over: AtomicBool,
+    members: Mutex<Members>,
+    queue: Mutex<ConsentQueue>,
+    queued: Condvar,
+}
+
+/// How long a new connection may take to say `hello`.
+const HELLO_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Longest list of commands a member's request may name.
+const MAX_COMMANDS: usize = 32;
+
+#[derive(Default)]
+struct Members {
+    next: u64,
+    by_id: BTreeMap<u64, Member>,
+}
+
+struct Member {
+    label: String,
+    state: MemberState,
+    sender: Sender,
+}
+
+impl Leader {
+    fn members(&self) -> MutexGuard<'_, Members> {
+        self.members.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn has_members(&self) -> bool {
+        !self.members().by_id.is_empty()
+    }
+
+    /// Send every member the identity of the event that pressed `Re-arm` here.
+    pub fn claim_rearm(&self, by: &Activation) {
+        let Some(claim) = claim_of(by, Instant::now()) else { return };
+        let mut members = self.members();
+        for member in members.by_id.values_mut() {
+            if let Err(e) = member.sender.send(&encode(&ToMember::Rearm(claim))) {
+                tracing::warn!("cannot send the re-arm to {}: {e}", member.label);
+            }
+        }
+        audit("guard-rearm-sent", &format!("to {} members; judged {by}", members.by_id.len()));
+    }
+
+    fn join(&self, hello: &Hello, sender: Sender) -> (u64, String) {
+        let mut members = self.members();
+        let id = members.next;
+        members.next += 1;
+        let label = hello.label();
+        members.by_id.insert(id, Member { label: label.clone(), state: MemberState::default(), sender });
+        self.show(&members);
+        (id, label)
+    }
+
+    fn rename(&self, id: u64, label: &str) {
+        if let Some(member) = self.members().by_id.get_mut(&id) {
+            member.label = label.to_owned();
+        }
+    }
+
+    fn update(&self, id: u64, state: MemberState) {
+        let mut members = self.members();
+        let Some(member) = members.by_id.get_mut(&id) else { return };
+        let newly_stopped = state.stopped && !member.state.stopped;
+        member.state = state;
+        self.show(&members);
+        drop(members);
+        if newly_stopped {
+            self.ui.open_prompt();
+        }
+    }
+
+    fn leave(&self, id: u64) {
+        let mut members = self.members();
+        members.by_id.remove(&id);
+        self.show(&members);
+        drop(members);
+        self.queue().remove_member(id);
+    }
+
+    fn queue(&self) -> MutexGuard<'_, ConsentQueue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queue a member's request (its words cleaned again: a member is not trusted to have).
+    fn ask(&self, member: u64, agent: &str, id: u64, reason: &str, commands: Vec<String>) {
+        let commands = commands.into_iter().take(MAX_COMMANDS).map(|c| ellipsize(&c, 64)).collect();
+        let behind = {
+            let mut queue = self.queue();
+            queue.push(Queued {
+                member,
+                id,
+                agent: agent.to_owned(),
+                reason: sanitize_reason(reason),
+                commands,
+                withdrawn: StopFlag::new(),
+            });
+            queue.behind()
+        };
+        self.ui.set_consent_behind(behind);
+        self.queued.notify_all();
+    }
+
+    fn answer(&self, member: u64, id: u64, answer: ConsentAnswer) {
+        let mut members = self.members();
+        if let Some(m) = members.by_id.get_mut(&member)
+            && let Err(e) = m.sender.send(&encode(&ToMember::ConsentAnswer { id, answer }))
+        {
+            tracing::warn!("cannot answer {}'s request: {e}", m.label);
+        }
+    }
+
+    /// Put the queued requests to the operator, oldest first, one at a time.
+    fn put_requests(&self, consent: Option<&OperatorConsent>) {
+        loop {
+            let (request, behind) = {
+                let mut queue = self.queue();
+                while queue.front().is_none() {
+                    queue = self.queued.wait(queue).unwrap_or_else(PoisonError::into_inner);
+                }
+                (queue.front().cloned(), queue.behind())
+            };
+            let Some(q) = request else { continue };
+            let (outcome, by) = match consent {
+                Some(consent) => {
+                    consent.ask_here(Some(q.agent.clone()), behind, &q.reason, &q.commands, &q.withdrawn)
+                }
+                None => (Outcome::Unavailable("the display's guard has no consent prompt".into()), None),
+            };
+            let answer = match outcome {
+                Outcome::Granted => by.and_then(|by| claim_of(&by, Instant::now())).map_or_else(
+                    || ConsentAnswer::Unavailable("no event pressed Allow".into()),
+                    ConsentAnswer::Allowed,
+                ),
+                Outcome::Denied => ConsentAnswer::Denied,
+                Outcome::TimedOut => ConsentAnswer::TimedOut,
+                Outcome::Unavailable(why) => ConsentAnswer::Unavailable(why),
+                Outcome::Stopped => ConsentAnswer::Unavailable("the request ended".into()),
+            };
+            if self.queue().remove(q.member, q.id).is_some() {
+                self.answer(q.member, q.id, answer);
+            }
+        }
+    }
+
+    /// A host joined: give it the windows. Every member is told to elect again (the host takes
+    /// the lock; the others leave it to the host a moment), and the accept loop is woken.
+    fn hand_over(&self, to: &str) {
+        if self.host || self.handing_over.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        audit("guard-handover", &format!("to the host window ({to})"));
+        for member in self.members().by_id.values_mut() {
+            let _ = member.sender.send(&encode(&ToMember::Handover));
+        }
+        let _ = UnixStream::connect(&self.socket);
+    }
+
+    fn show(&self, members: &Members) {
+        if self.handing_over.load(Ordering::SeqCst) {
+            return;
+        }
+        let others =
+            (!members.by_id.is_empty()).then(|| DisplayCount::of(members.by_id.values().map(|m| &m.state)));
+        self.ui.set_others(others);
+    }
+}
+
+/// Be the display's guard while `lock` is held: listen, and serve every member on a thread of
+/// its own. Returns only when the socket cannot be set up (the caller then runs alone).
+pub fn lead(
+    place: &Place,
+    sides: &Sides,
+    lock: InstanceLock,
+    leading: &Mutex<Option<Arc<Leader>>>,
+) -> Result<Ended, String> {
+    place.remove_stale_socket();
+    let listener = UnixListener::bind(&place.socket)
+        .map_err(|e| format!("cannot listen on {}: {e}", place.socket.display()))?;
+    std::fs::set_permissions(&place.socket, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| format!("cannot restrict {}: {e}", place.socket.display()))?;
+    place.remove_earlier_servers();
+    let leader = Arc::new(Leader {
+        ui: sides.ui.clone(),
+        host: sides.who.host,
+        socket: place.socket.clone(),
+        handing_over: AtomicBool::new(false),
+        members: Mutex::new(Members::default()),
+        queue: Mutex::new(ConsentQueue::default()),
+        queued: Condvar::new(),
+    });
+    {
+        let (leader, consent) = (leader.clone(), sides.consent.clone());
+        super::super::spawn("mcec-guard-consent", move || leader.put_requests(consent.as_deref()));
+    }
+    *leading.lock().unwrap_or_else(PoisonError::into_inner) = Some(leader.clone());
+    sides.ui.set_others(None);
+    sides.ui.set_member(false);
+    // Whatever is stopped here is shown at once (a guard that took over from a dead one).
+    sides.ui.open_prompt();
+    audit(
+        "guard",
+        &format!(
+            "display {}: this process (pid {}) shows the operator's windows",
+            place.display,
+            std::process::id()
+        ),
+    );
+    for stream in listener.incoming() {
+        if leader.handing_over.load(Ordering::SeqCst) {
+            break;
+        }
+        match stream {
+            Ok(stream) => match same_user_peer(&stream) {
+                Ok(pid) => {
+                    let leader = leader.clone();
+                    super::super::spawn("mcec-guard-member", move || serve(&leader, stream, pid));
+                }
+                Err(why) => audit("guard-refused", &format!("a connection to the guard socket: {why}")),
+            },
+            Err(e) => {
+                // Out of descriptors, say: try again in a moment rather than spin.
+                tracing::warn!("the guard socket: {e}");
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        }
+    }
+    // Handed over: the windows are the host's now.
+    *leading.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    sides.ui.set_others(None);
+    sides.ui.set_member(true);
+    drop(listener);
+    drop(lock);
+    Ok(Ended::HandedOver)
+}
+
+/// One member's connection, until it ends.
+fn serve(leader: &Leader, stream: UnixStream, pid: u32) {
+    let Ok(sender) = Sender::new(&stream) else { return };
+    let mut lines = Lines::new(stream);
+    // A connection that never says who it is does not hold a thread for ever.
+    lines.set_patience(Some(HELLO_WAIT));
+    let hello = match lines.next_line().as_deref().map(decode_to_guard) {
+        Some(Ok(ToGuard::Hello(hello))) => hello,
+        Some(Ok(_)) => return audit("guard-refused", &format!("pid {pid}: the first message was not hello")),
+        Some(Err(why)) => return audit("guard-refused", &format!("pid {pid}: {why}")),
+        None => return,
+    };
+    lines.set_patience(None);
+    let (id, mut label) = leader.join(&hello, sender);
+    audit("guard-member", &format!("joined: {label} (pid {pid}, {})", ellipsize(&hello.transport, 16)));
+    if hello.host {
+        leader.hand_over(&label);
+    }
+    while let Some(line) = lines.next_line() {
+        match decode_to_guard(&line) {
+            Ok(ToGuard::State(state)) => leader.update(id, state),
+            Ok(ToGuard::Action { line }) => leader.ui.narrate(format!("{label}: {line}")),
+            Ok(ToGuard::Client { name, version }) => {
+                let named = Hello { client_name: Some(name), client_version: Some(version), ..hello.clone() };
+                label = named.label();
+                leader.rename(id, &label);
+                audit("guard-member", &format!("named: {label} (pid {pid})"));
+            }
+            Ok(ToGuard::Refused { reason }) => {
+                leader.ui.show_refusal(format!("{label} stayed stopped: {}", ellipsize(&reason, MAX_TEXT)));
+            }
+            Ok(ToGuard::Consent { id: asked, reason, commands }) => {
+                leader.ask(id, &label, asked, &reason, commands)
+            }
+            Ok(ToGuard::Withdrawn { id: asked }) => {
+                leader.queue().remove(id, asked);
+            }
+            Ok(ToGuard::Hello(_)) => break,
+            Err(why) => {
+                audit("guard-refused", &format!("{label} (pid {pid}): {why}"));
+                break;
+            }
+        }
+    }
+    leader.leave(id);
+    audit("guard-member", &format!("left: {label} (pid {pid})"));
+}
