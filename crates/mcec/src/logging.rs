@@ -22,8 +22,7 @@ use std::path::Path;
 use std::sync::{PoisonError, RwLock};
 
 use tracing::Level;
-use tracing_subscriber::EnvFilter;
-use tracing_subscriber::filter::filter_fn;
+use tracing_subscriber::filter::{Targets, filter_fn};
 use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -109,10 +108,19 @@ impl<'a> MakeWriter<'a> for LogFile {
     }
 }
 
+/// The levels `MCEC_LOG` asks for: `level` or `target=level`, comma-separated (what
+/// `tracing`'s `Targets` reads; the `env-filter` syntax for spans and fields, which needs the
+/// regex engine in the binary, is not read). Unset, empty or unreadable: [`DEFAULT_FILTER`].
+fn filter_from(spec: Option<&str>) -> Targets {
+    spec.filter(|s| !s.trim().is_empty())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| DEFAULT_FILTER.parse().expect("the default filter parses"))
+}
+
 /// Install the global subscriber. Returns a warning when the log file could not be opened.
 pub fn init(log_file: Option<&Path>) -> Option<String> {
     let _ = tracing_log::LogTracer::init();
-    let filter = EnvFilter::try_from_env("MCEC_LOG").unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    let filter = filter_from(std::env::var("MCEC_LOG").ok().as_deref());
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(Stderr)
         .with_ansi(io::stderr().is_terminal())
@@ -136,6 +144,23 @@ pub fn init(log_file: Option<&Path>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mcec_log_reads_levels_per_target_and_falls_back_to_the_default() {
+        let default = filter_from(None);
+        assert!(default.would_enable("mcec", &Level::INFO));
+        assert!(!default.would_enable("mcec", &Level::DEBUG));
+        assert!(!default.would_enable("rmcp", &Level::INFO));
+        for unusable in ["", "  ", "mcec=loud", "a=b=c"] {
+            let filter = filter_from(Some(unusable));
+            assert!(filter.would_enable("mcec", &Level::INFO), "{unusable:?}");
+            assert!(!filter.would_enable("rmcp", &Level::INFO), "{unusable:?}");
+        }
+        let asked = filter_from(Some("warn,mcec_desktop=trace"));
+        assert!(asked.would_enable("mcec_desktop::api", &Level::TRACE));
+        assert!(!asked.would_enable("mcec", &Level::INFO));
+        assert!(filter_from(Some("TRACE")).would_enable("anything", &Level::TRACE));
+    }
 
     #[test]
     fn registered_secrets_are_redacted_and_short_ones_ignored() {
