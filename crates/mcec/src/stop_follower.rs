@@ -101,6 +101,7 @@ impl Keeper {
     }
 
     /// The stop this process holds while stopped (the display's guard shows it).
+    #[cfg_attr(not(unix), allow(dead_code, reason = "the guard of a display is Unix-only"))]
     pub fn stop_id(&self) -> Option<String> {
         self.lock().stop_id.map(|id| id.to_string())
     }

@@ -12,6 +12,7 @@ use mcec_rules::own_display::OwnDisplaySize;
 
 /// The display the tools act on.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(unix), allow(dead_code, reason = "own displays are X servers, started on Unix only"))]
 pub enum ToolDisplay {
     /// The operator's, the one the stop watches: every copy but an own-display session.
     Operator,
@@ -25,6 +26,7 @@ pub enum ToolDisplay {
 /// What the tools need of a session's own display (the processes behind it belong to
 /// `own_display::OwnDisplay`, which ends them).
 #[derive(Debug, Clone)]
+#[cfg_attr(not(unix), allow(dead_code, reason = "own displays are X servers, started on Unix only"))]
 pub struct OwnDesk {
     /// Its X display name, `:<n>`.
     pub display: String,

@@ -164,10 +164,11 @@ fn read_pid(file: &mut File) -> Option<u32> {
     text.trim().parse().ok()
 }
 
-/// The process id the holder of the lock file at `path` wrote into it, when it can be read.
-/// Only a hint of who holds it: any process of the user can write the file.
+/// The process that holds the lock on the file at `path`, as the kernel's lock table says
+/// (`crate::os::kernel_lock_holder`), never as the pid written in the file says: any process of
+/// the user can write the file. `None` when nobody holds it or the table cannot be read.
 pub fn holder_pid(path: &Path) -> Option<u32> {
-    read_pid(&mut open_lock_file(path, false).ok()?)
+    crate::os::kernel_lock_holder(&open_lock_file(path, false).ok()?)
 }
 
 /// Whether some instance holds the lock in `dir`. Probes by taking and releasing the lock, so
@@ -239,15 +240,26 @@ mod tests {
     }
 
     #[test]
-    fn a_named_lock_file_records_its_holder() {
+    fn a_named_lock_file_is_held_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("guard-display-3.lock");
+        let held = InstanceLock::acquire_file(&path).expect("first lock");
+        assert!(matches!(InstanceLock::acquire_file(&path), Err(LockError::HeldByOther { .. })));
+        held.release();
+        assert!(InstanceLock::acquire_file(&path).is_ok());
+    }
+
+    #[test]
+    fn the_holder_is_the_kernels_word_not_the_files() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("guard-display-3.lock");
         assert_eq!(holder_pid(&path), None);
         let held = InstanceLock::acquire_file(&path).expect("first lock");
         assert_eq!(holder_pid(&path), Some(std::process::id()));
-        assert!(matches!(InstanceLock::acquire_file(&path), Err(LockError::HeldByOther { .. })));
+        std::fs::write(&path, "1\n").expect("another process of the user writes the file");
+        assert_eq!(holder_pid(&path), Some(std::process::id()), "the file's pid is not believed");
         held.release();
-        assert!(InstanceLock::acquire_file(&path).is_ok());
+        assert_eq!(holder_pid(&path), None, "a pid in the file of a lock nobody holds names nobody");
     }
 
     #[test]

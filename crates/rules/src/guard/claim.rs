@@ -61,7 +61,7 @@ fn event(e: &ClaimEvent) -> Option<InputEventId> {
 }
 
 /// The activation a claim names, when `peer` (the process at the other end of the socket, from
-/// the kernel's peer credentials) is `holder` (the pid the guard lock's holder wrote). The
+/// the kernel's peer credentials) is `holder` (the guard lock's holder in the kernel's lock table). The
 /// prompt's shown-at time is `received_at` less the claim's `shown_ms_before`: the message's
 /// time in transit makes the prompt look younger, never older (the safe direction).
 pub fn claim_activation(

@@ -1,8 +1,10 @@
 //! Unix forms of [`crate::os`].
 
 mod copy;
+mod lock_holder;
 mod places;
 pub use copy::*;
+pub use lock_holder::*;
 pub use places::*;
 
 use std::fs::Metadata;
