@@ -65,9 +65,10 @@ def ocr_settings_and_age(desk: Desk, origin: tuple[int, int], name: str) -> tupl
     shot = ARTIFACTS / f"{name}.png"
     age = ocr(shot, (origin[0] + AGE_CELL[0], origin[1] + AGE_CELL[1], *AGE_CELL[2:]), f"{name}-age", "--psm", "7")
     # Tesseract reads a lone 0 as a capital O now and then.
-    age = age.replace("O", "0").replace("o", "0")
-    assert re.fullmatch(r"\d+s", age), f"the first row's age reads {age!r}"
-    return text, int(age[:-1])
+    # The cell's edge can come out as a stray bracket or bar beside the digits.
+    read = re.search(r"(\d+)s", age.replace("O", "0").replace("o", "0"))
+    assert read, f"the first row's age reads {age!r}"
+    return text, int(read.group(1))
 
 
 def choose_codex(desk: Desk, origin: tuple[int, int]) -> None:
