@@ -151,6 +151,12 @@ pub fn refuse_links_out_of(top: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Windows keeps no table of who holds a lock that a process can read, so nobody is believed
+/// to hold one (a display's guard is Unix-only).
+pub fn kernel_lock_holder(_file: &File) -> Option<u32> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,10 +207,4 @@ mod tests {
         std::fs::write(dir.path().join("a").join("b").join("f"), b"x").expect("write");
         refuse_links_out_of(dir.path()).expect("nothing leads out");
     }
-}
-
-/// Windows keeps no table of who holds a lock that a process can read, so nobody is believed
-/// to hold one (a display's guard is Unix-only).
-pub fn kernel_lock_holder(_file: &File) -> Option<u32> {
-    None
 }
