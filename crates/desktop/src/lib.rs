@@ -22,6 +22,7 @@ pub mod clipboard;
 pub mod geometry;
 pub mod image;
 pub mod keys;
+pub mod keysyms;
 pub mod monitor;
 pub mod requests;
 pub mod seams;

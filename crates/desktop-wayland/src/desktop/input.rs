@@ -8,7 +8,9 @@ use mcec_desktop::types::{MouseButton, Point, ScrollDirection};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 
 use super::{SwayDesktop, wl_err};
-use crate::keysyms::{keysym_of, modifier_index};
+use mcec_desktop::keysyms::keysym_of;
+
+use crate::keysyms::modifier_index;
 use crate::wl::keymap::{MOD_MASKS, MODIFIERS};
 
 /// Linux input button codes.

@@ -16,7 +16,9 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 
-use super::keymap::{self, KeyState, alternative_keysym, keysym_of};
+use mcec_desktop::keysyms::keysym_of;
+
+use super::keymap::{self, KeyState, alternative_keysym};
 use super::{X11Desktop, conn_err, lock, reply_err, round_trip};
 use mcec_desktop::keys::Key;
 use mcec_desktop::seams::Injector;

@@ -33,16 +33,13 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mcec_rules::StopFlag;
-use mcec_rules::hotkey::NamedKey as HotkeyName;
 use x11rb::connection::Connection;
 use x11rb::cookie::VoidCookie;
 use x11rb::errors::{ConnectionError, ReplyError};
 use x11rb::protocol::xproto::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
-use xkeysym::Keysym;
 
 use super::lock;
-use mcec_desktop::keys::{Key, Modifier, NamedKey};
 
 /// The least time between one of mcec's key events and a change to the keymap: long enough
 /// for a client to look that key up (and, for Xlib, to finish loading its keymap).
@@ -318,46 +315,6 @@ fn quiet_wait(last_key: Option<Instant>, now: Instant) -> Duration {
     last_key.map_or(Duration::ZERO, |t| QUIET_BEFORE_REMAP.saturating_sub(now.saturating_duration_since(t)))
 }
 
-/// The keysym that stands for a platform-neutral key.
-pub(crate) fn keysym_of(key: Key) -> u32 {
-    use xkeysym::key as k;
-    match key {
-        Key::Modifier(Modifier::Ctrl) => k::Control_L,
-        Key::Modifier(Modifier::Shift) => k::Shift_L,
-        Key::Modifier(Modifier::Alt) => k::Alt_L,
-        Key::Modifier(Modifier::Super) => k::Super_L,
-        Key::Named(n) => match n {
-            NamedKey::Common(common) => match common {
-                HotkeyName::Enter => k::Return,
-                HotkeyName::Tab => k::Tab,
-                HotkeyName::Esc => k::Escape,
-                HotkeyName::Delete => k::Delete,
-                HotkeyName::Insert => k::Insert,
-                HotkeyName::Home => k::Home,
-                HotkeyName::End => k::End,
-                HotkeyName::PageUp => k::Prior,
-                HotkeyName::PageDown => k::Next,
-                HotkeyName::Space => k::space,
-                HotkeyName::PrintScreen => k::Print,
-                HotkeyName::Pause => k::Pause,
-                HotkeyName::ScrollLock => k::Scroll_Lock,
-            },
-            NamedKey::BackSpace => k::BackSpace,
-            NamedKey::Up => k::Up,
-            NamedKey::Down => k::Down,
-            NamedKey::Left => k::Left,
-            NamedKey::Right => k::Right,
-            NamedKey::Menu => k::Menu,
-            NamedKey::CapsLock => k::Caps_Lock,
-            NamedKey::NumLock => k::Num_Lock,
-            NamedKey::F(n) => k::F1 + u32::from(n.saturating_sub(1)),
-        },
-        Key::Char('\n') => k::Return,
-        Key::Char('\t') => k::Tab,
-        Key::Char(c) => Keysym::from_char(c).raw(),
-    }
-}
-
 /// Second choice for keys some keymaps spell differently.
 pub(crate) fn alternative_keysym(keysym: u32) -> Option<u32> {
     use xkeysym::key as k;
@@ -455,14 +412,5 @@ mod tests {
             QUIET_BEFORE_REMAP - Duration::from_millis(30)
         );
         assert_eq!(quiet_wait(Some(now - QUIET_BEFORE_REMAP * 3), now), Duration::ZERO);
-    }
-
-    #[test]
-    fn keysyms_for_keys() {
-        assert_eq!(keysym_of(Key::Named(NamedKey::F(5))), xkeysym::key::F5);
-        assert_eq!(keysym_of(Key::Char('é')), 0xe9);
-        assert_eq!(keysym_of(Key::Char('✓')), 0x0af3);
-        assert_eq!(keysym_of(Key::Char('🙂')), 0x0101_f642);
-        assert_eq!(keysym_of(Key::Char('\n')), xkeysym::key::Return);
     }
 }
