@@ -24,6 +24,7 @@ pub mod image;
 pub mod keys;
 pub mod keysyms;
 pub mod monitor;
+pub mod proc_stat;
 pub mod requests;
 pub mod seams;
 pub mod select;

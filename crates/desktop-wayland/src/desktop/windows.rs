@@ -141,9 +141,7 @@ impl WindowManager for SwayDesktop {
     }
 
     fn parent_process(&self, pid: u32) -> Option<u32> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // The name field may hold spaces and parentheses: the fields we need follow the last ')'.
-        stat[stat.rfind(')')? + 1..].split_whitespace().nth(1)?.parse().ok()
+        mcec_desktop::proc_stat::parent_in_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
     }
 }
 

@@ -3,10 +3,7 @@
 
 /// The parent of `pid` per Linux's `/proc/<pid>/stat`.
 pub(super) fn proc_parent(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The name field may hold spaces and parentheses: the fields we need follow the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(1)?.parse().ok()
+    mcec_desktop::proc_stat::parent_in_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
 #[cfg(all(test, target_os = "linux"))]
