@@ -481,13 +481,16 @@ async def sdk_stdio(
     env_extra: dict[str, str] | None = None,
     wrapper: list[str] | None = None,
     mcp_args: tuple[str, ...] = (),
+    client_name: str | None = None,
 ) -> AsyncIterator[Any]:
     """An initialized official-SDK ClientSession over `mcec mcp` on this copy.
 
     Yields (session, initialize result). The server's stderr goes to a file in the copy's root.
     `wrapper` is a command that runs `mcec mcp` for it (its argv gets the exe and `mcp` appended);
-    `mcp_args` follow `mcp` (e.g. `--session`)."""
+    `mcp_args` follow `mcp` (e.g. `--session`); `client_name` is the `clientInfo` name the
+    session gives in `initialize` (the SDK's own otherwise)."""
     from mcp import ClientSession, StdioServerParameters
+    from mcp.types import Implementation
     from mcp.client.stdio import stdio_client
 
     argv = [*(wrapper or []), str(copy.exe), "mcp", *mcp_args]
@@ -496,7 +499,8 @@ async def sdk_stdio(
     )
     with open(copy.stderr_file("sdk-stderr"), "w") as errlog, unwrap_groups():
         async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
+            info = Implementation(name=client_name, version="1.0") if client_name else None
+            async with ClientSession(read, write, client_info=info) as session:
                 init = await session.initialize()
                 yield session, init
 

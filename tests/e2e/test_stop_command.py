@@ -233,11 +233,11 @@ def test_the_host_says_the_real_reason_its_stop_is_not_armed(
 
 
 def window_text(desk: Desk, shot: Path, origin: tuple[int, int]) -> str:
-    """What the host window (420x150 at `origin`) says, read by Tesseract, on one line."""
+    """What the host window (560x480 at `origin`) says, read by Tesseract, on one line."""
     desk.screenshot(shot)
     crop = shot.with_name(shot.stem + "-window.png")
     subprocess.run(
-        ["convert", str(shot), "-crop", f"420x150+{origin[0]}+{origin[1]}", "-resize", "200%", str(crop)], check=True
+        ["convert", str(shot), "-crop", f"560x480+{origin[0]}+{origin[1]}", "-resize", "200%", str(crop)], check=True
     )
     done = subprocess.run(["tesseract", str(crop), "stdout"], capture_output=True, text=True, check=True)
     return " ".join(done.stdout.split())

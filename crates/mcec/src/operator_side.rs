@@ -290,6 +290,7 @@ impl CallObserver for Narrator {
         }
         if let Some(ui) = &self.ui {
             ui.narrate(summary);
+            ui.count_call(summary);
         }
     }
 }

@@ -1,4 +1,5 @@
-//! The host window of plain `mcec`: a status line, a Stop button and a menu.
+//! The host window of plain `mcec`: a status line, a Stop button, a menu, and as the
+//! display's guard the console's Agents and Activity panes (`console_panes.rs`).
 //!
 //! While the stop is armed the window offers `Stop`: a press reports
 //! [`OperatorEvent::StopPressed`] and the core trips the latch. Stopping is always allowed, so
@@ -29,7 +30,7 @@ pub const MENU_REARM_LABEL: &str = "⛔ Re-arm (Emergency Stop)";
 /// Label of the host window's Stop button.
 pub const STOP_LABEL: &str = "Stop";
 
-pub(crate) const HOST_SIZE: [f32; 2] = [420.0, 150.0];
+pub(crate) const HOST_SIZE: [f32; 2] = [560.0, 480.0];
 
 /// Top-left corner and size of the host window where the program places it (the CPU
 /// painter's surfaces): left of centre, below the banner, so neither covers its menu.
@@ -103,6 +104,7 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         } else if snap.rearm_pending {
             ui.label(RichText::new("Checking that the click came from you…").italics());
         }
+        crate::console_panes::show(ui, &snap);
     });
     let closing = ui.input(|i| i.viewport().close_requested());
     if (quit || closing) && state.request_quit() {

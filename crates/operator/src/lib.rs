@@ -31,6 +31,8 @@ mod app;
 mod confirm_dialog;
 mod consent_prompt;
 mod consent_view;
+mod console_model;
+mod console_panes;
 mod glyph;
 mod host;
 mod opt_in_prompt;
@@ -60,6 +62,7 @@ pub use agent_model::{
 };
 pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, DENY_LABEL};
 pub use consent_view::ConsentView;
+pub use console_panes::{ACTIVITY_HEADING, AGENTS_HEADING};
 pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL, STOP_LABEL};
 pub use opt_in_prompt::{CANCEL_LABEL, CONFIRM_LABEL, OPT_IN_TITLE};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};

@@ -12,8 +12,9 @@ use std::time::{Duration, Instant};
 
 use crate::agent_model::{AgentTab, HandoffPart};
 use crate::consent_view::ConsentView;
+use crate::console_model::{Console, now_secs};
 use mcec_rules::activation::Activation;
-use mcec_rules::guard::DisplayCount;
+use mcec_rules::guard::{ActivityLine, AgentRow, DisplayCount};
 
 /// How many narrated tool calls the overlay keeps.
 pub const NARRATION_LINES: usize = 5;
@@ -115,6 +116,11 @@ pub struct Snapshot {
     pub member: bool,
     /// This process is the display's guard: the other agents there (its members), counted.
     pub others: Option<DisplayCount>,
+    /// The host console's Agents pane: every mcec serving an agent on this display, as the
+    /// guard knows them (empty when this process is not the guard).
+    pub agents: Vec<AgentRow>,
+    /// The host console's Activity pane: the last actions of all agents, newest first.
+    pub activity: Vec<ActivityLine>,
 }
 
 type RepaintHook = Arc<dyn Fn() + Send + Sync>;
@@ -137,6 +143,7 @@ struct Inner {
     console_raise: u64,
     member: bool,
     others: Option<DisplayCount>,
+    console: Console,
     /// One per painter (the host process runs two: eframe and the attested prompts').
     repaint: Vec<RepaintHook>,
 }
@@ -180,6 +187,7 @@ impl OperatorState {
                 console_raise: 0,
                 member: false,
                 others: None,
+                console: Console::default(),
                 repaint: Vec::new(),
             })),
         }
@@ -234,6 +242,45 @@ impl OperatorState {
             console_raise: inner.console_raise,
             member: inner.member,
             others: inner.others,
+            agents: inner.console.agents.clone(),
+            activity: inner.console.newest_first(),
+        }
+    }
+
+    /// This process's own agent made a call, narrated as `line`: count it and add it to the
+    /// console's activity.
+    pub fn count_call(&self, line: &str) {
+        let line = shorten(line);
+        self.update(|inner| {
+            inner.console.calls += 1;
+            let agent = inner.console.own_label.clone().unwrap_or_else(|| "this mcec".into());
+            inner.console.record(now_secs(), agent, line);
+        });
+    }
+
+    /// Calls this process's own agent made.
+    pub fn calls(&self) -> u64 {
+        self.lock().console.calls
+    }
+
+    /// A member's agent acted (`line` from `mcec_rules::narration`, as the member sent it).
+    pub fn record_activity(&self, agent: &str, line: &str) {
+        let line = shorten(line);
+        self.update(|inner| inner.console.record(now_secs(), agent.to_owned(), line));
+    }
+
+    /// The guard's rows for the console and the name of this process's own agent; repaints
+    /// only on a change.
+    pub fn set_agents(&self, rows: Vec<AgentRow>, own_label: Option<String>) {
+        let changed = {
+            let inner = self.lock();
+            inner.console.agents != rows || inner.console.own_label != own_label
+        };
+        if changed {
+            self.update(|inner| {
+                inner.console.agents = rows;
+                inner.console.own_label = own_label;
+            });
         }
     }
 
@@ -696,5 +743,23 @@ mod tests {
         assert!(!st.snapshot().reveal_confirm, "done once the core shows the token");
         st.update_agent_tab(|tab| tab.handoff = Some(hidden));
         assert!(!st.snapshot().reveal_confirm, "hidden again later: nothing reopens by itself");
+    }
+
+    #[test]
+    fn own_calls_are_counted_and_listed_under_the_guards_name_for_them() {
+        let st = OperatorState::new();
+        st.count_call("captured the screen");
+        st.set_agents(Vec::new(), Some("claude-code".into()));
+        st.count_call("clicked Save\nin Editor");
+        st.record_activity("codex", "typed 3 characters");
+        assert_eq!(st.calls(), 2);
+        let who_what: Vec<(String, String)> =
+            st.snapshot().activity.into_iter().map(|a| (a.agent, a.line)).collect();
+        let pairs = [
+            ("codex", "typed 3 characters"),
+            ("claude-code", "clicked Save in Editor"),
+            ("this mcec", "captured the screen"),
+        ];
+        assert_eq!(who_what, pairs.map(|(a, l)| (a.to_string(), l.to_string())), "newest first");
     }
 }

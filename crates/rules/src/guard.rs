@@ -2,7 +2,8 @@
 //! the operator's windows, and every other mcec there (a member) registers with it over a local
 //! socket and shows nothing of its own while it is there. This module is the part with no OS
 //! in it: the messages they exchange ([`ToGuard`], [`ToMember`], newline-delimited JSON), what
-//! the one banner says for the members' states (`display.rs`), and whether a member accepts
+//! the one banner says for the members' states (`display.rs`), what the host's console says
+//! of each agent (`console.rs`), and whether a member accepts
 //! the guard's word that the operator re-armed (`claim.rs`).
 //!
 //! The guard never decides for a member: the stop stays per process (each has its own monitor
@@ -10,12 +11,14 @@
 //! judges that event against its own monitor's ledger, as it would a click on its own prompt.
 
 mod claim;
+mod console;
 mod display;
 mod queue;
 
 use serde::{Deserialize, Serialize};
 
 pub use claim::{ClaimRefusal, claim_activation, claim_of};
+pub use console::{ACTIVITY_LINES, ActivityLine, AgentRow, AgentState, age};
 pub use display::{DisplayCount, DisplayLook, headline};
 pub use queue::{ConsentQueue, Prompt, Queued, prompt_on_top};
 
@@ -93,6 +96,9 @@ pub struct MemberState {
     pub stop_id: Option<String>,
     /// The member's agent has acted since the last stop or re-arm.
     pub acting: bool,
+    /// Calls the member's agent made since it started (absent from an older member).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<u64>,
 }
 
 /// What a guard tells a member.
@@ -189,8 +195,12 @@ mod tests {
 
     #[test]
     fn messages_are_one_line_of_tagged_json_and_read_back() {
-        let state =
-            ToGuard::State(MemberState { stopped: true, stop_id: Some("00ff".into()), acting: false });
+        let state = ToGuard::State(MemberState {
+            stopped: true,
+            stop_id: Some("00ff".into()),
+            acting: false,
+            calls: None,
+        });
         let line = encode(&state);
         assert_eq!(line, "{\"type\":\"state\",\"stopped\":true,\"stopId\":\"00ff\",\"acting\":false}\n");
         assert_eq!(decode_to_guard(&line), Ok(state));

@@ -386,7 +386,7 @@ mod tests {
             "mcec mcp has no host window"
         );
         let layout = wanted(Role::Host, host, &state.snapshot(), now, MONITOR).expect("the host window");
-        assert_eq!((layout.pos, layout.size), ((64, 206), (420, 150)));
+        assert_eq!((layout.pos, layout.size), ((64, 96), (560, 480)));
         assert_eq!(wanted(Role::Settings, host, &state.snapshot(), now, MONITOR), None, "closed until asked");
         state.open_settings();
         assert_eq!(wanted(Role::Settings, ALL, &state.snapshot(), now, MONITOR), None);

@@ -75,7 +75,7 @@ mod tests {
     use super::*;
 
     fn member(stopped: bool, acting: bool) -> MemberState {
-        MemberState { stopped, stop_id: None, acting }
+        MemberState { stopped, stop_id: None, acting, calls: None }
     }
 
     #[test]

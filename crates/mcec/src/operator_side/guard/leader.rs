@@ -18,16 +18,16 @@ use mcec_rules::StopFlag;
 use mcec_rules::activation::Activation;
 use mcec_rules::consent::{Outcome, sanitize_reason};
 use mcec_rules::guard::{
-    ConsentAnswer, ConsentQueue, DisplayCount, Hello, MAX_TEXT, MemberState, Queued, ToGuard, ToMember,
-    claim_of, decode_to_guard, encode,
+    AgentRow, ConsentAnswer, ConsentQueue, DisplayCount, Hello, MAX_TEXT, MemberState, Queued, ToGuard,
+    ToMember, claim_of, decode_to_guard, encode,
 };
 use mcec_rules::text::ellipsize;
 use mcec_sessions::InstanceLock;
 
-use super::Sides;
 use super::member::Ended;
 use super::place::Place;
 use super::wire::{Lines, Sender, same_user_peer};
+use super::{Sides, Who};
 use crate::consent::OperatorConsent;
 
 /// The guard's members and what its windows show of them.
@@ -56,9 +56,16 @@ struct Members {
 
 struct Member {
     label: String,
+    /// Its `hello`, renamed when its client names itself.
+    hello: Hello,
     state: MemberState,
+    last_action: Option<String>,
     sender: Sender,
 }
+
+/// How often the console's rows are rebuilt (ages and this process's own agent change
+/// without a message).
+const CONSOLE_REFRESH: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl Leader {
     fn members(&self) -> MutexGuard<'_, Members> {
@@ -86,15 +93,76 @@ impl Leader {
         let id = members.next;
         members.next += 1;
         let label = hello.label();
-        members.by_id.insert(id, Member { label: label.clone(), state: MemberState::default(), sender });
+        let member = Member {
+            label: label.clone(),
+            hello: hello.clone(),
+            state: MemberState::default(),
+            last_action: None,
+            sender,
+        };
+        members.by_id.insert(id, member);
         self.show(&members);
         (id, label)
     }
 
-    fn rename(&self, id: u64, label: &str) {
+    fn rename(&self, id: u64, hello: &Hello) {
         if let Some(member) = self.members().by_id.get_mut(&id) {
-            member.label = label.to_owned();
+            member.label = hello.label();
+            member.hello = hello.clone();
         }
+    }
+
+    /// A member's agent acted: the banner's narration and the console's activity.
+    fn acted(&self, id: u64, label: &str, line: &str) {
+        let line = ellipsize(line, MAX_TEXT);
+        if let Some(member) = self.members().by_id.get_mut(&id) {
+            member.last_action = Some(line.clone());
+        }
+        self.ui.narrate(format!("{label}: {line}"));
+        self.ui.record_activity(label, &line);
+    }
+
+    /// The console's Agents rows: this process's own agent (once its client has named
+    /// itself) and every member, each with its state word.
+    fn console_rows(
+        &self,
+        who: &Who,
+        client: Option<(String, String)>,
+        since: u64,
+    ) -> (Vec<AgentRow>, Option<String>) {
+        let waiting: Vec<u64> = self.queue().front().map(|q| q.member).into_iter().collect();
+        let snap = self.ui.snapshot();
+        let mut rows = Vec::new();
+        let own_label = client.map(|(name, version)| {
+            let own = Hello {
+                v: mcec_rules::guard::PROTOCOL,
+                pid: std::process::id(),
+                client_name: Some(name),
+                client_version: Some(version),
+                session: who.session.clone(),
+                transport: who.transport.into(),
+                since,
+                host: who.host,
+            };
+            let state = MemberState {
+                stopped: snap.own_stopped(),
+                stop_id: None,
+                acting: snap.mode == mcec_operator::Mode::Acting,
+                calls: Some(self.ui.calls()),
+            };
+            let last = snap.activity.iter().find(|a| a.agent == own.label()).map(|a| a.line.clone());
+            let waiting = snap.consent.is_some() && waiting.is_empty();
+            let mut row = AgentRow::of(&own, &state, waiting, last.as_deref());
+            row.this_process = true;
+            let label = row.label.clone();
+            rows.push(row);
+            label
+        });
+        for (id, member) in &self.members().by_id {
+            let waiting = waiting.contains(id);
+            rows.push(AgentRow::of(&member.hello, &member.state, waiting, member.last_action.as_deref()));
+        }
+        (rows, own_label)
     }
 
     fn update(&self, id: u64, state: MemberState) {
@@ -232,6 +300,10 @@ pub fn lead(
         let (leader, consent) = (leader.clone(), sides.consent.clone());
         super::super::spawn("mcec-guard-consent", move || leader.put_requests(consent.as_deref()));
     }
+    {
+        let (leader, sides) = (leader.clone(), sides.clone());
+        super::super::spawn("mcec-guard-console", move || refresh_console(&leader, &sides));
+    }
     *leading.lock().unwrap_or_else(PoisonError::into_inner) = Some(leader.clone());
     sides.ui.set_others(None);
     sides.ui.set_member(false);
@@ -273,6 +345,17 @@ pub fn lead(
     Ok(Ended::HandedOver)
 }
 
+/// Keep the console's Agents rows current while this process leads.
+fn refresh_console(leader: &Leader, sides: &Sides) {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    while !leader.handing_over.load(Ordering::SeqCst) {
+        let (rows, own) = leader.console_rows(&sides.who, sides.rearm.agent.client(), since);
+        sides.ui.set_agents(rows, own);
+        std::thread::sleep(CONSOLE_REFRESH);
+    }
+    sides.ui.set_agents(Vec::new(), None);
+}
+
 /// One member's connection, until it ends.
 fn serve(leader: &Leader, stream: UnixStream, pid: u32) {
     let Ok(sender) = Sender::new(&stream) else { return };
@@ -294,11 +377,11 @@ fn serve(leader: &Leader, stream: UnixStream, pid: u32) {
     while let Some(line) = lines.next_line() {
         match decode_to_guard(&line) {
             Ok(ToGuard::State(state)) => leader.update(id, state),
-            Ok(ToGuard::Action { line }) => leader.ui.narrate(format!("{label}: {line}")),
+            Ok(ToGuard::Action { line }) => leader.acted(id, &label, &line),
             Ok(ToGuard::Client { name, version }) => {
                 let named = Hello { client_name: Some(name), client_version: Some(version), ..hello.clone() };
                 label = named.label();
-                leader.rename(id, &label);
+                leader.rename(id, &named);
                 audit("guard-member", &format!("named: {label} (pid {pid})"));
             }
             Ok(ToGuard::Refused { reason }) => {

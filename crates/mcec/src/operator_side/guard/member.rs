@@ -288,7 +288,12 @@ fn report(sides: &Sides, sender: &Mutex<Sender>, alive: &AtomicBool) {
         let snap = sides.ui.snapshot();
         let stopped = sides.latch.is_stopped();
         let stop_id = stopped.then(|| sides.rearm.record.stop_id()).flatten();
-        let state = MemberState { stopped, stop_id, acting: !stopped && snap.mode == Mode::Acting };
+        let state = MemberState {
+            stopped,
+            stop_id,
+            acting: !stopped && snap.mode == Mode::Acting,
+            calls: Some(sides.ui.calls()),
+        };
         if last.as_ref() != Some(&state) {
             if send(sender, &ToGuard::State(state.clone())).is_err() {
                 return;
