@@ -6,15 +6,20 @@ display, reached "physically" through the outer Xvfb. A session provisioned with
 (its `displays` is the size asked for; a program it launches is listed by its `windows` and
 not on the operator's display; its clicks land in a window on its display and never move the
 operator's pointer), the operator's physical chord on the operator's display stops it, and
-ending it leaves no X server, socket or program of its display. Headless (no
+ending it leaves no X server, socket or program of its display. While the operator's own
+(physical) pointer is busy in the session's window, its input waits and then answers
+`operator-active`; injected motion there does not count. Headless (no
 operator display at all), `mcec mcp --session --own-display` gives the client an Xvfb."""
 
 from __future__ import annotations
 
 import json
 import os
+import pwd
 import re
 import signal
+import subprocess
+import time
 from pathlib import Path
 
 import anyio
@@ -223,15 +228,37 @@ async def test_headless_session_gets_an_xvfb_desktop_and_a_disconnect_ends_it(tm
         assert [(d["bounds"]["width"], d["bounds"]["height"]) for d in displays] == [(640, 480)], displays
         capture = await call(session, "capture")
         assert capture["ok"] is True, capture
-        # With no operator keyboard there is no stop to arm: actuation is refused (fail closed).
-        clicked = await call(session, "click", at={"x": 5, "y": 5})
-        assert clicked["error"]["code"] == "emergency-stop-unavailable", clicked
-        server_pid = server_of(session_dirs(op)[0])
+        directory = session_dirs(op)[0]
+        server_pid = server_of(directory)
         socket = socket_of(own["display"])
         assert (Path(f"/proc/{server_pid}/comm").read_text().strip()) == "Xvfb"
+        # With no operator keyboard the chord is not armed, and the status says so and why...
+        assert status["emergencyStop"]["armed"] is False, status
+        # ...but the agent acts on its own headless desktop: its click lands in a window there.
+        probe = ProbeWindow(own_env(status, directory), "--title", "headless-probe")
+        try:
+            shown = await call(session, "windows", title="headless-probe", condition="appears", timeoutMs=20000)
+            box = shown["result"]["windows"][0]["bounds"]
+            center = {"x": box["x"] + box["width"] // 2, "y": box["y"] + box["height"] // 2}
+            clicked = await call(session, "click", at=center)
+            assert clicked["ok"] is True, clicked
+            probe.wait_for(lambda line: line.startswith("press 1"))
+        finally:
+            probe.close()
+        # `mcec stop` for its display stops it (the stop record of its own display).
+        code, out, err = run_cli(op, ["stop"], env_extra={"DISPLAY": own["display"]})
+        assert code == 0, (out, err)
+        assert await wait_for_code(session, "emergency-stopped") == "emergency-stopped"
+        refused = await call(session, "click", at=center)
+        assert refused["error"]["code"] == "emergency-stopped", refused
+        log = (directory / "mcec.log").read_text()
+        assert "AGENT-AUDIT: headless-own-display" in log and "AGENT-AUDIT: actuation-without-stop" in log, log
     assert wait_until(lambda: not alive(server_pid), HANG_GUARD_S), "the Xvfb outlived the session"
     assert wait_until(lambda: not session_dirs(op), HANG_GUARD_S), session_dirs(op)
     assert socket_gone(own["display"], socket), "the own display's socket was left behind"
+    # Its display is gone, and so is the stop record that named it (the number will be reused).
+    record = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".local/state/mcec/stop" / f"display-{own['display'].lstrip(':')}"
+    assert not record.exists(), record
 
 
 def test_a_copy_killed_with_sigkill_takes_its_display_with_it(operator: Copy) -> None:
@@ -314,6 +341,15 @@ async def test_two_own_display_sessions_each_click_lands_on_its_own_display(oper
                 assert not [l for l in other if l.startswith("press")], f"session {clicker}'s click reached the other's window"
             assert not [l for l in on_operator.drain() if l.startswith("press")], "a click reached the operator's window"
             assert pointer(desk) == before, "a session's click moved the operator's pointer"
+            # The chord injected inside a session's display (the operator's hand never types
+            # there except through its window) stops nothing.
+            status = (await call(one, "session-status"))["result"]
+            subprocess.run(
+                ["xdotool", "key", CHORD], env=own_env(status, Path(handoffs[0]["directory"])), check=True, timeout=30
+            )
+            await anyio.sleep(0.5)
+            assert (await call(one, "displays"))["ok"] is True, "a chord injected in the session's display stopped it"
+            assert (await call(two, "displays"))["ok"] is True
             # One physical chord on the operator's display stops both.
             desk.physical("key", CHORD)
             for session in sessions:
@@ -335,3 +371,74 @@ async def test_a_missing_x_server_is_no_desktop_naming_the_package(operator: Cop
         assert "never acts on the operator's display" in refused["error"]["detail"], refused
     assert "AGENT-AUDIT: own-display-failed" in session_copy(operator, handoff).log()
     assert not (Path(handoff["directory"]) / "own-display.xauth").exists()
+
+
+async def test_the_agents_input_waits_while_the_operators_hand_is_in_its_window(operator: Copy, desk: Desk) -> None:
+    handoff = provision_own(operator, "640x480")
+    env = {"DISPLAY": desk.inner}
+    async with sdk_stdio(session_copy(operator, handoff), env_extra=env, client_name="hand-test-agent") as (session, _):
+        # The window on the operator's display is titled with the session id and, once the
+        # client has said who it is, with its name and version (the SDK's `initialized`
+        # notification is handled with the client's next message).
+        assert (await call(session, "session-status"))["ok"] is True
+        titled = f"mcec session {handoff['sessionId']}: hand-test-agent 1.0"
+        assert wait_until(lambda: desk.visible_window(titled), HANG_GUARD_S), "the window was not named after the client"
+        x, y = desk.window_origin(titled)
+        inside = (x + 320, y + 240)  # the middle of the 640x480 window (the inner display sits at 0,0 on the outer)
+        outside = (x + 640 + 100, y + 240)
+        assert outside[0] < 1024, "the test needs room right of the session's window"
+        target = {"x": 20, "y": 20}
+
+        # Positive control: nobody's hand in the window, the click is sent.
+        assert (await call(session, "click", at=target))["ok"] is True
+
+        # Software moving the operator's pointer in the window is not the operator's hand.
+        desk.injected("mousemove", str(inside[0]), str(inside[1]))
+        for step in range(10):
+            desk.injected("mousemove", str(inside[0] + step), str(inside[1]))
+        assert (await call(session, "click", at=target))["ok"] is True, "injected motion made the agent wait"
+
+        # The operator's physical hand moves in the window for longer than mcec waits.
+        done = anyio.Event()
+
+        def wiggle() -> None:
+            step = 0
+            while not done.is_set():
+                desk.physical("mousemove", str(inside[0] + step % 40), str(inside[1] + step % 7))
+                step += 1
+                time.sleep(0.05)
+
+        for step in range(5):
+            desk.physical("mousemove", str(inside[0] - step), str(inside[1]))
+        time.sleep(0.2)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(anyio.to_thread.run_sync, wiggle)
+            try:
+                started = time.monotonic()
+                refused = await call(session, "click", at=target)
+                waited = time.monotonic() - started
+            finally:
+                done.set()
+        assert refused["ok"] is False and refused["error"]["code"] == "operator-active", refused
+        assert waited >= 4.5, f"answered operator-active after {waited:.1f} s, before its 5 s wait"
+
+        # The hand leaves the window: 2 s later the agent's click goes through.
+        desk.physical("mousemove", str(outside[0]), str(outside[1]))
+        time.sleep(2.5)
+        assert (await call(session, "click", at=target))["ok"] is True
+
+
+def test_provisionings_at_once_never_pass_the_own_display_limit(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mcec_e2e import manual_copy
+
+    op = manual_copy(tmp_path / "op", settings=OPERATOR_SETTINGS + "OwnDisplaySessionsMax = 2\n")
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(lambda _: run_cli(op, ["provision", "--json", "--own-display", "640x480"]), range(6)))
+    made = [json.loads(out) for code, out, _ in results if code == 0]
+    refused = [err for code, _, err in results if code != 0]
+    assert len(made) == 2, results
+    assert len(refused) == 4 and all("OwnDisplaySessionsMax is 2" in err for err in refused), refused
+    code, out, err = run_cli(op, ["sessions", "list", "--json"])
+    assert code == 0 and len(json.loads(out)) == 2, out

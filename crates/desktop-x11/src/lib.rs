@@ -18,6 +18,8 @@ mod desktop;
 pub mod monitor;
 pub mod own_server;
 pub mod probe;
+pub mod session_window;
 
 pub use desktop::{ProgramSetup, X11Desktop};
 pub use monitor::X11Monitor;
+pub use session_window::X11SessionWindow;

@@ -1,4 +1,5 @@
-//! The three seams a desktop backend implements: screens, windows and input.
+//! The three seams a desktop backend implements: screens, windows and input; and the one a
+//! session's own display adds: its window on the operator's desktop.
 //!
 //! No platform type appears in a signature, so a Windows or Wayland backend can slot in
 //! beside the X11 one while the tool layer ([`crate::api`]) and its rules stay as they are.
@@ -107,4 +108,17 @@ pub trait Backend: Screens + WindowManager + Injector {
     /// Sets on `program`, before `launch` starts it, whatever it needs to open its windows on
     /// this desktop (X11: `DISPLAY`), so the tool layer starts programs the same way everywhere.
     fn prepare_program(&self, program: &mut std::process::Command);
+}
+
+/// A session's own display as the operator sees it: a window on their desktop, into which
+/// they can reach with their own mouse and keyboard (issue 26). The tool layer makes the
+/// agent's input wait while the operator uses it (`mcec_rules::operator_hand`).
+pub trait SessionWindow: Send + Sync {
+    /// When the operator's physical input was last seen in the window: their pointer in it
+    /// (nothing covering it there) while they moved, clicked or typed. Injected input never
+    /// counts. `None`: never seen.
+    fn operator_last_seen(&self) -> Option<std::time::Instant>;
+
+    /// Retitles the window (the client's name is known only after `initialize`).
+    fn set_title(&self, title: &str);
 }

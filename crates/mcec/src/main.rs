@@ -17,6 +17,7 @@ mod consent;
 #[cfg(unix)]
 mod desktop_find;
 mod handoff;
+mod headless_stop;
 mod logging;
 mod malloc_tuning;
 mod operator_side;

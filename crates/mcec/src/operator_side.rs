@@ -88,7 +88,15 @@ pub struct Plan<'a> {
 impl OperatorSide {
     pub fn bring_up(plan: Plan<'_>) -> OperatorSide {
         let latch = Latch::new(StopFlag::new());
-        let record = Keeper::seed(&latch);
+        // A headless own display has no operator keyboard: its stop is its own display's record.
+        let headless = match &plan.tools {
+            crate::tool_display::ToolDisplay::Own(desk) if desk.headless() => Some(desk.display.clone()),
+            _ => None,
+        };
+        let record = match &headless {
+            Some(display) => Keeper::seed_from(crate::headless_stop::records(display), &latch),
+            None => Keeper::seed(&latch),
+        };
         let ledger = LastPhysicalInput::new();
         let desktop = match crate::platform::connect_desktop(
             DesktopConfig { artifact_dir: plan.artifacts_dir },
@@ -121,7 +129,11 @@ impl OperatorSide {
                 };
             }
         };
-        let (monitor, gate) = match stopless_display(plan.unsafe_without_stop_on_wayland) {
+        let stopless = match &headless {
+            Some(display) => Some(crate::headless_stop::gate(display)),
+            None => stopless_display(plan.unsafe_without_stop_on_wayland),
+        };
+        let (monitor, gate) = match stopless {
             Some(gate) => (None, gate),
             None => match plan.stop.gate() {
                 None => arm(&latch, &ledger, plan.hotkey_spec),
@@ -180,6 +192,11 @@ impl OperatorSide {
         });
         self.consent = Some(consent.clone());
         Box::new(SharedConsent(consent))
+    }
+
+    /// The keeper of this process's stop record (retired as the process ends).
+    pub fn stop_record(&self) -> Keeper {
+        self.record.clone()
     }
 
     /// The handle that ends the operator windows before the process exits.

@@ -25,9 +25,11 @@ use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
+use mcec_desktop::seams::SessionWindow;
+use mcec_mcp::agent::Agent;
 use mcec_mcp::audit::audit;
 use mcec_rules::own_display::{OwnDisplaySize, Server};
 use mcec_sessions::paths::McecPaths;
@@ -40,13 +42,16 @@ const AUTHORITY_FILE: &str = "own-display.xauth";
 const SOCKET_DIR: &str = "/tmp/.X11-unix";
 /// Longest wait for the server to report its display and for the bus to report its address.
 const START_PATIENCE: Duration = Duration::from_secs(15);
+/// How often the window's title is brought up to date with the agent's client.
+const TITLE_LOOK: Duration = Duration::from_millis(500);
 /// Longest wait for the server to exit on SIGTERM before the group is killed.
 const END_PATIENCE: Duration = Duration::from_secs(5);
 
 /// The running X server, bus and window manager of this session copy.
 pub struct OwnDisplay {
     desk: OwnDesk,
-    number: u32,
+    /// Its display number, once the server reported it (`:0` is a number like any other).
+    number: Option<u32>,
     /// Its stdout (the `-displayfd` pipe) stays open in here as long as the server runs.
     server: Child,
     helpers: Vec<Child>,
@@ -118,8 +123,9 @@ impl OwnDisplay {
                 authority: authority.display().to_string(),
                 bus: String::new(),
                 process_group: group,
+                window_title: (server_kind == Server::Xephyr).then(|| window_title(session, None)),
             },
-            number: 0,
+            number: None,
             server,
             helpers: Vec::new(),
             authority,
@@ -128,7 +134,7 @@ impl OwnDisplay {
         let number = first_line(own.server.stdout.as_ref(), server_kind.program())?
             .parse::<u32>()
             .map_err(|_| format!("{} reported no display number", server_kind.program()))?;
-        own.number = number;
+        own.number = Some(number);
         own.desk.display = format!(":{number}");
         crate::platform::let_user_in(Path::new(SOCKET_DIR), number, &cookie)?;
         own.start_bus()?;
@@ -202,6 +208,35 @@ pub fn program_env(desk: &OwnDesk) -> Vec<(String, String)> {
     env
 }
 
+/// The title of the session's window on the operator's desktop: its session id, and its
+/// client's name and version once `initialize` gave them.
+pub fn window_title(session: &str, client: Option<&(String, String)>) -> String {
+    match client {
+        Some((name, version)) if !version.is_empty() => format!("mcec session {session}: {name} {version}"),
+        Some((name, _)) => format!("mcec session {session}: {name}"),
+        None => format!("mcec session {session}"),
+    }
+}
+
+/// Retitles the session's window on the operator's desktop with its client's name once
+/// `initialize` has given it, and again whenever another client connects.
+pub fn title_after_client(window: Arc<dyn SessionWindow>, session: String, agent: Arc<Agent>) {
+    let spawned = std::thread::Builder::new().name("mcec-own-display-title".into()).spawn(move || {
+        let mut named = None;
+        loop {
+            let client = agent.client();
+            if client.is_some() && client != named {
+                window.set_title(&window_title(&session, client.as_ref()));
+                named = client;
+            }
+            std::thread::sleep(TITLE_LOOK);
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::warn!("the own display's window keeps its first title: {e}");
+    }
+}
+
 fn spawn_server(
     kind: Server,
     size: OwnDisplaySize,
@@ -213,7 +248,7 @@ fn spawn_server(
     match kind {
         Server::Xephyr => {
             command
-                .args(["-screen", &size.to_string(), "-title", &format!("mcec session {session}")])
+                .args(["-screen", &size.to_string(), "-title", &window_title(session, None)])
                 .args(["-no-host-grab"]);
         }
         Server::Xvfb => {
@@ -266,10 +301,13 @@ fn first_line(out: Option<&ChildStdout>, what: &str) -> Result<String, String> {
 impl Drop for OwnDisplay {
     fn drop(&mut self) {
         group::end(self.desk.process_group, &mut self.server, &mut self.helpers, END_PATIENCE);
-        if self.number != 0 {
-            group::remove_leftovers(Path::new("/tmp"), Path::new(SOCKET_DIR), self.number, self.server.id());
+        if let Some(number) = self.number {
+            group::remove_leftovers(Path::new("/tmp"), Path::new(SOCKET_DIR), number, self.server.id());
         }
         let _ = std::fs::remove_file(&self.authority);
+        if self.desk.headless() && self.number.is_some() {
+            crate::headless_stop::forget(&self.desk.display);
+        }
         tracing::info!("own display {} ended with its programs", self.desk.display);
         audit("own-display-ended", &format!("display={}", self.desk.display));
     }
@@ -287,6 +325,7 @@ mod tests {
             authority: "/s/own-display.xauth".into(),
             bus: "unix:path=/tmp/dbus-x".into(),
             process_group: 42,
+            window_title: None,
         };
         let env = program_env(&desk);
         assert_eq!(

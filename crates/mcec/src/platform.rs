@@ -29,7 +29,8 @@ pub fn connect_desktop(config: DesktopConfig, tools: &ToolDisplay) -> Result<Des
         let backend = mcec_desktop_wayland::SwayDesktop::connect()?;
         return Ok(DesktopTools::new(std::sync::Arc::new(backend), config));
     }
-    let backend = match (tools, crate::desktop_find::desktop()) {
+    let operator = crate::desktop_find::desktop();
+    let backend = match (tools, &operator) {
         (ToolDisplay::Own(desk), _) => {
             X11Desktop::connect(Some(&desk.display))?.with_programs(ProgramSetup {
                 set: crate::own_display::program_env(desk),
@@ -40,10 +41,28 @@ pub fn connect_desktop(config: DesktopConfig, tools: &ToolDisplay) -> Result<Des
         (ToolDisplay::Failed(detail), _) => return Err(no_desktop(detail)),
         (ToolDisplay::Operator, crate::desktop_find::Desktop::Found { .. }) => X11Desktop::connect(None)?,
         (ToolDisplay::Operator, crate::desktop_find::Desktop::Missing(detail)) => {
-            return Err(no_desktop(&detail));
+            return Err(no_desktop(detail));
         }
     };
-    Ok(DesktopTools::new(std::sync::Arc::new(backend), config))
+    let mut desktop = DesktopTools::new(std::sync::Arc::new(backend), config);
+    if let (ToolDisplay::Own(desk), crate::desktop_find::Desktop::Found { display: operator_display, .. }) =
+        (tools, &operator)
+        && let Some(title) = &desk.window_title
+    {
+        match mcec_desktop_x11::X11SessionWindow::watch(operator_display, title) {
+            Ok(window) => {
+                tracing::info!(
+                    "the agent's input waits while the operator's hand is in \"{title}\" on {operator_display}"
+                );
+                desktop.set_session_window(std::sync::Arc::new(window));
+            }
+            Err(e) => {
+                tracing::warn!("{e}; the agent's input will not wait for the operator's hand in its window");
+                mcec_mcp::audit::audit("operator-hand-unwatched", &e);
+            }
+        }
+    }
+    Ok(desktop)
 }
 
 /// Lets this user into a session's own X server, display `number`, with its `cookie`.

@@ -87,8 +87,11 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     if side.desktop.is_some() {
         agent.with_record(|r| r.desktop = crate::platform::desktop_found());
     }
-    if let (ToolDisplay::Own(desk), Some(_)) = (&tools, &side.desktop) {
+    if let (ToolDisplay::Own(desk), Some(desktop)) = (&tools, &side.desktop) {
         agent.with_record(|r| r.own_display = Some((desk.display.clone(), desk.size)));
+        if let (Some(window), Some(id)) = (desktop.session_window(), paths.session) {
+            crate::own_display::title_after_client(window.clone(), id.to_string(), agent.clone());
+        }
     }
     crate::reload::spawn(
         crate::reload::Watch {
@@ -113,6 +116,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     });
     let desktop = side.desktop.clone();
     let latch = side.latch.clone();
+    let stop_record = side.stop_record();
     side.run(agent.clone(), agent_tab);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let served = match mode {
@@ -130,6 +134,8 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
         Mode::Host => runtime.block_on(host(agent.clone(), &loaded)),
     };
     stop_hands(&agent, runtime, desktop.as_deref(), &latch);
+    // Before `_own` drops: a headless own display's record must not be written back once gone.
+    stop_record.retire();
     served
 }
 

@@ -32,6 +32,8 @@ pub struct Keeper {
 }
 
 struct Memory {
+    /// The process is ending: the record is no longer followed or written back.
+    retired: bool,
     /// The stop this process holds while stopped (`None` until assigned or adopted).
     stop_id: Option<StopId>,
     /// Every id the current stop has held; all are released together at the re-arm.
@@ -60,10 +62,12 @@ impl Keeper {
         Keeper::seed_from(StopRecords::for_this_process(), latch)
     }
 
-    fn seed_from(files: StopRecords, latch: &Latch) -> Keeper {
+    /// [`Keeper::seed`] for the records of `files`' display.
+    pub fn seed_from(files: StopRecords, latch: &Latch) -> Keeper {
         let keeper = Keeper {
             files: Arc::new(files),
             memory: Arc::new(Mutex::new(Memory {
+                retired: false,
                 stop_id: None,
                 held: Vec::new(),
                 released: VecDeque::new(),
@@ -158,8 +162,17 @@ impl Keeper {
     }
 
     /// One look at the record's place and what follows from it.
+    /// The process is ending: stop following the record and writing it back (a headless own
+    /// display's record is removed with its server, `headless_stop::forget`, and must stay so).
+    pub fn retire(&self) {
+        self.lock().retired = true;
+    }
+
     fn tick(&self, latch: &Latch) {
         let mut memory = self.lock();
+        if memory.retired {
+            return;
+        }
         let seen = self.files.look();
         let action = if latch.is_stopped() {
             stop_record::follow(&seen, Standing::Stopped { id: memory.stop_id })

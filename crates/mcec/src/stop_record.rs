@@ -41,6 +41,13 @@ impl StopRecords {
         StopRecords { dir, scope: this_desktop() }
     }
 
+    /// For the user running this process and `display` (`:<n>`: a headless own display's,
+    /// which is not in `DISPLAY`).
+    pub fn for_display(display: &str) -> StopRecords {
+        let dir = mcec_sessions::user_home::home_from_user_database().map(|home| home.join(RECORD_DIR));
+        StopRecords { dir, scope: Scope::for_display(Some(display)) }
+    }
+
     #[cfg(test)]
     pub(crate) fn at(dir: PathBuf, scope: Scope) -> StopRecords {
         StopRecords { dir: Ok(dir), scope }

@@ -37,4 +37,15 @@ pub struct OwnDesk {
     pub bus: String,
     /// The process group of its server, which the programs started there join.
     pub process_group: u32,
+    /// The title its window on the operator's desktop was started with (Xephyr); `None`
+    /// for a headless server.
+    pub window_title: Option<String>,
+}
+
+impl OwnDesk {
+    /// A headless server (Xvfb): there was no operator display to put a window on, so there is
+    /// no operator keyboard to watch either (`headless_stop`).
+    pub fn headless(&self) -> bool {
+        self.window_title.is_none()
+    }
 }

@@ -60,6 +60,9 @@ pub enum ErrorCode {
     ConsentUnavailable,
     /// A consent prompt is open: actuation and provisioning wait for the operator's answer.
     ConsentPending,
+    /// The operator kept using a session's own display (its window on their desktop) while the
+    /// agent's input waited; nothing was sent (`operator_hand`).
+    OperatorActive,
     /// No accessible element matched a selector, or an element id was never issued.
     ElementNotFound,
     /// An accessible element that was found before is gone.
@@ -98,6 +101,7 @@ impl ErrorCode {
             ErrorCode::ConsentTimeout => "consent-timeout",
             ErrorCode::ConsentUnavailable => "consent-unavailable",
             ErrorCode::ConsentPending => "consent-pending",
+            ErrorCode::OperatorActive => "operator-active",
             ErrorCode::ElementNotFound => "element-not-found",
             ErrorCode::StaleElement => "stale-element",
             ErrorCode::Internal => "internal",
@@ -122,6 +126,7 @@ impl ErrorCode {
             | ErrorCode::EmergencyStopUnavailable
             | ErrorCode::Unavailable
             | ErrorCode::QueueFull
+            | ErrorCode::OperatorActive
             | ErrorCode::ConsentUnavailable => "unavailable",
             ErrorCode::WindowNotFound | ErrorCode::NoTarget => "no-target",
             ErrorCode::AmbiguousSelector => "ambiguous-selector",

@@ -25,6 +25,7 @@ pub mod hotkey;
 pub mod http_gate;
 pub mod latch;
 pub mod narration;
+pub mod operator_hand;
 pub mod opt_in;
 pub mod own_display;
 pub mod own_windows;

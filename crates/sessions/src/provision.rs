@@ -301,12 +301,17 @@ pub fn provision_at(req: ProvisionRequest, now: SystemTime) -> Result<Handoff, P
     let plan = plan_commands(req.commands.as_deref(), &req.all_tool_names)?;
     let report = reap(&req.sessions_root, REAP_AGE, now);
     tracing::debug!(removed = report.removed.len(), "pre-provision reap done");
-    if req.own_display.is_some() {
-        let existing = crate::own_display::count_own_display_sessions(&req.sessions_root);
-        check_room(existing, req.own_display_sessions_max).map_err(ProvisionError::Limit)?;
-    }
-
     let root = prepare_root(&req.sessions_root).map_err(ProvisionError::Failed)?;
+    // Held until this function returns, so the new session is in place before another counts.
+    let _room = match req.own_display {
+        Some(_) => {
+            let room = crate::own_display::RoomLock::take(&root).map_err(ProvisionError::Failed)?;
+            let existing = crate::own_display::count_own_display_sessions(&root);
+            check_room(existing, req.own_display_sessions_max).map_err(ProvisionError::Limit)?;
+            Some(room)
+        }
+        None => None,
+    };
     let id = SessionId::generate()
         .map_err(|e| ProvisionError::Failed(format!("no OS randomness for the id: {e}")))?;
     let (build, build_lock) = create_build_dir(&root).map_err(ProvisionError::Failed)?;

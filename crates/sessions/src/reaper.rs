@@ -81,7 +81,7 @@ pub fn reap(sessions_root: &Path, max_age: Duration, now: SystemTime) -> ReapRep
 
 fn reap_entry(root: &Path, path: &Path, max_age: Duration, now: SystemTime, report: &mut ReapReport) {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    if name == ROOT_LOCK_FILE {
+    if name == ROOT_LOCK_FILE || name == crate::own_display::ROOM_LOCK_FILE {
         return;
     }
     if is_scratch_name(&name) {

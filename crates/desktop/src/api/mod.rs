@@ -20,10 +20,11 @@ mod record;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use mcec_rules::operator_hand::{self, HandVerdict};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 
 use crate::requests::{ImageFormat, WindowSelector};
-use crate::seams::Backend;
+use crate::seams::{Backend, SessionWindow};
 use crate::select;
 use crate::types::{Point, Rect, WindowInfo};
 
@@ -64,6 +65,9 @@ pub struct DesktopTools {
     /// The `send_command` queue: one per process, as there is one `DesktopTools`.
     raw_queue: raw::RawQueue,
     capture_defaults: CaptureDefaults,
+    /// A session's own display's window on the operator's desktop, when it has one: input
+    /// waits while the operator's hand is in it.
+    session_window: Option<Arc<dyn SessionWindow>>,
 }
 
 /// What a `capture` that names no size or format gets (`mcec.settings`' `Capture*` keys).
@@ -96,6 +100,7 @@ impl DesktopTools {
             recorder: record::Recorder::default(),
             raw_queue: raw::RawQueue::default(),
             capture_defaults: CaptureDefaults::default(),
+            session_window: None,
         }
     }
 
@@ -107,6 +112,16 @@ impl DesktopTools {
     /// Change the size and format of a capture that names none.
     pub fn set_capture_defaults(&mut self, defaults: CaptureDefaults) {
         self.capture_defaults = defaults;
+    }
+
+    /// The own display's window on the operator's desktop, whose operator's hand input waits for.
+    pub fn set_session_window(&mut self, window: Arc<dyn SessionWindow>) {
+        self.session_window = Some(window);
+    }
+
+    /// The own display's window on the operator's desktop, when this process has one.
+    pub fn session_window(&self) -> Option<&Arc<dyn SessionWindow>> {
+        self.session_window.as_ref()
     }
 
     /// The backend, for callers that need a seam directly.
@@ -147,6 +162,7 @@ impl DesktopTools {
         if stop.is_set() {
             return Err(stopped_after("The call was waiting behind another action; nothing was sent."));
         }
+        self.wait_for_operator_hand(stop)?;
         let result = f(&gated::StopGated { inner: self.backend.as_ref(), stop });
         if result.is_err()
             && let Err(e) = self.backend.release_all()
@@ -154,6 +170,26 @@ impl DesktopTools {
             tracing::error!("releasing input after a failed actuation: {e}");
         }
         result
+    }
+
+    /// While the operator uses the own display's window, wait (asking the stop between looks)
+    /// and give up with `operator-active` (`mcec_rules::operator_hand`).
+    fn wait_for_operator_hand(&self, stop: &StopFlag) -> Result<(), ToolError> {
+        let Some(window) = &self.session_window else {
+            return Ok(());
+        };
+        let started = std::time::Instant::now();
+        loop {
+            let since_seen = window.operator_last_seen().map(|seen| seen.elapsed());
+            match operator_hand::verdict(since_seen, started.elapsed()) {
+                HandVerdict::Act => return Ok(()),
+                HandVerdict::GiveUp => return Err(operator_hand::operator_active()),
+                HandVerdict::Wait(pause) => std::thread::sleep(pause),
+            }
+            if stop.is_set() {
+                return Err(stopped_after("The call was waiting for the operator's hand; nothing was sent."));
+            }
+        }
     }
 
     /// The virtual desktop: the bounding box of every monitor.
