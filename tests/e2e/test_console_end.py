@@ -5,7 +5,8 @@ pressed it like Re-arm (by the host, then by the ended member's own monitor).
 Two agents on `mcec mcp --session` (each relayed to a session copy) under the host: an injected
 click on End ends nothing (audited, the agent keeps working); a physical click on End ends that
 one copy only: its session directory is gone, its client sees its connection end, and the other
-agent still answers. A program posing as the guard cannot end anyone with a forged End message.
+agent still answers. A manual copy on stdio is ended too (its connection closes, its files stay).
+A program posing as the guard cannot end anyone with a forged End message.
 
 Real X (Xvfb + Xephyr: input on the outer server is the operator's hand), real processes, the
 official MCP Python SDK; the screenshots are kept."""
@@ -183,6 +184,38 @@ async def test_end_on_one_session_copy_ends_only_that_one_and_only_for_a_physica
         assert wait_until(lambda: joined([host_copy]) == 1, PATIENCE), host_copy.log()
         assert wait_until(lambda: not desk.visible_window(END_TITLE), PATIENCE), "the End prompt stayed"
         desk.screenshot(ARTIFACTS / "console-end-after.png")
+
+
+async def test_end_on_a_manual_copy_closes_its_connection_and_deletes_nothing(
+    tmp_path: Path, desk: Desk, port: int, token: str
+) -> None:
+    host_copy = manual_copy(tmp_path / "host", settings=host_settings(port, token), commands=("displays",))
+    host_copy.extra_env["DISPLAY"] = desk.inner
+    (manual,) = agents(tmp_path, 1)
+    async with AsyncExitStack() as stack:
+        host = start_host(host_copy, port, token)
+        stack.callback(host.stop)
+        assert wait_until(lambda: bool(guards([host_copy])), PATIENCE), host_copy.log()
+        session, _ = await stack.enter_async_context(
+            sdk_stdio(manual, env_extra={"DISPLAY": desk.inner}, client_name="charliebot")
+        )
+        assert wait_until(lambda: joined([host_copy]) == 1, PATIENCE), host_copy.log()
+        assert await code_of(session, "displays") is None
+        assert wait_until(lambda: desk.visible_window(HOST_TITLE), PATIENCE), "the host window did not open"
+        assert wait_until(lambda: row_end(desk, "charliebot") is not None, PATIENCE), "the row was never read"
+        origin = desk.window_origin(HOST_TITLE)
+        assert origin is not None
+        button = row_end(desk, "charliebot")
+        assert button is not None
+        desk.physical("mousemove", str(origin[0] + 500), str(origin[1] + 400), "click", "1", "sleep", "0.5")
+        desk.physical("mousemove", *button, "sleep", "0.2", "click", "1")
+        end = prompt_end(desk)
+        desk.physical("sleep", "1.3", "mousemove", *end, "click", "1")
+        assert wait_until(lambda: bool(audit_with(manual, "agent-ended; by the operator")), PATIENCE), manual.log()
+        with anyio.fail_after(PATIENCE), pytest.raises(Exception):
+            await code_of(session, "displays")
+        assert wait_until(lambda: joined([host_copy]) == 0, PATIENCE), host_copy.log()
+        assert manual.exe.is_file() and manual.settings_path.is_file(), "a manual copy's files were touched"
 
 
 def forged_end(press: int, release: int) -> bytes:
