@@ -4,10 +4,12 @@
 //! (`stop_worker.rs`: the slow steps of a stop, the record first), the re-arm
 //! (`rearm.rs`, reached through the windows' events in `events.rs`: honoured only when the
 //! monitor saw the event that pressed the control come from a physical device,
-//! `crate::attest`) and the record follower (`crate::stop_follower`: stops made by other mcec
-//! processes on the same display, deleted records written back). Which steps a stop and a
+//! `crate::attest`), the console's End (`end.rs`, judged the same way) and the record
+//! follower (`crate::stop_follower`: stops made by other mcec processes on the same display,
+//! deleted records written back). Which steps a stop and a
 //! re-arm take is `mcec_rules::stop_steps`; `sides.rs` is what they act through.
 
+mod end;
 mod events;
 mod guard;
 mod rearm;
@@ -35,6 +37,7 @@ use crate::attest::Attestor;
 use crate::consent::{self, ConsentClick, OperatorConsent, SharedConsent};
 use crate::stop_follower::{Keeper, follow_record};
 use crate::stopless::{NoStopWatch, stopless_display};
+pub use end::AgentEnd;
 use events::{agent_tab_worker, rearm_handler};
 pub use guard::{GuardLink, Who};
 use rearm::Rearm;
@@ -66,6 +69,8 @@ pub struct OperatorSide {
     guard_link: GuardLink,
     /// The consent prompt's asker, which the guard also puts its members' requests through.
     consent: Option<Arc<OperatorConsent>>,
+    /// Set when the operator's attested End reaches this process (`end.rs`).
+    end: Arc<AgentEnd>,
 }
 
 /// What to bring up.
@@ -126,6 +131,7 @@ impl OperatorSide {
                     guard: None,
                     guard_link: GuardLink::default(),
                     consent: None,
+                    end: Arc::default(),
                 };
             }
         };
@@ -172,6 +178,7 @@ impl OperatorSide {
             guard,
             guard_link: GuardLink::default(),
             consent: None,
+            end: Arc::default(),
         }
     }
 
@@ -197,6 +204,12 @@ impl OperatorSide {
     /// The keeper of this process's stop record (retired as the process ends).
     pub fn stop_record(&self) -> Keeper {
         self.record.clone()
+    }
+
+    /// What the serving loop waits on beside the signals: the operator's End for this
+    /// process's agent.
+    pub fn agent_end(&self) -> Arc<AgentEnd> {
+        self.end.clone()
     }
 
     /// The handle that ends the operator windows before the process exits.
@@ -231,6 +244,7 @@ impl OperatorSide {
             guard,
             guard_link,
             consent,
+            end,
             ..
         } = self;
         record.attach(agent.clone(), ui.clone());
@@ -247,7 +261,14 @@ impl OperatorSide {
         }
         let guard = match (guard, &ui) {
             (Some(who), Some(ui)) => guard::take_part(
-                guard::Sides { ui: ui.clone(), latch: latch.clone(), rearm: rearm.clone(), who, consent },
+                guard::Sides {
+                    ui: ui.clone(),
+                    latch: latch.clone(),
+                    rearm: rearm.clone(),
+                    who,
+                    consent,
+                    end: end.clone(),
+                },
                 guard_link,
             ),
             _ => None,
@@ -265,7 +286,9 @@ impl OperatorSide {
                 }
                 _ => None,
             };
-            spawn("mcec-rearm", move || rearm_handler(events, rearm, guard, tab, consent_clicks, ui_thread));
+            spawn("mcec-rearm", move || {
+                rearm_handler(events, rearm, guard, tab, consent_clicks, ui_thread, end);
+            });
         }
         spawn("mcec-stop-worker", move || stop_worker(latch, monitor, desktop, ui, agent, record));
     }

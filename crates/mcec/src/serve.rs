@@ -1,6 +1,9 @@
 //! Starting a serving process: `mcec mcp` (stdio) or the host (`mcec`, HTTP when
 //! `McpServerEnabled`). Both share the start-up: paths, logs, settings, the instance lock of
-//! a session copy, and the [`Agent`] every transport serves.
+//! a session copy, and the [`Agent`] every transport serves. Both also end on the operator's
+//! attested End from the display's console ([`AgentEnd`]; what it does is
+//! `mcec_rules::guard::EndEffect`): a session copy then deletes its session as `end-session`
+//! does, once its instance lock is released.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -15,6 +18,7 @@ use mcec_mcp::http::HttpConfig;
 use mcec_mcp::tools::{SessionServices, ToolServices};
 use mcec_mcp::{Agent, AgentConfig, audit::audit};
 use mcec_operator::Surfaces;
+use mcec_rules::guard::EndEffect;
 use mcec_rules::latch::Latch;
 use mcec_rules::settings::{CaptureFormat, Settings, UNSAFE_WAYLAND_KEY};
 use mcec_rules::stop_plan::StopPlan;
@@ -25,7 +29,7 @@ use mcec_sessions::reaper::REAP_AGE;
 use crate::agent_tab::AgentTabConfig;
 use crate::config::{self, Loaded};
 use crate::logging;
-use crate::operator_side::{OperatorSide, Plan, UiShutdown, Who};
+use crate::operator_side::{AgentEnd, OperatorSide, Plan, UiShutdown, Who};
 use crate::tool_display::ToolDisplay;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +67,7 @@ pub fn run(mode: Mode) -> ExitCode {
 
 fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     let (paths, loaded) = load(mode)?;
-    let _lock = match paths.session {
+    let lock = match paths.session {
         Some(_) => Some(InstanceLock::acquire(&paths.exe_dir).with_context(|| {
             format!("cannot start: another instance is already running from {}", paths.exe_dir.display())
         })?),
@@ -73,8 +77,9 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     mcec_sessions::reaper::reap(&paths.sessions_root, REAP_AGE, SystemTime::now());
     let settings = &loaded.settings;
     crate::platform::log_desktop();
-    // A session with a display of its own starts it first (ended when `_own` drops, last).
-    let (tools, _own) = own_display(&paths, &loaded);
+    // A session with a display of its own starts it first (ended when `own` drops, last, or
+    // before the session is deleted after the operator's End).
+    let (tools, own) = own_display(&paths, &loaded);
     let plan = Plan { tools: tools.clone(), ..operator_plan(mode, &paths, &loaded) };
     let mut side = OperatorSide::bring_up(plan);
     *ui = side.ui_shutdown();
@@ -117,6 +122,8 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     let desktop = side.desktop.clone();
     let latch = side.latch.clone();
     let stop_record = side.stop_record();
+    let end = side.agent_end();
+    let effect = EndEffect::of(paths.session.is_some(), if mode.stdio() { "stdio" } else { "http" });
     side.run(agent.clone(), agent_tab);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let served = match mode {
@@ -129,14 +136,40 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
                     audit("shutdown", &format!("signal={signal}"));
                     Ok(())
                 }
+                () = end.wait() => {
+                    audit("shutdown", "ended by the operator; the agent's connection closes");
+                    Ok(())
+                }
             }
         }),
-        Mode::Host => runtime.block_on(host(agent.clone(), &loaded)),
+        Mode::Host => runtime.block_on(host(agent.clone(), &loaded, &end, effect)),
     };
     stop_hands(&agent, runtime, desktop.as_deref(), &latch);
-    // Before `_own` drops: a headless own display's record must not be written back once gone.
+    // Before `own` drops: a headless own display's record must not be written back once gone.
     stop_record.retire();
+    if end.is_ended()
+        && effect == EndEffect::SessionEnded
+        && let Some(id) = &paths.session
+    {
+        // Released first: `end-session` removes no session whose instance still holds it.
+        drop(own);
+        drop(lock);
+        end_own_session(&paths, &loaded, id.as_str());
+    }
     served
+}
+
+/// The operator ended this session copy's agent: delete the session as `end-session` does
+/// (the same token-checked teardown, with the copy's own token); the reaper covers a failure.
+fn end_own_session(paths: &McecPaths, loaded: &Loaded, id: &str) {
+    let Some(token) = loaded.settings.auth_token() else {
+        tracing::warn!("session {id} left for the reaper: its settings hold no token");
+        return;
+    };
+    match mcec_sessions::teardown::end_session(&paths.sessions_root, id, token) {
+        Ok(_) => tracing::info!("session {id} ended by the operator and deleted"),
+        Err(e) => tracing::warn!("session {id} left for the reaper: {e}"),
+    }
 }
 
 /// Where this copy keeps its files, its logging, and its settings (reported, the token never
@@ -362,7 +395,10 @@ fn new_run_id() -> String {
     hex::encode(bytes)
 }
 
-async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
+/// Serve HTTP until a signal, or until the operator's End: then the front door closes (its
+/// connections end) and, unless `effect` says the process exits (a session copy, which is
+/// then deleted), it stays with its window and its stop until a signal or Quit.
+async fn host(agent: Arc<Agent>, loaded: &Loaded, end: &Arc<AgentEnd>, effect: EndEffect) -> Result<()> {
     let settings = &loaded.settings;
     if !settings.mcp_server_enabled {
         tracing::info!("McpServerEnabled is false: no HTTP front door; waiting for Ctrl+C");
@@ -389,12 +425,23 @@ async fn host(agent: Arc<Agent>, loaded: &Loaded) -> Result<()> {
     // On a signal, stop the hands first: a drag in flight aborts at its next step instead of
     // running to its end while the front door drains its connections.
     let stopping = agent.clone();
+    let ended = end.clone();
     let shutdown = async move {
-        let signal = termination().await;
-        audit("shutdown", &format!("signal={signal}; calls in flight are stopped"));
+        tokio::select! {
+            signal = termination() => {
+                audit("shutdown", &format!("signal={signal}; calls in flight are stopped"));
+            }
+            () = ended.wait() => {
+                audit("shutdown", "ended by the operator; the HTTP front door closes");
+            }
+        }
         stopping.shut_down();
     };
     mcec_mcp::http::serve_http(agent, listener, config, shutdown).await?;
+    if end.is_ended() && !effect.exits() {
+        tracing::info!("the agent was ended: no HTTP front door until mcec starts again; waiting for Ctrl+C");
+        termination().await;
+    }
     Ok(())
 }
 

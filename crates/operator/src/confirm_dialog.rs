@@ -1,5 +1,5 @@
-//! The body both attested confirmations share (the provisioning opt-in's and the token
-//! reveal's): a question, the rule that only the operator's own click counts, the core's
+//! The body the attested confirmations share (the provisioning opt-in's, the token reveal's
+//! and the console's End): a question, the rule that only the operator's own click counts, the core's
 //! answer to the last attempt, and two buttons of which the harmless one is the default.
 //!
 //! `Cancel` holds the keyboard focus, and Enter, Esc and the window's close button all
@@ -9,6 +9,21 @@
 use egui::{self, Color32, RichText};
 
 use crate::agent_model::AgentTab;
+
+/// How the core answered the last attempt: still checking, or refused with this text.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Status<'a> {
+    pub pending: bool,
+    pub error: Option<&'a str>,
+}
+
+impl<'a> Status<'a> {
+    /// The Agent tab's pending flag and last error.
+    pub fn of_tab(tab: &'a AgentTab) -> Status<'a> {
+        let error = tab.message.as_ref().filter(|m| m.is_error).map(|m| m.text.as_str());
+        Status { pending: tab.pending, error }
+    }
+}
 
 /// Label of the default button.
 pub const CANCEL_LABEL: &str = "Cancel";
@@ -20,21 +35,30 @@ pub(crate) enum Answer {
     Cancel,
 }
 
-/// Draw the dialog asking `question`, with `confirm` on the button that asks the core; the
-/// Agent tab's pending flag and last error say how the last attempt went.
-pub(crate) fn show(ui: &mut egui::Ui, question: &str, confirm: &str, tab: &AgentTab) -> Option<Answer> {
+/// Draw the dialog asking `question` (and `detail` below it, when given), with `confirm` on
+/// the button that asks the core; `status` says how the last attempt went.
+pub(crate) fn show(
+    ui: &mut egui::Ui,
+    question: &str,
+    detail: Option<&str>,
+    confirm: &str,
+    status: Status<'_>,
+) -> Option<Answer> {
     let mut answer = crate::prompt::dismissed(ui).then_some(Answer::Cancel);
     egui::CentralPanel::default_margins().show(ui, |ui| {
         ui.label(RichText::new(question).size(16.0).strong());
+        if let Some(detail) = detail {
+            ui.label(detail);
+        }
         ui.add_space(4.0);
         ui.label(format!("Only a click with your own mouse on {confirm} counts."));
         ui.add_space(6.0);
-        match (&tab.message, tab.pending) {
+        match (status.error, status.pending) {
             (_, true) => {
                 ui.label(RichText::new("Checking that the click came from you…").italics());
             }
-            (Some(m), false) if m.is_error => {
-                ui.label(RichText::new(&m.text).color(Color32::from_rgb(0xE5, 0x73, 0x73)));
+            (Some(error), false) => {
+                ui.label(RichText::new(error).color(Color32::from_rgb(0xE5, 0x73, 0x73)));
             }
             _ => {
                 ui.label(" ");

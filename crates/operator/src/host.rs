@@ -1,5 +1,6 @@
 //! The host window of plain `mcec`: a status line, a Stop button, a menu, and as the
-//! display's guard the console's Agents and Activity panes (`console_panes.rs`).
+//! display's guard the console's Agents and Activity panes (`console_panes.rs`), each agent
+//! with an `End` that opens the attested End prompt (`end_prompt.rs`).
 //!
 //! While the stop is armed the window offers `Stop`: a press reports
 //! [`OperatorEvent::StopPressed`] and the core trips the latch. Stopping is always allowed, so
@@ -104,7 +105,7 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         } else if snap.rearm_pending {
             ui.label(RichText::new("Checking that the click came from you…").italics());
         }
-        crate::console_panes::show(ui, &snap);
+        crate::console_panes::show(ui, state, &snap);
     });
     let closing = ui.input(|i| i.viewport().close_requested());
     if (quit || closing) && state.request_quit() {

@@ -33,6 +33,7 @@ mod consent_prompt;
 mod consent_view;
 mod console_model;
 mod console_panes;
+mod end_prompt;
 mod glyph;
 mod host;
 mod opt_in_prompt;
@@ -63,6 +64,7 @@ pub use agent_model::{
 pub use consent_prompt::{ALLOW_LABEL, CONSENT_TITLE, DENY_LABEL};
 pub use consent_view::ConsentView;
 pub use console_panes::{ACTIVITY_HEADING, AGENTS_HEADING};
+pub use end_prompt::{END_LABEL, END_TITLE, EndAsk};
 pub use host::{HOST_TITLE, MENU_REARM_LABEL, MENU_SETTINGS_LABEL, STOP_LABEL};
 pub use opt_in_prompt::{CANCEL_LABEL, CONFIRM_LABEL, OPT_IN_TITLE};
 pub use overlay::{OVERLAY_CLASS, OVERLAY_TITLE};

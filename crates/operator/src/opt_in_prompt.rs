@@ -11,7 +11,7 @@ use std::sync::mpsc::Sender;
 
 use mcec_rules::activation::Activation;
 
-use crate::confirm_dialog::{self, Answer};
+use crate::confirm_dialog::{self, Answer, Status};
 use crate::settings_window::ALLOW_PROVISIONING_LABEL;
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
 
@@ -42,7 +42,7 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
     };
     let verb = if enabled { "Turn on" } else { "Turn off" };
     let question = format!("{verb}: {ALLOW_PROVISIONING_LABEL}?");
-    match confirm_dialog::show(ui, &question, CONFIRM_LABEL, &snap.agent) {
+    match confirm_dialog::show(ui, &question, None, CONFIRM_LABEL, Status::of_tab(&snap.agent)) {
         Some(Answer::Cancel) => state.set_opt_in_confirm(None),
         Some(Answer::Confirm) => {
             state.mark_agent_pending();

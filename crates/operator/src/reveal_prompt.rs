@@ -12,7 +12,7 @@ use std::sync::mpsc::Sender;
 
 use mcec_rules::activation::Activation;
 
-use crate::confirm_dialog::{self, Answer};
+use crate::confirm_dialog::{self, Answer, Status};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
 
 /// Window title of the reveal's confirmation prompt.
@@ -36,7 +36,7 @@ pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
 pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>, by: Activation) {
     let snap = state.snapshot();
     let question = "Show the session's bearer token in the Agent tab?";
-    match confirm_dialog::show(ui, question, REVEAL_LABEL, &snap.agent) {
+    match confirm_dialog::show(ui, question, None, REVEAL_LABEL, Status::of_tab(&snap.agent)) {
         Some(Answer::Cancel) => state.set_reveal_confirm(false),
         Some(Answer::Confirm) => {
             state.mark_agent_pending();

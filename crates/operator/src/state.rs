@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 use crate::agent_model::{AgentTab, HandoffPart};
 use crate::consent_view::ConsentView;
 use crate::console_model::{Console, now_secs};
+use crate::end_prompt::EndAsk;
 use mcec_rules::activation::Activation;
-use mcec_rules::guard::{ActivityLine, AgentRow, DisplayCount};
+use mcec_rules::guard::{ActivityLine, AgentRow, DisplayCount, Whose};
 
 /// How many narrated tool calls the overlay keeps.
 pub const NARRATION_LINES: usize = 5;
@@ -79,6 +80,10 @@ pub enum OperatorEvent {
     /// The token reveal's confirmation (`reveal_prompt.rs`) was activated by `by`; judged like
     /// [`OperatorEvent::RearmClicked`] before the core shows the handoff's token.
     RevealToken { by: Activation },
+    /// `End` was activated in the console's End prompt (`end_prompt.rs`) for the agent
+    /// `whose` by `by`; judged like [`OperatorEvent::RearmClicked`] (and, for a member, again
+    /// by the member's own monitor) before anything ends.
+    EndAgent { whose: Whose, by: Activation },
 }
 
 /// A copy of everything the windows draw, taken under the lock in one go.
@@ -109,6 +114,8 @@ pub struct Snapshot {
     pub opt_in_confirm: Option<bool>,
     /// The token reveal's confirmation prompt was asked for (open while the token is hidden).
     pub reveal_confirm: bool,
+    /// The console's End prompt is open for this agent.
+    pub end_confirm: Option<EndAsk>,
     /// How many times something (the tray's Open console) asked to bring the host window up.
     pub console_raise: u64,
     /// Another mcec on this display is its guard and shows the operator's windows: this
@@ -140,6 +147,7 @@ struct Inner {
     consent: Option<ConsentView>,
     opt_in_confirm: Option<bool>,
     reveal_confirm: bool,
+    end_confirm: Option<EndAsk>,
     console_raise: u64,
     member: bool,
     others: Option<DisplayCount>,
@@ -184,6 +192,7 @@ impl OperatorState {
                 consent: None,
                 opt_in_confirm: None,
                 reveal_confirm: false,
+                end_confirm: None,
                 console_raise: 0,
                 member: false,
                 others: None,
@@ -239,6 +248,7 @@ impl OperatorState {
             consent: inner.consent.clone(),
             opt_in_confirm: inner.opt_in_confirm,
             reveal_confirm: inner.reveal_confirm,
+            end_confirm: inner.end_confirm.clone(),
             console_raise: inner.console_raise,
             member: inner.member,
             others: inner.others,
@@ -447,6 +457,36 @@ impl OperatorState {
             inner.reveal_confirm = open;
             if open {
                 inner.agent.message = None;
+            }
+        });
+    }
+
+    /// UI side: a row's `End` was clicked (`Some`: open the End prompt for it) or the prompt
+    /// was cancelled (`None`).
+    pub(crate) fn set_end_confirm(&self, row: Option<AgentRow>) {
+        self.update(|inner| inner.end_confirm = row.map(EndAsk::new));
+    }
+
+    /// UI side: the End prompt's `End` was sent to the core; show that it is being checked.
+    pub(crate) fn mark_end_pending(&self) {
+        self.update(|inner| {
+            if let Some(ask) = &mut inner.end_confirm {
+                ask.pending = true;
+                ask.refusal = None;
+            }
+        });
+    }
+
+    /// Core side: the core answered the End prompt: `None` closes it (the End was counted
+    /// and sent on), `Some` says in it why nothing ended.
+    pub fn end_answered(&self, refusal: Option<String>) {
+        self.update(|inner| match refusal {
+            None => inner.end_confirm = None,
+            Some(why) => {
+                if let Some(ask) = &mut inner.end_confirm {
+                    ask.pending = false;
+                    ask.refusal = Some(why);
+                }
             }
         });
     }

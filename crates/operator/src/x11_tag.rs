@@ -64,6 +64,11 @@ pub(crate) fn focus_reveal_soon() {
     on_own_window_soon("mcec-reveal-focus", crate::reveal_prompt::REVEAL_TITLE, focus);
 }
 
+/// Give the console's End prompt the keyboard focus once it is mapped.
+pub(crate) fn focus_end_soon() {
+    on_own_window_soon("mcec-end-focus", crate::end_prompt::END_TITLE, focus);
+}
+
 type TagResult<T> = Result<T, Box<dyn std::error::Error>>;
 /// Returns whether the window is done with; `false` means try again shortly.
 type Action = fn(&RustConnection, &Atoms, Window, Window) -> TagResult<bool>;

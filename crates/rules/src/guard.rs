@@ -3,23 +3,27 @@
 //! socket and shows nothing of its own while it is there. This module is the part with no OS
 //! in it: the messages they exchange ([`ToGuard`], [`ToMember`], newline-delimited JSON), what
 //! the one banner says for the members' states (`display.rs`), what the host's console says
-//! of each agent (`console.rs`), and whether a member accepts
-//! the guard's word that the operator re-armed (`claim.rs`).
+//! of each agent (`console.rs`), what the console's End does to an agent (`end.rs`), and
+//! whether a member accepts the guard's word that the operator pressed Re-arm or End
+//! (`claim.rs`).
 //!
 //! The guard never decides for a member: the stop stays per process (each has its own monitor
-//! and latch), and a re-arm claim only names the event the guard's prompt saw; the member
-//! judges that event against its own monitor's ledger, as it would a click on its own prompt.
+//! and latch), and a re-arm or End claim only names the event the guard's prompt saw; the
+//! member judges that event against its own monitor's ledger, as it would a click on its own
+//! prompt.
 
 mod claim;
 mod console;
 mod display;
+mod end;
 mod queue;
 
 use serde::{Deserialize, Serialize};
 
 pub use claim::{ClaimRefusal, claim_activation, claim_of};
-pub use console::{ACTIVITY_LINES, ActivityLine, AgentRow, AgentState, age};
+pub use console::{ACTIVITY_LINES, ActivityLine, AgentRow, AgentState, Whose, age};
 pub use display::{DisplayCount, DisplayLook, headline};
+pub use end::{EndEffect, end_question};
 pub use queue::{ConsentQueue, Prompt, Queued, prompt_on_top};
 
 /// The protocol's version, in every `hello`. A guard refuses a member that speaks another.
@@ -45,6 +49,8 @@ pub enum ToGuard {
     Action { line: String },
     /// The member judged a re-arm claim and stayed stopped, for this reason.
     Refused { reason: String },
+    /// The member judged an End claim and refused it (its agent goes on), for this reason.
+    EndRefused { reason: String },
     /// The member's agent asks for commands (`request-command-access`): the guard queues it in
     /// its one consent prompt, naming the agent.
     Consent { id: u64, reason: String, commands: Vec<String> },
@@ -108,6 +114,9 @@ pub enum ToMember {
     /// The operator pressed `Re-arm` in the guard's prompt with these events; the member
     /// judges them itself ([`claim_activation`], then its own monitor).
     Rearm(PressClaim),
+    /// The operator pressed `End` for this member's agent in the guard's End prompt with these
+    /// events; the member judges them itself, as a re-arm claim, before it ends anything.
+    End(PressClaim),
     /// The guard is giving the windows up (a host window takes them): elect again.
     Handover,
     /// The operator's answer to the member's request `id`.
@@ -211,7 +220,15 @@ mod tests {
             release: Some(ClaimEvent { time: 9, button: Some(1), key: None, down: false }),
             shown_ms_before: 900,
         });
-        assert_eq!(decode_to_member(&encode(&claim)), Ok(claim));
+        assert_eq!(decode_to_member(&encode(&claim)), Ok(claim.clone()));
+        let ToMember::Rearm(press) = claim else { unreachable!("a re-arm was built above") };
+        let end = ToMember::End(press);
+        assert!(encode(&end).starts_with("{\"type\":\"end\",\"press\":"), "{}", encode(&end));
+        assert!(decode_to_guard(&encode(&end)).is_err(), "a member cannot send an End");
+        assert_eq!(decode_to_member(&encode(&end)), Ok(end));
+        let refused = ToGuard::EndRefused { reason: "synthetic".into() };
+        assert_eq!(encode(&refused), "{\"type\":\"endRefused\",\"reason\":\"synthetic\"}\n");
+        assert_eq!(decode_to_guard(&encode(&refused)), Ok(refused));
         assert_eq!(decode_to_member("{\"type\":\"handover\"}"), Ok(ToMember::Handover));
         let denied = ToMember::ConsentAnswer { id: 3, answer: ConsentAnswer::Denied };
         assert_eq!(encode(&denied), "{\"type\":\"consentAnswer\",\"id\":3,\"answer\":\"denied\"}\n");

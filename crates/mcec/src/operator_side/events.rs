@@ -1,14 +1,17 @@
 //! The operator's clicks, as the windows report them: the host window's Stop trips the latch
 //! (stopping is always allowed, so nothing about the click is judged), a re-arm goes to
-//! [`Rearm::attempt`], a consent click to the waiting request, the Agent tab's work to a thread
+//! [`Rearm::attempt`], the console's End to `end.rs` (judged the same way), a consent click to
+//! the waiting request, the Agent tab's work to a thread
 //! of its own (so a re-arm never waits behind a copy of the executable), Quit ends the process.
 
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender};
 
 use mcec_mcp::audit::audit;
 use mcec_operator::OperatorEvent;
 use mcec_rules::latch::StopReason;
 
+use super::end::{AgentEnd, end_pressed};
 use super::guard::GuardLink;
 use super::rearm::Rearm;
 use super::ui::{UiShutdown, exit_after_ui};
@@ -29,6 +32,7 @@ pub(super) fn rearm_handler(
     agent_tab: Option<Sender<OperatorEvent>>,
     consent: Option<Sender<ConsentClick>>,
     ui_thread: Option<UiShutdown>,
+    end: Arc<AgentEnd>,
 ) {
     for event in events {
         match event {
@@ -56,6 +60,7 @@ pub(super) fn rearm_handler(
                     }
                 }
             }
+            OperatorEvent::EndAgent { whose, by } => end_pressed(whose, &by, &rearm, guard.as_ref(), &end),
             OperatorEvent::LeaveStopped => audit("rearm-prompt", "dismissed; still stopped"),
             OperatorEvent::ConsentAllow { .. } | OperatorEvent::ConsentDeny => {
                 let click = match event {

@@ -6,9 +6,10 @@
 //! (`leader.rs`: the socket, its members' states on the one banner, the re-arm claim it sends
 //! them), every other process a member (`member.rs`: its state to the guard, the guard's claim
 //! judged by its own monitor). A member whose guard goes away elects again, and the winner
-//! opens the windows. The stop itself stays in each process: every process has its own
-//! monitor, latch and stop worker, so a hung or dead guard never lets an agent act. The
-//! messages and every pure decision are `mcec_rules::guard`; `wire.rs` is the socket's
+//! opens the windows. The console's End reaches a member as a claim it judges like a re-arm
+//! claim, then ends its own agent. The stop itself stays in each process: every process has
+//! its own monitor, latch and stop worker, so a hung or dead guard never lets an agent act.
+//! The messages and every pure decision are `mcec_rules::guard`; `wire.rs` is the socket's
 //! plumbing (peer credentials, bounded lines).
 //!
 //! Only a process with operator windows and an armed stop on an identified display takes
@@ -33,6 +34,7 @@ use mcec_rules::activation::Activation;
 use mcec_rules::consent::Outcome;
 use mcec_rules::latch::Latch;
 
+use super::end::AgentEnd;
 use super::rearm::Rearm;
 use crate::attest::Attestor;
 use crate::consent::OperatorConsent;
@@ -59,6 +61,8 @@ pub(super) struct Sides {
     pub who: Who,
     /// This process's consent prompt, through which a guard asks for its members.
     pub consent: Option<Arc<OperatorConsent>>,
+    /// Ends this process's agent when a member's End claim is judged the operator's.
+    pub end: Arc<AgentEnd>,
 }
 
 /// This process's place in its display's guard, for the windows' event handler and the
@@ -88,6 +92,13 @@ impl GuardLink {
         }
     }
 
+    /// As the guard: tell member `id` the operator pressed `End` for its agent with `by` (it
+    /// judges that itself). The member's label, or `None` when no such member is connected.
+    pub fn claim_end(&self, id: u64, by: &Activation) -> Option<String> {
+        let leader = self.leading.lock().unwrap_or_else(PoisonError::into_inner).clone()?;
+        leader.claim_end(id, by)
+    }
+
     /// As a member: put an agent's request to the guard's one prompt, and judge an `Allow`
     /// there with this process's own monitor. `None` when no guard is connected.
     pub fn ask_guard(
@@ -110,6 +121,10 @@ impl GuardLink {
     }
 
     pub fn claim_rearm(&self, _by: &Activation) {}
+
+    pub fn claim_end(&self, _id: u64, _by: &Activation) -> Option<String> {
+        None
+    }
 
     pub fn ask_guard(&self, _: &str, _: &[String], _: &StopFlag, _: &Attestor) -> Option<Outcome> {
         None

@@ -14,7 +14,9 @@ use mcec_rules::guard::{Prompt, prompt_on_top};
 use crate::overlay::{self, Look};
 use crate::soft::raster::{self, Canvas, Textures};
 use crate::state::{OperatorEvent, OperatorState, Snapshot};
-use crate::{Surfaces, consent_prompt, host, opt_in_prompt, prompt, reveal_prompt, settings_window};
+use crate::{
+    Surfaces, consent_prompt, end_prompt, host, opt_in_prompt, prompt, reveal_prompt, settings_window,
+};
 
 /// Which operator window a pane is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,19 +32,29 @@ pub(crate) enum Role {
     OptIn,
     /// The attested confirmation that shows the Agent tab's session token.
     Reveal,
+    /// The attested confirmation of a console row's End.
+    End,
 }
 
 impl Role {
     /// The order windows are brought up to date in: the banner first, so a prompt that opens
     /// with a stop never delays it.
-    pub(crate) const ALL: [Role; 7] =
-        [Role::Overlay, Role::Prompt, Role::Consent, Role::OptIn, Role::Reveal, Role::Host, Role::Settings];
+    pub(crate) const ALL: [Role; 8] = [
+        Role::Overlay,
+        Role::Prompt,
+        Role::Consent,
+        Role::OptIn,
+        Role::Reveal,
+        Role::End,
+        Role::Host,
+        Role::Settings,
+    ];
 
     /// The windows whose controls make a decision only the operator may make; they are judged
     /// on the event that pressed them, so only a painter that names its events shows them.
     /// (Only X11's host process asks: Win32 paints every operator window here.)
     pub(crate) fn attested(self) -> bool {
-        matches!(self, Role::Prompt | Role::Consent | Role::OptIn | Role::Reveal)
+        matches!(self, Role::Prompt | Role::Consent | Role::OptIn | Role::Reveal | Role::End)
     }
 
     /// The title of the role's window (also what the audit names it by).
@@ -53,6 +65,7 @@ impl Role {
             Role::Consent => consent_prompt::CONSENT_TITLE,
             Role::OptIn => opt_in_prompt::OPT_IN_TITLE,
             Role::Reveal => reveal_prompt::REVEAL_TITLE,
+            Role::End => end_prompt::END_TITLE,
             Role::Host => host::HOST_TITLE,
             Role::Settings => settings_window::SETTINGS_TITLE,
         }
@@ -97,6 +110,10 @@ pub(crate) fn wanted(
         Role::Reveal => {
             let open = surfaces.host_window && reveal_prompt::open(snap);
             open.then_some((None, reveal_prompt::geometry(monitor)))?
+        }
+        Role::End => {
+            let open = surfaces.host_window && end_prompt::open(snap);
+            open.then_some((None, end_prompt::geometry(monitor)))?
         }
         Role::Consent => {
             // At most one prompt: a stop's re-arm prompt outranks a request.
@@ -315,6 +332,7 @@ pub(crate) fn run(
         Role::Consent => consent_prompt::show(ui, state, events, input.activation),
         Role::OptIn => opt_in_prompt::show(ui, state, events, input.activation),
         Role::Reveal => reveal_prompt::show(ui, state, events, input.activation),
+        Role::End => end_prompt::show(ui, state, events, input.activation),
         Role::Host => host::show(ui, state, events),
         Role::Settings => settings_window::show(ui, state, events),
     });
@@ -486,5 +504,44 @@ mod tests {
         state.update_agent_tab(|t| t.handoff = Some(crate::agent_model::HandoffView::default()));
         assert_eq!(wanted(Role::Reveal, host, &state.snapshot(), now, MONITOR), None, "shown: it closes");
         assert!(Role::Reveal.attested(), "only a painter that names its events shows it");
+    }
+
+    #[test]
+    fn the_end_prompt_is_open_while_asked_for_and_only_where_the_console_is() {
+        use mcec_rules::guard::{AgentRow, Hello, MemberState, PROTOCOL, Whose};
+        let state = OperatorState::new();
+        let host = Surfaces { overlay: true, prompt: false, host_window: true };
+        let now = Instant::now();
+        assert_eq!(wanted(Role::End, host, &state.snapshot(), now, MONITOR), None, "not asked for");
+        let hello = Hello {
+            v: PROTOCOL,
+            pid: 9,
+            client_name: Some("bravobot".into()),
+            client_version: None,
+            session: None,
+            transport: "stdio".into(),
+            since: 0,
+            host: false,
+        };
+        state.set_end_confirm(Some(AgentRow::of(
+            Whose::Member(4),
+            &hello,
+            &MemberState::default(),
+            false,
+            None,
+        )));
+        assert!(wanted(Role::End, host, &state.snapshot(), now, MONITOR).is_some());
+        assert_eq!(
+            wanted(Role::End, ALL, &state.snapshot(), now, MONITOR),
+            None,
+            "only where the console is"
+        );
+        state.mark_end_pending();
+        state.end_answered(Some("synthetic".into()));
+        let ask = state.snapshot().end_confirm.expect("a refusal keeps the prompt open");
+        assert_eq!((ask.pending, ask.refusal.as_deref()), (false, Some("synthetic")));
+        state.end_answered(None);
+        assert_eq!(wanted(Role::End, host, &state.snapshot(), now, MONITOR), None, "ended: it closes");
+        assert!(Role::End.attested(), "only a painter that names its events shows it");
     }
 }

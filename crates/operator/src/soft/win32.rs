@@ -207,6 +207,7 @@ fn kind(role: Role) -> (u32, &'static str, &'static str, u32) {
         Role::Consent => (PROMPT_EX, PROMPT_CLASS, consent_prompt::CONSENT_TITLE, PROMPT_STYLE),
         Role::OptIn => (PROMPT_EX, PROMPT_CLASS, crate::opt_in_prompt::OPT_IN_TITLE, PROMPT_STYLE),
         Role::Reveal => (PROMPT_EX, PROMPT_CLASS, crate::reveal_prompt::REVEAL_TITLE, PROMPT_STYLE),
+        Role::End => (PROMPT_EX, PROMPT_CLASS, crate::end_prompt::END_TITLE, PROMPT_STYLE),
         Role::Host => (0, HOST_CLASS, host::HOST_TITLE, HOST_STYLE),
         Role::Settings => (0, SETTINGS_CLASS, settings_window::SETTINGS_TITLE, HOST_STYLE),
     }

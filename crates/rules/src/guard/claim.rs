@@ -1,4 +1,5 @@
-//! Whether a member takes the guard's word that the operator pressed `Re-arm`.
+//! Whether a member takes the guard's word that the operator pressed `Re-arm` (or a consent
+//! request's `Allow`, or the console's `End` for its agent).
 //!
 //! Any program of the same user can connect to the guard's socket or stand up a socket of its
 //! own, so a member never re-arms because a message says so. It turns a claim into the
@@ -42,11 +43,11 @@ impl fmt::Display for ClaimRefusal {
         match self {
             ClaimRefusal::NotTheGuard { peer, holder } => write!(
                 f,
-                "the re-arm message came from pid {} but the guard lock is held by pid {}",
+                "the guard's message came from pid {} but the guard lock is held by pid {}",
                 pid(peer),
                 pid(holder)
             ),
-            ClaimRefusal::Malformed => f.write_str("the re-arm message names no single press and release"),
+            ClaimRefusal::Malformed => f.write_str("the guard's message names no single press and release"),
         }
     }
 }
@@ -153,6 +154,37 @@ mod tests {
             .map_err(|r: ActivationRefusal| r.code().to_string())?;
         rearm_verdict(&judged.attestation(None), stopped_at, None, now)
             .map_err(|r: RearmRefusal| format!("{r:?}"))
+    }
+
+    /// The member's whole decision on an End claim: the re-arm's, without its latch (ending is
+    /// allowed whether the member is stopped or not).
+    fn end_verdict(
+        claim: &PressClaim,
+        peer: Option<u32>,
+        ledger: &Ledger,
+        now: Instant,
+    ) -> Result<(), String> {
+        let act = claim_activation(claim, peer, Some(GUARD), now).map_err(|r| r.code().to_string())?;
+        activation_verdict(&act, |e| ledger.witness(e), None, now)
+            .map(|_| ())
+            .map_err(|r| r.code().to_string())
+    }
+
+    #[test]
+    fn an_end_claim_counts_only_for_the_press_the_members_own_monitor_saw() {
+        let (_, now, ledger) = scene();
+        assert_eq!(end_verdict(&click(1000, 1090), Some(GUARD), &ledger, now), Ok(()), "no stop needed");
+        assert_eq!(
+            end_verdict(&click(1000, 1090), Some(GUARD + 1), &ledger, now),
+            Err("not-from-guard".into()),
+            "a same-user program's End message"
+        );
+        assert_eq!(end_verdict(&click(7, 8), Some(GUARD), &ledger, now), Err("not-physical".into()));
+        let injected = Ledger(vec![
+            (1000, true, Provenance::Injected, now - Duration::from_millis(300)),
+            (1090, false, Provenance::Injected, now - Duration::from_millis(200)),
+        ]);
+        assert_eq!(end_verdict(&click(1000, 1090), Some(GUARD), &injected, now), Err("synthetic".into()));
     }
 
     fn scene() -> (Instant, Instant, Ledger) {

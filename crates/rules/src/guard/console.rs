@@ -43,6 +43,16 @@ impl AgentState {
     }
 }
 
+/// Which process a row of the Agents list is, so that its End reaches that one process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Whose {
+    /// The guard's own process (the host window's own agent).
+    ThisProcess,
+    /// The guard's member of this id (the guard numbers its connections, never reusing an id,
+    /// so an End asked for a member that left reaches nobody).
+    Member(u64),
+}
+
 /// One row of the console's Agents list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentRow {
@@ -59,13 +69,19 @@ pub struct AgentRow {
     /// Its agent's last action in plain words (`crate::narration`).
     pub last_action: Option<String>,
     pub state: AgentState,
-    /// This row is the guard's own process (the host window's own agent).
-    pub this_process: bool,
+    /// The process this row is.
+    pub whose: Whose,
 }
 
 impl AgentRow {
     /// A row from what a member said (its words cut again: a member is not trusted to have).
-    pub fn of(hello: &Hello, state: &MemberState, waiting: bool, last_action: Option<&str>) -> AgentRow {
+    pub fn of(
+        whose: Whose,
+        hello: &Hello,
+        state: &MemberState,
+        waiting: bool,
+        last_action: Option<&str>,
+    ) -> AgentRow {
         let clean = |s: &str, n: usize| ellipsize(s.replace(char::is_control, " ").trim(), n);
         AgentRow {
             label: hello.label(),
@@ -76,8 +92,13 @@ impl AgentRow {
             calls: state.calls,
             last_action: last_action.map(|a| clean(a, MAX_TEXT)),
             state: AgentState::of(state, waiting),
-            this_process: false,
+            whose,
         }
+    }
+
+    /// This row is the guard's own process.
+    pub fn this_process(&self) -> bool {
+        self.whose == Whose::ThisProcess
     }
 
     /// `claude-code 1.2.3`, or the label alone.
@@ -173,23 +194,29 @@ mod tests {
     #[test]
     fn a_row_says_client_copy_transport_age_calls_and_state() {
         let state = MemberState { acting: true, calls: Some(3), ..MemberState::default() };
-        let row = AgentRow::of(&hello(), &state, false, Some("captured the screen"));
+        let row = AgentRow::of(Whose::Member(1), &hello(), &state, false, Some("captured the screen"));
         assert_eq!(row.client(), "claude-code 1.2.3");
         assert_eq!(row.details(1075), "manual copy, stdio, for 1m, 3 calls: acting");
         assert_eq!(row.last_action.as_deref(), Some("captured the screen"));
         let session = Hello { session: Some("a1b2".into()), client_version: None, ..hello() };
-        let row =
-            AgentRow::of(&session, &MemberState { calls: Some(1), ..MemberState::default() }, false, None);
+        let row = AgentRow::of(
+            Whose::Member(1),
+            &session,
+            &MemberState { calls: Some(1), ..MemberState::default() },
+            false,
+            None,
+        );
         assert_eq!(row.client(), "claude-code");
         assert_eq!(row.details(1000), "session a1b2, stdio, for 0s, 1 call: idle");
-        let unknown = AgentRow::of(&hello(), &MemberState::default(), false, None);
+        let unknown = AgentRow::of(Whose::Member(1), &hello(), &MemberState::default(), false, None);
         assert_eq!(unknown.details(1000), "manual copy, stdio, for 0s: idle", "no count when none was sent");
     }
 
     #[test]
     fn a_members_words_are_cleaned_and_cut() {
         let noisy = Hello { client_version: Some("1\n2".into()), transport: "x".repeat(100), ..hello() };
-        let row = AgentRow::of(&noisy, &MemberState::default(), false, Some(&"y".repeat(500)));
+        let row =
+            AgentRow::of(Whose::Member(1), &noisy, &MemberState::default(), false, Some(&"y".repeat(500)));
         assert_eq!(row.version.as_deref(), Some("1 2"));
         assert!(row.transport.ends_with('…') && row.transport.chars().count() <= 17, "{}", row.transport);
         let action = row.last_action.unwrap();

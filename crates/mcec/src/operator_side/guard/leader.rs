@@ -3,7 +3,9 @@
 //! one re-arm prompt when a member stops, and after the operator's re-arm in that prompt sends
 //! each member the judged event's identity. Its members' consent requests wait in one queue
 //! and are put to the operator one at a time in its own consent prompt, each naming its agent;
-//! an `Allow` is sent back as the events that pressed it. It decides nothing for a member.
+//! an `Allow` is sent back as the events that pressed it, and the console's End for a member's
+//! agent as the events that pressed the End prompt's `End`, to that member only. It decides
+//! nothing for a member.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -19,7 +21,7 @@ use mcec_rules::activation::Activation;
 use mcec_rules::consent::{Outcome, sanitize_reason};
 use mcec_rules::guard::{
     AgentRow, ConsentAnswer, ConsentQueue, DisplayCount, Hello, MAX_TEXT, MemberState, Queued, ToGuard,
-    ToMember, claim_of, decode_to_guard, encode,
+    ToMember, Whose, claim_of, decode_to_guard, encode,
 };
 use mcec_rules::text::ellipsize;
 use mcec_sessions::InstanceLock;
@@ -88,6 +90,19 @@ impl Leader {
         audit("guard-rearm-sent", &format!("to {} members; judged {by}", members.by_id.len()));
     }
 
+    /// Send member `id` the identity of the event that pressed `End` for its agent here; its
+    /// label, or `None` when it is not (or no longer) connected.
+    pub fn claim_end(&self, id: u64, by: &Activation) -> Option<String> {
+        let claim = claim_of(by, Instant::now())?;
+        let mut members = self.members();
+        let member = members.by_id.get_mut(&id)?;
+        if let Err(e) = member.sender.send(&encode(&ToMember::End(claim))) {
+            tracing::warn!("cannot send the End to {}: {e}", member.label);
+            return None;
+        }
+        Some(member.label.clone())
+    }
+
     fn join(&self, hello: &Hello, sender: Sender) -> (u64, String) {
         let mut members = self.members();
         let id = members.next;
@@ -152,15 +167,15 @@ impl Leader {
             };
             let last = snap.activity.iter().find(|a| a.agent == own.label()).map(|a| a.line.clone());
             let waiting = snap.consent.is_some() && waiting.is_empty();
-            let mut row = AgentRow::of(&own, &state, waiting, last.as_deref());
-            row.this_process = true;
+            let row = AgentRow::of(Whose::ThisProcess, &own, &state, waiting, last.as_deref());
             let label = row.label.clone();
             rows.push(row);
             label
         });
         for (id, member) in &self.members().by_id {
             let waiting = waiting.contains(id);
-            rows.push(AgentRow::of(&member.hello, &member.state, waiting, member.last_action.as_deref()));
+            let last = member.last_action.as_deref();
+            rows.push(AgentRow::of(Whose::Member(*id), &member.hello, &member.state, waiting, last));
         }
         (rows, own_label)
     }
@@ -386,6 +401,11 @@ fn serve(leader: &Leader, stream: UnixStream, pid: u32) {
             }
             Ok(ToGuard::Refused { reason }) => {
                 leader.ui.show_refusal(format!("{label} stayed stopped: {}", ellipsize(&reason, MAX_TEXT)));
+            }
+            Ok(ToGuard::EndRefused { reason }) => {
+                let reason = ellipsize(&reason, MAX_TEXT);
+                audit("end-refused", &format!("{label} (pid {pid}) was not ended: {reason}"));
+                leader.ui.show_refusal(format!("{label} was not ended: {reason}"));
             }
             Ok(ToGuard::Consent { id: asked, reason, commands }) => {
                 leader.ask(id, &label, asked, &reason, commands)

@@ -1,7 +1,7 @@
 //! The election and the member's side. A process takes the display's guard lock when it can
 //! (then it leads, `leader.rs`); otherwise it connects to the guard, says who it is, shows none
-//! of its own windows, reports its stop and its agent's actions, and judges every re-arm claim
-//! itself. When the guard goes away it elects again; while no guard answers for
+//! of its own windows, reports its stop and its agent's actions, and judges every re-arm and
+//! End claim itself. When the guard goes away it elects again; while no guard answers for
 //! [`ALONE_GRACE`] it shows its own windows, so nothing stopped is ever left without a prompt.
 
 use std::collections::HashMap;
@@ -244,6 +244,7 @@ fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, 
     while let Some(line) = lines.next_line() {
         match decode_to_member(&line) {
             Ok(ToMember::Rearm(claim)) => judge_claim(place, sides, &claim, guard_pid, &sender),
+            Ok(ToMember::End(claim)) => judge_end(place, sides, &claim, guard_pid, &sender),
             Ok(ToMember::Handover) => {
                 ended = Ended::HandedOver;
                 break;
@@ -338,4 +339,43 @@ fn judge_claim(place: &Place, sides: &Sides, claim: &PressClaim, guard_pid: u32,
         }
     };
     let _ = send(sender, &ToGuard::Refused { reason });
+}
+
+/// The guard says the operator pressed `End` for this process's agent in its End prompt: end
+/// only when the claim came from the lock's holder and this process's own monitor saw that very
+/// press come from a physical device (the same judgement as a re-arm claim's, without the
+/// latch: ending is allowed stopped or not). A refusal is audited and told to the guard.
+fn judge_end(place: &Place, sides: &Sides, claim: &PressClaim, guard_pid: u32, sender: &Mutex<Sender>) {
+    let received = Instant::now();
+    let holder = mcec_sessions::lock::holder_pid(&place.lock);
+    let reason = match claim_activation(claim, Some(guard_pid), holder, received) {
+        Err(refusal) => {
+            audit(
+                "end-refused",
+                &format!("{}: an End message on the guard socket: {refusal}", refusal.code()),
+            );
+            refusal.to_string()
+        }
+        Ok(act) => {
+            let judgement = sides.rearm.attestor.judge(&act);
+            match judgement.verdict {
+                Ok(_) => {
+                    audit(
+                        "agent-ended",
+                        &format!(
+                            "by the operator in the guard's console (pid {guard_pid}); {}",
+                            judgement.detail
+                        ),
+                    );
+                    sides.end.end();
+                    return;
+                }
+                Err(refusal) => {
+                    audit("end-refused", &format!("{}: {}", refusal.code(), judgement.detail));
+                    refusal.to_string()
+                }
+            }
+        }
+    };
+    let _ = send(sender, &ToGuard::EndRefused { reason });
 }

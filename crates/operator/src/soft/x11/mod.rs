@@ -170,7 +170,9 @@ impl Surface for Desktop {
     fn create(&mut self, role: Role, layout: Layout) -> Result<XWindow, UiError> {
         let (kind, class) = match role {
             Role::Overlay => (Kind::Overlay, overlay::OVERLAY_CLASS),
-            Role::Prompt | Role::Consent | Role::OptIn | Role::Reveal => (Kind::Prompt, PROMPT_CLASS),
+            Role::Prompt | Role::Consent | Role::OptIn | Role::Reveal | Role::End => {
+                (Kind::Prompt, PROMPT_CLASS)
+            }
             // Only where the host window is painted on the CPU (Windows); X11's is eframe's.
             Role::Host => (Kind::Prompt, HOST_CLASS),
             Role::Settings => (Kind::Prompt, SETTINGS_CLASS),
@@ -190,6 +192,7 @@ impl Surface for Desktop {
             Role::Consent => x11_tag::focus_consent_soon(),
             Role::OptIn => x11_tag::focus_opt_in_soon(),
             Role::Reveal => x11_tag::focus_reveal_soon(),
+            Role::End => x11_tag::focus_end_soon(),
             Role::Overlay | Role::Host | Role::Settings => {}
         }
         // On screen from its first (server-made) Expose.
