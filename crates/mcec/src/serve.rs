@@ -94,9 +94,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
     }
     if let (ToolDisplay::Own(desk), Some(desktop)) = (&tools, &side.desktop) {
         agent.with_record(|r| r.own_display = Some((desk.display.clone(), desk.size)));
-        if let (Some(window), Some(id)) = (desktop.session_window(), paths.session) {
-            crate::own_display::title_after_client(window.clone(), id.to_string(), agent.clone());
-        }
+        title_own_window(desktop, &paths, &agent);
     }
     crate::reload::spawn(
         crate::reload::Watch {
@@ -152,6 +150,7 @@ fn start(mode: Mode, ui: &mut Option<UiShutdown>) -> Result<()> {
         && let Some(id) = &paths.session
     {
         // Released first: `end-session` removes no session whose instance still holds it.
+        #[cfg_attr(windows, allow(clippy::drop_non_drop, reason = "no own display on Windows"))]
         drop(own);
         drop(lock);
         end_own_session(&paths, &loaded, id.as_str());
@@ -209,8 +208,24 @@ fn own_display(paths: &McecPaths, loaded: &Loaded) -> (ToolDisplay, Option<crate
     crate::own_display::for_copy(paths, loaded.settings.own_display)
 }
 
+/// Titles a session's own display's window with its client's name, once known.
+#[cfg(unix)]
+fn title_own_window(desktop: &DesktopTools, paths: &McecPaths, agent: &Arc<Agent>) {
+    if let (Some(window), Some(id)) = (desktop.session_window(), paths.session) {
+        crate::own_display::title_after_client(window.clone(), id.to_string(), agent.clone());
+    }
+}
+
+/// Own displays are X servers: there is none on Windows.
 #[cfg(windows)]
-fn own_display(_paths: &McecPaths, loaded: &Loaded) -> (ToolDisplay, Option<()>) {
+fn title_own_window(_desktop: &DesktopTools, _paths: &McecPaths, _agent: &Arc<Agent>) {}
+
+/// What a Windows copy has instead of an own display (never one).
+#[cfg(windows)]
+struct NoOwnDisplay;
+
+#[cfg(windows)]
+fn own_display(_paths: &McecPaths, loaded: &Loaded) -> (ToolDisplay, Option<NoOwnDisplay>) {
     if loaded.settings.own_display.is_some() {
         tracing::warn!("OwnDisplay needs X11 (Xephyr or Xvfb); this session acts on the Windows desktop");
     }
