@@ -15,7 +15,10 @@ use std::time::Instant;
 
 use eframe::egui;
 use x11rb::{
-    connection::Connection, protocol::Event, protocol::xproto::Screen, rust_connection::RustConnection,
+    connection::Connection,
+    protocol::Event,
+    protocol::xproto::{Screen, Visibility},
+    rust_connection::RustConnection,
 };
 
 use crate::soft::pass::{Layout, Role};
@@ -30,6 +33,9 @@ use window::{Atoms, Kind, Spec, XWindow};
 
 /// Title of the unmapped window that stands for the whole UI (see [`window::stand_in`]).
 const STAND_IN_TITLE: &str = "mcec operator";
+
+/// The shortest time between two raises of a covered prompt.
+const RAISE_PAUSE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// How a press another client sent is named in the audit.
 const SENT: &str = "sent by a program (XSendEvent)";
@@ -47,6 +53,8 @@ pub(crate) struct Desktop {
     atoms: Atoms,
     keymap: Keymap,
     rx: Receiver<Wake>,
+    /// When a covered prompt was last raised.
+    last_raise: std::sync::Mutex<Option<Instant>>,
 }
 
 fn graphics(e: impl std::fmt::Display) -> UiError {
@@ -73,7 +81,7 @@ impl Desktop {
         state.set_repaint_hook(move || {
             let _ = tx.send(Wake::Repaint);
         });
-        Ok(Self { conn, screen, atoms, keymap, rx })
+        Ok(Self { conn, screen, atoms, keymap, rx, last_raise: std::sync::Mutex::new(None) })
     }
 
     /// What an X event means to the loop, if anything.
@@ -127,7 +135,25 @@ impl Desktop {
             Event::ClientMessage(e) if window::is_close_request(&self.atoms, e) => {
                 Some(Seen::Close(e.window))
             }
+            // Only the windows that keep above ask for these.
+            Event::VisibilityNotify(e) if e.state != Visibility::UNOBSCURED => {
+                self.raise_covered(e.window);
+                None
+            }
             _ => None,
+        }
+    }
+
+    /// Raise a prompt another window covers, at most every [`RAISE_PAUSE`]: a program that
+    /// raises its own window whenever covered cannot make the two trade places faster.
+    fn raise_covered(&self, id: u32) {
+        let mut last = self.last_raise.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if last.is_some_and(|at| at.elapsed() < RAISE_PAUSE) {
+            return;
+        }
+        *last = Some(Instant::now());
+        if let Err(e) = XWindow::raise(&self.conn, id) {
+            tracing::warn!("cannot raise the covered prompt: {e}");
         }
     }
 
@@ -177,7 +203,8 @@ impl Surface for Desktop {
             Role::Host => (Kind::Prompt, HOST_CLASS),
             Role::Settings => (Kind::Prompt, SETTINGS_CLASS),
         };
-        let spec = Spec { kind, title: role.title(), class, pos: layout.pos, size: layout.size };
+        let keep_above = role.attested();
+        let spec = Spec { kind, title: role.title(), class, pos: layout.pos, size: layout.size, keep_above };
         XWindow::create(&self.conn, &self.screen, &self.atoms, &spec).map_err(graphics)
     }
 

@@ -12,7 +12,7 @@ use x11rb::protocol::shape::SK;
 use x11rb::protocol::xfixes::ConnectionExt as _;
 use x11rb::protocol::xproto::{
     AtomEnum, ClientMessageEvent, ConfigureWindowAux, ConnectionExt as _, CreateGCAux, CreateWindowAux,
-    EventMask, Gcontext, ImageFormat, PropMode, Screen, Window, WindowClass,
+    EventMask, Gcontext, ImageFormat, PropMode, Screen, StackMode, Window, WindowClass,
 };
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
@@ -75,6 +75,9 @@ pub(crate) struct Spec<'a> {
     pub class: &'a str,
     pub pos: (i16, i16),
     pub size: (u16, u16),
+    /// Raised again whenever another window covers it (the prompts the operator must be able
+    /// to answer: where no window manager keeps them above, a window mapped later would).
+    pub keep_above: bool,
 }
 
 /// Check that the screen's visual is 24-bit TrueColor with 32-bit pixels, the layout
@@ -116,6 +119,7 @@ impl XWindow {
             | EventMask::POINTER_MOTION
             | EventMask::LEAVE_WINDOW
             | EventMask::FOCUS_CHANGE;
+        let events = if spec.keep_above { events | EventMask::VISIBILITY_CHANGE } else { events };
         let (w, h) = spec.size;
         conn.create_window(
             screen.root_depth,
@@ -193,6 +197,13 @@ impl XWindow {
         let hints = WmHints { input: Some(spec.kind == Kind::Prompt), ..WmHints::default() };
         hints.set(conn, id)?;
         self.set_size_hints(conn, spec.pos, spec.size)?;
+        Ok(())
+    }
+
+    /// Put it above every other top-level window (a window manager may still decide).
+    pub fn raise(conn: &RustConnection, id: Window) -> XResult<()> {
+        conn.configure_window(id, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))?;
+        conn.flush()?;
         Ok(())
     }
 
