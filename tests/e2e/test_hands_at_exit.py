@@ -24,9 +24,9 @@ from mcec_e2e import HANG_GUARD_S, RawStdio, host_settings, manual_copy, read_ht
 from xdesk import ProbeWindow, Screen, wait_until
 
 COMMANDS = ("displays", "click", "drag")
-# Clear of the host's own window (it maps at the top-left corner, 420x150, whenever its UI is
+# Clear of the host's own window (560x480 at 80,106 on this 1280x800 screen, mapped whenever its UI is
 # ready: over a window there, it can take a drag's press) and of the banner at the top.
-WIN_X, WIN_Y = 600, 300
+WIN_X, WIN_Y = 700, 300
 DRAG = {"from": {"x": WIN_X + 10, "y": WIN_Y + 10}, "to": {"x": WIN_X + 380, "y": WIN_Y + 10}, "durationMs": 3000}
 QUEUED_CLICK = {"at": {"x": WIN_X + 200, "y": WIN_Y + 250}}
 

@@ -26,8 +26,6 @@
 //! the host window, `tray/` shows a tray icon where the desktop has a tray (Unix only).
 
 mod agent_model;
-#[cfg(unix)]
-mod app;
 mod confirm_dialog;
 mod consent_prompt;
 mod consent_view;
@@ -47,13 +45,9 @@ mod state;
 #[cfg(unix)]
 mod tray;
 #[cfg(unix)]
-mod viewports;
-#[cfg(unix)]
 mod x11_run;
 #[cfg(unix)]
 mod x11_tag;
-#[cfg(unix)]
-mod xlib_guard;
 
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
@@ -79,15 +73,6 @@ pub use state::{
 };
 #[cfg(unix)]
 pub use tray::{TRAY_OPEN_CONSOLE_LABEL, TRAY_REARM_LABEL, TRAY_STOP_LABEL};
-#[cfg(unix)]
-pub use xlib_guard::display_lost as ui_display_lost;
-
-/// Whether the UI thread parked after losing its display (never, where there is no UI).
-#[cfg(windows)]
-pub fn ui_display_lost() -> bool {
-    false
-}
-
 /// Which windows to offer. `mcec mcp` wants the overlay and the prompt; plain `mcec` wants
 /// the overlay and the host window (whose menu re-arms).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,9 +128,8 @@ pub fn run_operator_ui(
 ) -> Result<(), UiError> {
     #[cfg(unix)]
     return x11_run::run(state, events, surfaces);
-    // Every window, the host and settings windows among them, on the CPU painter.
     #[cfg(windows)]
-    soft::run(state, events, surfaces, false)
+    soft::run(state, events, surfaces)
 }
 
 /// Run [`run_operator_ui`] on a new thread named `mcec-operator-ui`. Join the handle to learn

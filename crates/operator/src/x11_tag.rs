@@ -1,13 +1,7 @@
-//! X11 touches winit cannot make: tagging the overlay, focusing the prompt.
+//! Focusing the prompts the moment they are mapped.
 //!
-//! winit (without Wayland) names every window's `WM_CLASS` after the executable and offers no
-//! per-window input hint, so the overlay could neither be told apart by class nor kept from
-//! taking focus. This module finds the overlay by title and owning pid and sets
-//! `WM_CLASS = mcec-overlay`, `WM_HINTS.input = False` (window managers then never give it the
-//! keyboard) and the skip-taskbar/skip-pager states.
-//!
-//! The re-arm prompt must own the keyboard so that Enter and Esc reach it: winit only sees
-//! keys in a window that holds the X input focus, and a window manager may refuse to focus a
+//! The re-arm prompt must own the keyboard so that Enter and Esc reach it: a window sees
+//! keys only while it holds the X input focus, and a window manager may refuse to focus a
 //! window that opens while another application is in front. So the prompt asks the window
 //! manager (`_NET_ACTIVE_WINDOW`, as a user action) and sets the input focus itself, the
 //! moment its window is mapped: a key pressed while the prompt is on screen without the focus
@@ -21,14 +15,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use x11rb::connection::Connection;
-use x11rb::properties::WmHints;
 use x11rb::protocol::xproto::{
-    AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, InputFocus, MapState, PropMode, Window,
+    AtomEnum, ClientMessageEvent, ConnectionExt as _, EventMask, InputFocus, MapState, Window,
 };
 use x11rb::rust_connection::RustConnection;
-use x11rb::wrapper::ConnectionExt as _;
 
-use crate::overlay::{OVERLAY_CLASS, OVERLAY_TITLE};
 use crate::prompt::PROMPT_TITLE;
 
 /// How long to look for the window before giving up.
@@ -38,11 +29,6 @@ const POLL: Duration = Duration::from_millis(5);
 /// When the prompt's focus is checked again after it was set.
 const SETTLE: Duration = Duration::from_millis(100);
 const SEARCH_DEPTH: u32 = 3;
-
-/// Tag the overlay from a short-lived thread, so the UI thread never waits on X.
-pub(crate) fn tag_overlay_soon() {
-    on_own_window_soon("mcec-overlay-tag", OVERLAY_TITLE, tag);
-}
 
 /// Give the prompt the keyboard focus once it is mapped.
 pub(crate) fn focus_prompt_soon() {
@@ -98,8 +84,8 @@ fn on_own_window(title: &str, action: Action) -> TagResult<bool> {
         find(&conn, &atoms, root, pid, title, SEARCH_DEPTH, &mut found)?;
         let mut done = !found.is_empty();
         for window in found {
-            // A window can be unmapped again between the search and the action (eframe
-            // shows new windows after their first frame); then the action fails: retry.
+            // A window can be unmapped again between the search and the action; then the
+            // action fails: retry.
             done &= action(&conn, &atoms, root, window).unwrap_or(false);
         }
         conn.flush()?;
@@ -115,9 +101,6 @@ struct Atoms {
     net_wm_name: u32,
     net_wm_pid: u32,
     utf8_string: u32,
-    net_wm_state: u32,
-    skip_taskbar: u32,
-    skip_pager: u32,
     net_active_window: u32,
 }
 
@@ -129,9 +112,6 @@ impl Atoms {
             net_wm_name: intern("_NET_WM_NAME")?,
             net_wm_pid: intern("_NET_WM_PID")?,
             utf8_string: intern("UTF8_STRING")?,
-            net_wm_state: intern("_NET_WM_STATE")?,
-            skip_taskbar: intern("_NET_WM_STATE_SKIP_TASKBAR")?,
-            skip_pager: intern("_NET_WM_STATE_SKIP_PAGER")?,
             net_active_window: intern("_NET_ACTIVE_WINDOW")?,
         })
     }
@@ -176,27 +156,6 @@ fn is_own(conn: &RustConnection, atoms: &Atoms, window: Window, pid: u32, title:
     }
     let name = conn.get_property(false, window, atoms.net_wm_name, atoms.utf8_string, 0, 64)?.reply()?;
     Ok(name.value == title.as_bytes())
-}
-
-fn tag(conn: &RustConnection, atoms: &Atoms, root: Window, window: Window) -> TagResult<bool> {
-    let class = format!("{OVERLAY_CLASS}\0{OVERLAY_CLASS}\0");
-    conn.change_property8(PropMode::REPLACE, window, AtomEnum::WM_CLASS, AtomEnum::STRING, class.as_bytes())?
-        .check()?;
-    let mut hints = WmHints::get(conn, window)?.reply()?.unwrap_or_default();
-    hints.input = Some(false);
-    hints.set(conn, window)?.check()?;
-    // _NET_WM_STATE of a mapped window may only be changed by asking the window manager.
-    let add = 1;
-    let event = ClientMessageEvent::new(
-        32,
-        window,
-        atoms.net_wm_state,
-        [add, atoms.skip_taskbar, atoms.skip_pager, 1, 0],
-    );
-    conn.send_event(false, root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event)?;
-    // Read back: done only when the hint is really there.
-    let back = WmHints::get(conn, window)?.reply()?;
-    Ok(back.is_some_and(|h| h.input == Some(false)))
 }
 
 /// Ask for the focus and set it at once; report whether the window still holds it a moment

@@ -49,12 +49,10 @@ pub(super) fn start_ui(
 
 /// Ends the operator windows' thread before the process exits.
 ///
-/// Exiting runs the C libraries' exit-time destructors (libglvnd's GLX dispatch, Mesa, Xlib)
-/// while the UI thread may still be inside them, setting up its OpenGL context or drawing a
-/// frame: that crashed `mcec mcp` now and then when its client closed stdin (SIGSEGV in
-/// `mcec-operator-ui`, or libGLX's `__glXFetchDispatchEntry` assertion). So the process first
-/// asks the windows to close and waits for the thread to return from the event loop; only
-/// then does it exit.
+/// The windows' thread may be in the middle of a frame when the process decides to exit (an
+/// OpenGL host window once crashed in exit-time destructors that way). So the process first
+/// asks the windows to close and waits for the thread to return from its loop, which also
+/// unmaps them cleanly; only then does it exit.
 #[derive(Clone)]
 pub struct UiShutdown {
     state: OperatorState,
@@ -62,21 +60,19 @@ pub struct UiShutdown {
 }
 
 impl UiShutdown {
-    /// Whether the windows' thread has ended (or parked after losing its display).
+    /// Whether the windows' thread has ended.
     pub fn ended(&self) -> bool {
-        *self.ended.0.lock().unwrap_or_else(PoisonError::into_inner) || mcec_operator::ui_display_lost()
+        *self.ended.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Ask the windows to close and wait up to `within` for their thread to end. False when
     /// it is still running.
-    /// A thread parked after losing its display never returns, so it counts as ended (but it
-    /// holds Xlib's display lock: see [`exit_after_ui`]).
     pub fn close(&self, within: Duration) -> bool {
         self.state.request_quit();
         let deadline = Instant::now() + within;
         let (flag, cvar) = &*self.ended;
         let mut ended = flag.lock().unwrap_or_else(PoisonError::into_inner);
-        while !*ended && !mcec_operator::ui_display_lost() {
+        while !*ended {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return false;
@@ -94,21 +90,13 @@ impl UiShutdown {
 pub const UI_CLOSE_WAIT: Duration = Duration::from_secs(5);
 
 /// Exit with `code`: after the operator windows closed, normally; when they did not close
-/// in time, or their display went away, at once, without the exit-time destructors.
-///
-/// After a display loss the windows' thread is parked inside Xlib's I/O-error handler, and
-/// Xlib called that handler with the display's lock held, for good. libGLX's destructor
-/// (run by `exit`) takes that lock to unhook the display, so a normal exit would wait forever.
+/// in time, at once, without the exit-time destructors.
 pub fn exit_after_ui(ui: Option<&UiShutdown>, code: u8) -> ! {
     if let Some(ui) = ui {
         if !ui.close(UI_CLOSE_WAIT) {
             tracing::warn!(
                 "the operator windows did not close within {UI_CLOSE_WAIT:?}; exiting without them"
             );
-            exit_now(code);
-        }
-        if mcec_operator::ui_display_lost() {
-            tracing::info!("exiting without exit-time destructors: the operator windows' display went away");
             exit_now(code);
         }
     }
@@ -118,7 +106,7 @@ pub fn exit_after_ui(ui: Option<&UiShutdown>, code: u8) -> ! {
 #[cfg(windows)]
 fn exit_now(code: u8) -> ! {
     // ExitProcess ends every other thread (the operator windows' among them) before the DLLs'
-    // detach routines run, so nothing races the exit the way Xlib and Mesa do on Unix.
+    // detach routines run, so nothing races the exit.
     std::process::exit(i32::from(code))
 }
 

@@ -48,17 +48,14 @@ use std::sync::mpsc::Sender;
 use crate::state::{OperatorEvent, OperatorState};
 use crate::{Surfaces, UiError};
 
-/// Run the overlay and the prompts until [`OperatorState::request_quit`]. With
-/// `attested_only`, only the windows whose controls are judged on their events (X11's host
-/// process: eframe shows the rest; Win32 paints every operator window here).
+/// Run the operator windows (those `surfaces` asks for) until [`OperatorState::request_quit`].
 pub(crate) fn run(
     state: OperatorState,
     events: Sender<OperatorEvent>,
     surfaces: Surfaces,
-    attested_only: bool,
 ) -> Result<(), UiError> {
     let surface = platform::Desktop::open(&state)?;
-    let mut ui = ui::SoftUi::new(surface, state, events, surfaces, attested_only);
+    let mut ui = ui::SoftUi::new(surface, state, events, surfaces);
     let result = ui.run();
     ui.close_all();
     result

@@ -19,8 +19,6 @@ pub(crate) struct SoftUi<S: Surface> {
     pub state: OperatorState,
     pub events: Sender<OperatorEvent>,
     pub surfaces: Surfaces,
-    /// Only the windows whose controls are judged on their events (see [`super::run`]).
-    pub attested_only: bool,
     pub panes: Vec<Pane<S>>,
     /// The egui context and textures of the closed banner, for when it opens again.
     pub spare_banner: Option<(egui::Context, Textures)>,
@@ -37,14 +35,12 @@ impl<S: Surface> SoftUi<S> {
         state: OperatorState,
         events: Sender<OperatorEvent>,
         surfaces: Surfaces,
-        attested_only: bool,
     ) -> Self {
         Self {
             surface,
             state,
             events,
             surfaces,
-            attested_only,
             panes: Vec::new(),
             spare_banner: None,
             start: Instant::now(),
@@ -83,9 +79,6 @@ impl<S: Surface> SoftUi<S> {
     }
 
     fn wanted(&self, role: Role, snap: &Snapshot, now: Instant) -> Option<Layout> {
-        if self.attested_only && !role.attested() {
-            return None;
-        }
         pass::wanted(role, self.surfaces, snap, now, self.surface.monitor())
     }
 

@@ -3,7 +3,7 @@
 //! The prompt needs only a few keys (Enter, Esc, Tab, Space, the arrows); every other key is
 //! ignored. The keyboard mapping is read once from the server.
 
-use eframe::egui::{self, Key, Modifiers, PointerButton, pos2};
+use egui::{Key, Modifiers, PointerButton, pos2};
 use x11rb::protocol::xproto::{ConnectionExt as _, KeyButMask};
 use x11rb::rust_connection::RustConnection;
 

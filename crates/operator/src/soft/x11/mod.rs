@@ -13,7 +13,6 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Instant;
 
-use eframe::egui;
 use x11rb::{
     connection::Connection,
     protocol::Event,
@@ -199,7 +198,6 @@ impl Surface for Desktop {
             Role::Prompt | Role::Consent | Role::OptIn | Role::Reveal | Role::End => {
                 (Kind::Prompt, PROMPT_CLASS)
             }
-            // Only where the host window is painted on the CPU (Windows); X11's is eframe's.
             Role::Host => (Kind::Prompt, HOST_CLASS),
             Role::Settings => (Kind::Prompt, SETTINGS_CLASS),
         };
