@@ -275,6 +275,10 @@ pub struct Element {
     /// Depth below the window's root (0) in a `query` answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
+    /// The platform API that described the element (`msaa` on Windows), when the backend
+    /// names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<&'static str>,
 }
 
 impl Element {
@@ -292,6 +296,7 @@ impl Element {
             text: raw.text,
             parent_id: None,
             depth: None,
+            via: None,
         }
     }
 }
