@@ -15,6 +15,7 @@ use mcec_a11y::A11yTools;
 use mcec_a11y::msaa::Msaa;
 use mcec_a11y::requests::{FindRequest, GetTextRequest, InvokeRequest, QueryRequest};
 use mcec_desktop::api::{DesktopConfig, DesktopTools};
+use mcec_desktop::requests::{ClickRequest, ElementTarget, FocusRequest, WindowSelector};
 use mcec_desktop_windows::WindowsDesktop;
 use mcec_desktop_windows::clipboard::WindowsClipboard;
 use mcec_rules::{ErrorCode, StopFlag};
@@ -91,13 +92,18 @@ impl Controls {
 }
 
 fn tools() -> (A11yTools, tempfile::TempDir) {
+    let (t, _, dir) = tools_and_desktop();
+    (t, dir)
+}
+
+fn tools_and_desktop() -> (A11yTools, Arc<DesktopTools>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("tempdir");
     let backend = WindowsDesktop::connect().expect("the Wine desktop");
     let desktop = Arc::new(DesktopTools::new(
         Arc::new(backend),
         DesktopConfig { artifact_dir: dir.path().to_path_buf() },
     ));
-    (A11yTools::new(Arc::new(Msaa::new()), Arc::new(WindowsClipboard), desktop), dir)
+    (A11yTools::new(Arc::new(Msaa::new()), Arc::new(WindowsClipboard), Arc::clone(&desktop)), desktop, dir)
 }
 
 fn req<T: serde::de::DeserializeOwned>(v: Value) -> T {
@@ -226,6 +232,30 @@ fn invoke_presses_the_button_toggles_the_check_box_and_sets_the_text() {
 }
 
 #[test]
+fn the_element_endpoint_is_the_centre_of_the_button_and_a_click_there_presses_it() {
+    let _g = serial();
+    let c = Controls::open("mcec msaa endpoint");
+    let (t, desktop, _dir) = tools_and_desktop();
+    let ok = find(&t, &c, "name", "OK");
+    let target = req::<ElementTarget>(json!({"elementId": ok["elementId"]}));
+    let at = t.element_centre(&WindowSelector::default(), &target, &StopFlag::new()).expect("the centre");
+    let b = &ok["bounds"];
+    let (x, y) = (b["x"].as_i64().unwrap(), b["y"].as_i64().unwrap());
+    assert_eq!(
+        (i64::from(at.x), i64::from(at.y)),
+        (x + b["width"].as_i64().unwrap() / 2, y + b["height"].as_i64().unwrap() / 2),
+        "{ok}"
+    );
+    desktop
+        .focus(&req::<FocusRequest>(json!({"handle": c.hwnd})), &StopFlag::new())
+        .expect("focus the window");
+    desktop
+        .click(&req::<ClickRequest>(json!({"at": {"x": at.x, "y": at.y}})), &StopFlag::new())
+        .expect("click the centre");
+    assert_eq!(c.until("CLICKED"), "CLICKED id=1");
+}
+
+#[test]
 fn an_element_of_a_closed_window_is_stale() {
     let _g = serial();
     let c = Controls::open("mcec msaa stale");
@@ -234,4 +264,59 @@ fn an_element_of_a_closed_window_is_stale() {
     drop(c);
     let err = t.invoke(&req::<InvokeRequest>(json!({"elementId": id})), &StopFlag::new()).unwrap_err();
     assert_eq!(err.code, ErrorCode::StaleElement, "{err:?}");
+}
+
+/// Wine's own `winecfg`, ended when dropped.
+struct Winecfg(Child);
+
+impl Drop for Winecfg {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn winecfgs_dialog_is_read_by_name_and_role() {
+    let _g = serial();
+    let _w = Winecfg(Command::new("winecfg.exe").spawn().expect("start winecfg"));
+    let (t, _dir) = tools();
+    let window = json!({"window": "Wine configuration"});
+    // The window appears after the program starts: polled, with a hang guard, not timed.
+    let mut query = None;
+    for _ in 0..150 {
+        let q = req::<QueryRequest>(json!({"window": "Wine configuration", "depth": 4}));
+        if let Ok(found) = t.query(&q, &StopFlag::new()) {
+            query = Some(serde_json::to_value(found).expect("json"));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let query = query.expect("winecfg's window within 30 s");
+    let buttons: Vec<&str> = query["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["role"] == "push-button" && e["depth"] == 1)
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    for name in ["OK", "Cancel", "Apply"] {
+        assert!(buttons.contains(&name), "{name} not among {buttons:?}");
+    }
+    let mut find = window.clone();
+    find["by"] = json!("name");
+    find["value"] = json!("Apply");
+    let apply = t.find(&req::<FindRequest>(find), &StopFlag::new()).expect("find Apply");
+    let apply = serde_json::to_value(apply).expect("json")["element"].clone();
+    assert_eq!(apply["role"], "push-button", "{apply}");
+    assert_eq!(apply["via"], "msaa", "{apply}");
+    assert!(apply["bounds"]["width"].as_u64().unwrap_or(0) > 0, "{apply}");
+    let mut label = window;
+    label["by"] = json!("name");
+    label["value"] = json!("Windows Version:");
+    label["role"] = json!("label");
+    let text = t.get_text(&req::<GetTextRequest>(label), &StopFlag::new()).expect("get-text of a label");
+    let text = serde_json::to_value(text).expect("json");
+    assert_eq!(text["text"], "Windows Version:", "{text}");
+    assert_eq!(text["element"]["via"], "msaa", "{text}");
 }
