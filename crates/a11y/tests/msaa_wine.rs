@@ -52,8 +52,13 @@ fn exe() -> String {
 
 impl Controls {
     fn open(title: &str) -> Controls {
+        Self::open_with(title, &[])
+    }
+
+    fn open_with(title: &str, more: &[&str]) -> Controls {
         let mut child = Command::new(exe())
             .args([title, "60", "60"])
+            .args(more)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -253,6 +258,22 @@ fn the_element_endpoint_is_the_centre_of_the_button_and_a_click_there_presses_it
         .click(&req::<ClickRequest>(json!({"at": {"x": at.x, "y": at.y}})), &StopFlag::new())
         .expect("click the centre");
     assert_eq!(c.until("CLICKED"), "CLICKED id=1");
+}
+
+#[test]
+fn a_hung_provider_costs_one_call_timeout_and_answers_unavailable() {
+    let _g = serial();
+    let c = Controls::open_with("mcec msaa hung", &["hang"]);
+    let (t, _dir) = tools();
+    let err = t
+        .find(&req::<FindRequest>(json!({"handle": c.hwnd, "by": "name", "value": "OK"})), &StopFlag::new())
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Unavailable, "{err:?}");
+    assert!(err.detail.contains("did not answer"), "{err:?}");
+    assert_eq!(c.until("GETOBJECT"), "GETOBJECT hanging");
+    // Another window still answers meanwhile: the stuck call's worker was abandoned.
+    let other = Controls::open("mcec msaa after the hung one");
+    assert_eq!(find(&t, &other, "name", "OK")["role"], "push-button");
 }
 
 #[test]

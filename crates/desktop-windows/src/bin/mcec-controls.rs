@@ -3,7 +3,10 @@
 //! (crates/a11y/tests/msaa_wine.rs), which read them through MSAA from another process.
 //! Not part of mcec.
 //!
-//! `mcec-controls TITLE X Y`
+//! `mcec-controls TITLE X Y [hang]`
+//!
+//! With `hang` the window plays a hung accessibility provider: it answers `WM_GETOBJECT`
+//! (what `AccessibleObjectFromWindow` sends first) only after 20 s.
 //!
 //! Lines (stdout, flushed): `READY hwnd=0x.. pid=N`, then one per notification from a
 //! control: `CLICKED id=N` (a button pressed), `CHECK id=N state=0|1`, `EDIT text=...` (the
@@ -28,13 +31,14 @@ mod test_window;
 #[allow(unsafe_code)]
 mod controls {
     use std::io::{Read, Write};
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, WPARAM};
     use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
     use windows_sys::Win32::UI::WindowsAndMessaging::{
         BM_GETCHECK, BN_CLICKED, BS_AUTOCHECKBOX, BS_PUSHBUTTON, CreateWindowExW, EN_CHANGE, ES_AUTOHSCROLL,
-        GetDlgItem, GetWindowTextW, SendMessageW, SetForegroundWindow, WM_COMMAND, WS_BORDER, WS_CHILD,
-        WS_TABSTOP, WS_VISIBLE,
+        GetDlgItem, GetWindowTextW, SendMessageW, SetForegroundWindow, WM_COMMAND, WM_GETOBJECT, WS_BORDER,
+        WS_CHILD, WS_TABSTOP, WS_VISIBLE,
     };
 
     use crate::test_window::{self, Spec};
@@ -43,6 +47,9 @@ mod controls {
     pub const EDIT: i32 = 100;
     pub const CHECK: i32 = 101;
     pub const LABEL: i32 = 102;
+
+    /// Whether `WM_GETOBJECT` hangs (the `hang` argument).
+    static HANG: AtomicBool = AtomicBool::new(false);
 
     fn say(line: &str) {
         let mut out = std::io::stdout().lock();
@@ -85,6 +92,10 @@ mod controls {
     }
 
     unsafe extern "system" fn wndproc(hwnd: HWND, msg: u32, w: WPARAM, l: LPARAM) -> LRESULT {
+        if msg == WM_GETOBJECT && HANG.load(Ordering::SeqCst) {
+            say("GETOBJECT hanging");
+            std::thread::sleep(std::time::Duration::from_secs(20));
+        }
         if msg == WM_COMMAND {
             let id = (w & 0xFFFF) as i32;
             let code = ((w >> 16) & 0xFFFF) as u32;
@@ -116,6 +127,7 @@ mod controls {
         let title = args.first().cloned().unwrap_or_else(|| fail("USAGE no title"));
         let at = |i: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or_else(|| fail("USAGE bad x/y"));
         let (x, y): (i32, i32) = (at(1), at(2));
+        HANG.store(args.get(3).is_some_and(|a| a == "hang"), Ordering::SeqCst);
         let spec = Spec {
             class: "McecControls",
             title: &title,
