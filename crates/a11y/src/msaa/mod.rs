@@ -6,7 +6,7 @@
 //! next implementation of the same seam. Every answer says `via: "msaa"`.
 //!
 //! - `vocab.rs`: MSAA roles and states in mcec's (AT-SPI2's) vocabulary; pure.
-//! - `path.rs`: how an element is named in a [`NodeRef`]: a path from a window handle,
+//! - `path.rs`: how an element is named in a [`NodeRef`](crate::seam::NodeRef): a path from a window handle,
 //!   resolved again on every call, never a COM pointer; pure.
 //! - `worker.rs`: the one thread the COM calls run on, and the bound on each call (a hung
 //!   provider costs [`CALL_TIMEOUT`], never a tool call); pure.
