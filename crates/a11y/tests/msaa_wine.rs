@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use mcec_a11y::A11yTools;
 use mcec_a11y::msaa::Msaa;
-use mcec_a11y::requests::{FindRequest, GetTextRequest, InvokeRequest, QueryRequest};
+use mcec_a11y::requests::{FindRequest, GetTextRequest, InvokeRequest, QueryRequest, WaitForRequest};
 use mcec_desktop::api::{DesktopConfig, DesktopTools};
 use mcec_desktop::requests::{ClickRequest, ElementTarget, FocusRequest, WindowSelector};
 use mcec_desktop_windows::WindowsDesktop;
@@ -163,6 +163,26 @@ fn find_by_name_answers_the_button_with_its_role_and_bounds_inside_the_window() 
         )
         .expect("find by role");
     assert_eq!(serde_json::to_value(by_role).unwrap()["element"]["name"], "OK");
+    // Never "the first": the label and the edit box are both named "Name:" (an edit takes
+    // the label before it as its name); a role or state filter picks one.
+    let both = t
+        .find(
+            &req::<FindRequest>(json!({"handle": c.hwnd, "by": "name", "value": "Name:"})),
+            &StopFlag::new(),
+        )
+        .unwrap_err();
+    assert_eq!(both.code, ErrorCode::AmbiguousSelector, "{both:?}");
+    assert!(both.detail.contains("label") && both.detail.contains("text"), "{both:?}");
+    let edit = t
+        .find(
+            &req::<FindRequest>(
+                json!({"handle": c.hwnd, "by": "name", "value": "Name:", "states": ["editable"]}),
+            ),
+            &StopFlag::new(),
+        )
+        .expect("the editable one");
+    assert_eq!(serde_json::to_value(edit).unwrap()["element"]["role"], "text");
+    assert_eq!(find(&t, &c, "text", "hello msaa")["automationId"], "100");
     let none = t
         .find(
             &req::<FindRequest>(json!({"handle": c.hwnd, "by": "name", "value": "Cancel"})),
@@ -274,6 +294,35 @@ fn a_hung_provider_costs_one_call_timeout_and_answers_unavailable() {
     // Another window still answers meanwhile: the stuck call's worker was abandoned.
     let other = Controls::open("mcec msaa after the hung one");
     assert_eq!(find(&t, &other, "name", "OK")["role"], "push-button");
+}
+
+#[test]
+fn wait_for_sees_the_check_box_take_the_focus_when_clicked() {
+    let _g = serial();
+    let c = Controls::open("mcec msaa wait");
+    let (t, desktop, _dir) = tools_and_desktop();
+    let stop = StopFlag::new();
+    let check = json!({"handle": c.hwnd, "by": "name", "value": "Remember me"});
+    let before = find(&t, &c, "name", "Remember me");
+    assert!(!before["states"].as_array().unwrap().contains(&json!("focused")), "{before}");
+    // Wine's oleacc answers accSelect (invoke's `focus`) with E_NOTIMPL, so the focus moves
+    // the way an operator moves it: a click on the control, at its element endpoint.
+    let target = req::<ElementTarget>(json!({"elementId": before["elementId"]}));
+    let at = t.element_centre(&WindowSelector::default(), &target, &stop).expect("the centre");
+    desktop.focus(&req::<FocusRequest>(json!({"handle": c.hwnd})), &stop).expect("focus the window");
+    desktop.click(&req::<ClickRequest>(json!({"at": {"x": at.x, "y": at.y}})), &stop).expect("click");
+    let mut wait = check;
+    wait["condition"] = json!("focused");
+    wait["timeoutMs"] = json!(10_000);
+    let waited = t.wait_for(&req::<WaitForRequest>(wait), &stop).expect("wait-for focused");
+    let waited = serde_json::to_value(waited).expect("json");
+    assert!(waited["element"]["states"].as_array().unwrap().contains(&json!("focused")), "{waited}");
+    assert_eq!(waited["element"]["via"], "msaa", "{waited}");
+    // The click also checked it, and the state and the offered action follow.
+    assert_eq!(c.until("CHECK"), "CHECK id=101 state=1");
+    let after = find(&t, &c, "name", "Remember me");
+    assert!(after["states"].as_array().unwrap().contains(&json!("checked")), "{after}");
+    assert_eq!(after["actions"], json!(["Uncheck"]), "{after}");
 }
 
 #[test]

@@ -20,8 +20,8 @@ use windows::Win32::UI::Accessibility::{
     AccessibleChildren, AccessibleObjectFromWindow, IAccessible, WindowFromAccessibleObject,
 };
 use windows::Win32::UI::WindowsAndMessaging::{
-    BM_CLICK, GA_ROOT, GWL_STYLE, GetAncestor, GetClassNameW, GetDlgCtrlID, GetWindowLongPtrW, IsWindow,
-    OBJID_CLIENT, PostMessageW, SMTO_ABORTIFHUNG, SendMessageTimeoutW, WM_SETTEXT,
+    BM_CLICK, BM_GETCHECK, GA_ROOT, GWL_STYLE, GetAncestor, GetClassNameW, GetDlgCtrlID, GetWindowLongPtrW,
+    IsWindow, OBJID_CLIENT, PostMessageW, SMTO_ABORTIFHUNG, SendMessageTimeoutW, WM_SETTEXT,
 };
 use windows::core::{BSTR, Interface};
 
@@ -362,6 +362,34 @@ fn class_action(role: &str, path: &Path, checked: bool) -> Option<&'static str> 
     }
 }
 
+/// The checked (`0x10`) or mixed (`0x20`) state bit of a `Button`-class check box or radio
+/// button, asked of the control (`BM_GETCHECK`, bounded) as Windows' button proxy does:
+/// Wine's `oleacc` leaves it out.
+fn button_check(path: &Path) -> u32 {
+    if !is_window_object(path) || !class_of(path.window).eq_ignore_ascii_case("button") {
+        return 0;
+    }
+    let mut result = 0usize;
+    // SAFETY: a message without pointers to a window under the path's top-level window.
+    let sent = unsafe {
+        SendMessageTimeoutW(
+            hwnd(path.window),
+            BM_GETCHECK,
+            WPARAM(0),
+            LPARAM(0),
+            SMTO_ABORTIFHUNG,
+            500,
+            Some(&mut result as *mut usize),
+        )
+    };
+    match (sent.0, result) {
+        (0, _) => 0,
+        (_, 1) => 0x10,
+        (_, 2) => 0x20,
+        _ => 0,
+    }
+}
+
 fn cut(s: String, max: usize) -> String {
     if s.chars().count() > max { s.chars().take(max).collect() } else { s }
 }
@@ -383,7 +411,10 @@ pub fn describe(path: &Path, want: Want) -> Result<RawElement, Fail> {
     if want.role || want.states || want.geometry || want.text {
         e.role = a.role(path);
     }
-    let bits = if want.states || want.geometry { a.state_bits() } else { 0 };
+    let mut bits = if want.states || want.geometry { a.state_bits() } else { 0 };
+    if (want.states || want.geometry) && matches!(e.role, "check-box" | "radio-button") {
+        bits |= button_check(path);
+    }
     if want.states {
         e.states = vocab::states(bits, e.role);
         e.can_focus = true;
