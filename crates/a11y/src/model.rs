@@ -1,8 +1,9 @@
 //! What an agent sees of an element, and the vocabulary of roles, states and operations.
 //!
 //! The role and state names are AT-SPI2's, spelled in kebab case (`push-button`,
-//! `check-box`); a UI Automation backend maps its control types and properties onto them, so
-//! an agent's selectors mean the same on every platform.
+//! `check-box`); the MSAA backend maps its roles and state bits onto them (`msaa/vocab.rs`),
+//! as a UI Automation backend would its control types, so an agent's selectors mean the same
+//! on every platform.
 
 use mcec_desktop::types::Rect;
 use serde::Serialize;

@@ -1,6 +1,7 @@
 //! The seam between the accessibility tools and a platform's accessibility API. It names
-//! no D-Bus type: AT-SPI2 implements it here; UI Automation on Windows would implement the
-//! same four calls (a window's root, children, a description, an operation).
+//! no D-Bus or COM type: AT-SPI2 implements it on Linux, MSAA on Windows, and UI Automation
+//! would implement the same four calls (a window's root, children, a description, an
+//! operation).
 
 use mcec_desktop::WindowInfo;
 use mcec_rules::ToolError;
