@@ -179,9 +179,14 @@ fn resolve(path: &Path) -> Result<(IAccessible, i32), Fail> {
     if !within(path.top, path.window) {
         return Err(Fail::Gone);
     }
-    let mut acc = client_of(path.window)?;
+    // Below the root, an object that can no longer be reached counts as gone, so one failing
+    // control is left out of a walk instead of ending it; the root's own failure says why.
+    let mut acc = match client_of(path.window) {
+        Err(Fail::NoTree(_) | Fail::Refused(_)) if path.window != path.top => return Err(Fail::Gone),
+        r => r?,
+    };
     for &step in &path.steps {
-        acc = match kids(&acc)?.into_iter().nth(step) {
+        acc = match kids(&acc).ok().and_then(|k| k.into_iter().nth(step)) {
             Some(Kid::Object(o)) => o,
             _ => return Err(Fail::Gone),
         };
@@ -213,7 +218,12 @@ pub fn children(path: &Path) -> Result<Vec<Path>, Fail> {
     }
     let (acc, _) = resolve(path)?;
     let mut out = Vec::new();
-    for (i, kid) in kids(&acc)?.into_iter().enumerate() {
+    // An object whose children cannot be listed shows none (the walk goes on elsewhere).
+    let listed = kids(&acc).unwrap_or_else(|e| {
+        tracing::debug!("MSAA children of {:?} not listed: {e:?}", path.node());
+        Vec::new()
+    });
+    for (i, kid) in listed.into_iter().enumerate() {
         match kid {
             Kid::Simple(id) => out.push(path.simple(id)),
             Kid::Object(o) => {
