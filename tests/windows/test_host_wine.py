@@ -41,8 +41,8 @@ HOST_TITLE = "mcec"
 SETTINGS_TITLE = "mcec settings"
 CONSENT_TITLE = "mcec: an agent asks for more access"
 #: Client areas on the 1024x768 Xvfb, where the painter places them (host.rs, settings_window.rs,
-#: consent_prompt.rs: 420x150 at (1024/16, (768-150)/3); 640x560 and 560x380 centred).
-HOST_ORIGIN = (64, 206)
+#: consent_prompt.rs: 560x480 at (1024/16, (768-480)/3); 640x560 and 560x380 centred).
+HOST_ORIGIN = (64, 96)
 SETTINGS_ORIGIN = (192, 104)
 CONSENT_ORIGIN = (232, 194)
 #: Offsets in those client areas (egui's dark theme at scale 1, as on X11: tests/e2e).

@@ -7,9 +7,9 @@
 //!
 //! - [`seam`]: the one trait a platform implements ([`seam::AccessibilityBackend`]): the root
 //!   of a top-level window, children, one element's description, one operation. The AT-SPI2
-//!   backend is `atspi` (Unix); [`unavailable`] answers `unavailable` to everything (Windows,
-//!   until UI Automation is wired in); a UI Automation backend would be one more
-//!   implementation and nothing above it changes.
+//!   backend is `atspi` (Unix); [`msaa`] is Windows' (MSAA's `IAccessible`, what Wine serves
+//!   too); [`unavailable`] answers `unavailable` to everything; a UI Automation backend would
+//!   be one more implementation and nothing above it changes.
 //! - `x11_clipboard` (Unix): the X11 selections, the X11 implementation of `mcec-desktop`'s
 //!   clipboard seam ([`mcec_desktop::clipboard::Clipboard`]).
 //! - [`model`]: the platform-neutral element, roles and states the agent sees.
@@ -30,6 +30,7 @@
 pub mod atspi;
 pub mod ids;
 pub mod model;
+pub mod msaa;
 pub mod ocr;
 pub mod requests;
 pub mod seam;

@@ -1,8 +1,9 @@
 //! What an agent sees of an element, and the vocabulary of roles, states and operations.
 //!
 //! The role and state names are AT-SPI2's, spelled in kebab case (`push-button`,
-//! `check-box`); a UI Automation backend maps its control types and properties onto them, so
-//! an agent's selectors mean the same on every platform.
+//! `check-box`); the MSAA backend maps its roles and state bits onto them (`msaa/vocab.rs`),
+//! as a UI Automation backend would its control types, so an agent's selectors mean the same
+//! on every platform.
 
 use mcec_desktop::types::Rect;
 use serde::Serialize;
@@ -275,6 +276,10 @@ pub struct Element {
     /// Depth below the window's root (0) in a `query` answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
+    /// The platform API that described the element (`msaa` on Windows), when the backend
+    /// names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<&'static str>,
 }
 
 impl Element {
@@ -292,6 +297,7 @@ impl Element {
             text: raw.text,
             parent_id: None,
             depth: None,
+            via: None,
         }
     }
 }

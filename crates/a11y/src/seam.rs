@@ -1,6 +1,7 @@
 //! The seam between the accessibility tools and a platform's accessibility API. It names
-//! no D-Bus type: AT-SPI2 implements it here; UI Automation on Windows would implement the
-//! same four calls (a window's root, children, a description, an operation).
+//! no D-Bus or COM type: AT-SPI2 implements it on Linux, MSAA on Windows, and UI Automation
+//! would implement the same four calls (a window's root, children, a description, an
+//! operation).
 
 use mcec_desktop::WindowInfo;
 use mcec_rules::ToolError;
@@ -60,6 +61,13 @@ pub struct Filter {
 /// A platform's accessibility tree. Every call is bounded in time by the backend (an
 /// application that never answers costs at most its call timeout).
 pub trait AccessibilityBackend: Send + Sync {
+    /// The platform API the answers come from, when the backend names it (`msaa` on
+    /// Windows): every element it describes carries it as `via`. The default names none
+    /// (AT-SPI2 answers on Linux keep their shape).
+    fn via(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The root element of `window`'s tree. `unavailable` when there is no accessibility bus
     /// or the application exposes nothing for this window, saying how to turn it on.
     fn window_root(&self, window: &WindowInfo) -> Result<NodeRef, ToolError>;

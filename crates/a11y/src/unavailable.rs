@@ -1,5 +1,5 @@
-//! The accessibility backend where none is built yet (Windows: UI Automation is not wired
-//! in). Every call answers `unavailable`, so `query`, `find`, `invoke`, `wait-for` and
+//! The accessibility backend for a platform without one (Linux and Windows have theirs:
+//! AT-SPI2 and MSAA). Every call answers `unavailable`, so `query`, `find`, `invoke`, `wait-for` and
 //! `get-text`'s element reads refuse honestly instead of pretending an empty tree. It is pure
 //! and builds everywhere; the binary chooses it where the platform has no other.
 
@@ -12,8 +12,8 @@ use crate::seam::{AccessibilityBackend, NodeRef, Want};
 fn unavailable() -> ToolError {
     ToolError::new(
         ErrorCode::Unavailable,
-        "This build reads no accessibility tree: UI Automation is not wired in on Windows yet. \
-         Use capture and the window tools instead.",
+        "This build reads no accessibility tree on this platform. Use capture and the window tools \
+         instead.",
     )
 }
 

@@ -107,7 +107,7 @@ fn operation(w: &Wanted, e: &RawElement) -> Result<Operation, ToolError> {
         Wanted::Press => offered(e, &["click", "press", "activate", "jump", "open"])
             .or_else(|| e.actions.first().map(|name| Operation::Action { index: 0, name: name.clone() })),
         Wanted::Toggle if TOGGLES.contains(&e.role) || e.has("checkable") => {
-            offered(e, &["toggle", "click", "press", "activate"])
+            offered(e, &["toggle", "click", "press", "activate", "check", "uncheck"])
         }
         Wanted::Toggle => None,
         Wanted::Select if e.has("selectable") => Some(Operation::Select),

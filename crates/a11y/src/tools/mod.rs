@@ -106,7 +106,7 @@ impl A11yTools {
 
     /// An element as the agent sees it, with its id.
     fn element(&self, node: &NodeRef, raw: crate::model::RawElement) -> Element {
-        Element::new(self.ids.id_of(node), raw)
+        Element { via: self.backend.via(), ..Element::new(self.ids.id_of(node), raw) }
     }
 
     /// Every element under `root` that `selector` matches, described with geometry: asked of

@@ -92,6 +92,7 @@ impl A11yTools {
                 let mut e = Element::new(id.clone(), v.element);
                 e.parent_id = v.parent.and_then(|p| ids.get(p).cloned());
                 e.depth = Some(v.depth);
+                e.via = self.backend.via();
                 e
             })
             .collect();

@@ -3,8 +3,8 @@
 //!
 //! The tool layers above (`mcec-a11y`'s tools, the MCP bindings, the Agent tab) see only an
 //! [`AccessibilityBackend`] and a [`Clipboard`]. On Unix they are AT-SPI2 and the X11
-//! selections (both in `mcec-a11y`); on Windows the backend that answers `unavailable` (UI
-//! Automation is not wired in) and the Win32 clipboard of `mcec-desktop-windows`.
+//! selections (both in `mcec-a11y`); on Windows MSAA (`mcec-a11y`'s `msaa`, every answer
+//! saying `via: "msaa"`) and the Win32 clipboard of `mcec-desktop-windows`.
 
 use std::sync::Arc;
 
@@ -57,15 +57,15 @@ mod chosen {
 #[cfg(windows)]
 mod chosen {
     use super::*;
-    use mcec_a11y::unavailable::Unavailable;
+    use mcec_a11y::msaa::Msaa;
     use mcec_desktop_windows::clipboard::WindowsClipboard;
 
-    /// No accessibility tree yet, and the one Windows clipboard.
+    /// MSAA, and the one Windows clipboard.
     pub(super) fn for_desktop(
         _desktop: &DesktopTools,
         _tools: &ToolDisplay,
     ) -> (Arc<dyn AccessibilityBackend>, Arc<dyn Clipboard>) {
-        (Arc::new(Unavailable), Arc::new(WindowsClipboard))
+        (Arc::new(Msaa::new()), Arc::new(WindowsClipboard))
     }
 
     /// The one Windows clipboard.

@@ -1,0 +1,159 @@
+//! A Windows test program: a window of standard controls (a push button `&OK`, an edit box,
+//! a check box `&Remember me` and a label `Name:`), for the accessibility tests under Wine
+//! (crates/a11y/tests/msaa_wine.rs), which read them through MSAA from another process.
+//! Not part of mcec.
+//!
+//! `mcec-controls TITLE X Y [hang]`
+//!
+//! With `hang` the window plays a hung accessibility provider: it answers `WM_GETOBJECT`
+//! (what `AccessibleObjectFromWindow` sends first) only after 20 s.
+//!
+//! Lines (stdout, flushed): `READY hwnd=0x.. pid=N`, then one per notification from a
+//! control: `CLICKED id=N` (a button pressed), `CHECK id=N state=0|1`, `EDIT text=...` (the
+//! edit box changed). The program ends when stdin closes.
+
+#[cfg(windows)]
+fn main() {
+    controls::main();
+}
+
+#[cfg(not(windows))]
+fn main() {
+    eprintln!("mcec-controls is a Windows program: build it with scripts/windows-build");
+    std::process::exit(2);
+}
+
+#[cfg(windows)]
+#[path = "common/test_window.rs"]
+mod test_window;
+
+#[cfg(windows)]
+#[allow(unsafe_code)]
+mod controls {
+    use std::io::{Read, Write};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, WPARAM};
+    use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
+    use windows_sys::Win32::UI::WindowsAndMessaging::{
+        BM_GETCHECK, BN_CLICKED, BS_AUTOCHECKBOX, BS_PUSHBUTTON, CreateWindowExW, EN_CHANGE, ES_AUTOHSCROLL,
+        GetDlgItem, GetWindowTextW, SendMessageW, SetForegroundWindow, WM_COMMAND, WM_GETOBJECT, WS_BORDER,
+        WS_CHILD, WS_TABSTOP, WS_VISIBLE,
+    };
+
+    use crate::test_window::{self, Spec};
+
+    pub const OK: i32 = 1;
+    pub const EDIT: i32 = 100;
+    pub const CHECK: i32 = 101;
+    pub const LABEL: i32 = 102;
+
+    /// Whether `WM_GETOBJECT` hangs (the `hang` argument).
+    static HANG: AtomicBool = AtomicBool::new(false);
+
+    fn say(line: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+
+    fn fail(msg: &str) -> ! {
+        say(msg);
+        std::process::exit(3);
+    }
+
+    fn wide(s: &str) -> Vec<u16> {
+        s.encode_utf16().chain(std::iter::once(0)).collect()
+    }
+
+    /// One child control of `parent`.
+    fn child(parent: HWND, class: &str, text: &str, style: u32, id: i32, at: (i32, i32, i32, i32)) {
+        let (class, text) = (wide(class), wide(text));
+        // SAFETY: the buffers outlive the call; `parent` is our own window.
+        let hwnd = unsafe {
+            CreateWindowExW(
+                0,
+                class.as_ptr(),
+                text.as_ptr(),
+                WS_CHILD | WS_VISIBLE | style,
+                at.0,
+                at.1,
+                at.2,
+                at.3,
+                parent,
+                id as isize as _,
+                GetModuleHandleW(std::ptr::null()),
+                std::ptr::null(),
+            )
+        };
+        if hwnd.is_null() {
+            fail("FAILED CreateWindowExW (child)");
+        }
+    }
+
+    unsafe extern "system" fn wndproc(hwnd: HWND, msg: u32, w: WPARAM, l: LPARAM) -> LRESULT {
+        if msg == WM_GETOBJECT && HANG.load(Ordering::SeqCst) {
+            say("GETOBJECT hanging");
+            std::thread::sleep(std::time::Duration::from_secs(20));
+        }
+        if msg == WM_COMMAND {
+            let id = (w & 0xFFFF) as i32;
+            let code = ((w >> 16) & 0xFFFF) as u32;
+            // SAFETY: queries of our own child windows.
+            unsafe {
+                match (id, code) {
+                    (CHECK, BN_CLICKED) => {
+                        let state = SendMessageW(GetDlgItem(hwnd, CHECK), BM_GETCHECK, 0, 0);
+                        say(&format!("CHECK id={id} state={state}"));
+                    }
+                    (_, BN_CLICKED) => say(&format!("CLICKED id={id}")),
+                    (EDIT, EN_CHANGE) => {
+                        let mut buf = [0u16; 256];
+                        let n = GetWindowTextW(GetDlgItem(hwnd, EDIT), buf.as_mut_ptr(), buf.len() as i32);
+                        say(&format!("EDIT text={}", String::from_utf16_lossy(&buf[..n.max(0) as usize])));
+                    }
+                    _ => {}
+                }
+            }
+            let _ = l;
+            return 0;
+        }
+        // SAFETY: the default procedure, for our own window's message.
+        unsafe { test_window::default_wndproc(hwnd, msg, w, l) }
+    }
+
+    pub fn main() {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let title = args.first().cloned().unwrap_or_else(|| fail("USAGE no title"));
+        let at = |i: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or_else(|| fail("USAGE bad x/y"));
+        let (x, y): (i32, i32) = (at(1), at(2));
+        HANG.store(args.get(3).is_some_and(|a| a == "hang"), Ordering::SeqCst);
+        let spec = Spec {
+            class: "McecControls",
+            title: &title,
+            bounds: (x, y, 360, 220),
+            background: Some(0xF0F0F0),
+            wndproc: Some(wndproc),
+        };
+        let hwnd = test_window::open(&spec).unwrap_or_else(|call| fail(&format!("FAILED {call}")));
+        child(hwnd, "STATIC", "Name:", 0, LABEL, (10, 14, 60, 20));
+        child(
+            hwnd,
+            "EDIT",
+            "hello msaa",
+            WS_BORDER | WS_TABSTOP | ES_AUTOHSCROLL as u32,
+            EDIT,
+            (80, 10, 200, 24),
+        );
+        child(hwnd, "BUTTON", "&Remember me", WS_TABSTOP | BS_AUTOCHECKBOX as u32, CHECK, (10, 50, 160, 24));
+        child(hwnd, "BUTTON", "&OK", WS_TABSTOP | BS_PUSHBUTTON as u32, OK, (10, 90, 90, 28));
+        // SAFETY: our own window, just created.
+        unsafe { SetForegroundWindow(hwnd) };
+        say(&format!("READY hwnd={:#x} pid={}", hwnd as usize, std::process::id()));
+        std::thread::spawn(|| {
+            let _ = std::io::stdin().read_to_end(&mut Vec::new());
+            std::process::exit(0);
+        });
+        test_window::run_message_loop();
+    }
+}
