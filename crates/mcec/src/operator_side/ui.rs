@@ -92,13 +92,11 @@ pub const UI_CLOSE_WAIT: Duration = Duration::from_secs(5);
 /// Exit with `code`: after the operator windows closed, normally; when they did not close
 /// in time, at once, without the exit-time destructors.
 pub fn exit_after_ui(ui: Option<&UiShutdown>, code: u8) -> ! {
-    if let Some(ui) = ui {
-        if !ui.close(UI_CLOSE_WAIT) {
-            tracing::warn!(
-                "the operator windows did not close within {UI_CLOSE_WAIT:?}; exiting without them"
-            );
-            exit_now(code);
-        }
+    if let Some(ui) = ui
+        && !ui.close(UI_CLOSE_WAIT)
+    {
+        tracing::warn!("the operator windows did not close within {UI_CLOSE_WAIT:?}; exiting without them");
+        exit_now(code);
     }
     std::process::exit(i32::from(code))
 }
