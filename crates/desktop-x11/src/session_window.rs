@@ -8,7 +8,7 @@
 //! session's window, with no other window over it there (`QueryPointer`'s top-level child is
 //! that window or its frame), is the operator's hand. Injected input never counts. A forged
 //! physical event could only make the agent wait, so RECORD is not needed here. Motion is
-//! looked at no more often than every [`MOTION_LOOK`].
+//! looked at no more often than every 30 ms.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
