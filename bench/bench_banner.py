@@ -6,7 +6,7 @@
 
 A real mcec runs on the inner display of an Xvfb + Xephyr desk (tests/e2e/xdesk.py): `mcec
 mcp` (its banner painted on the CPU, crates/operator/src/soft/) with an MCP client connected
-through the official Python SDK, and the host `mcec` (its banner drawn by eframe). In every
+through the official Python SDK, and the host `mcec` (its banner painted on the CPU too). In every
 round Ctrl+Alt+Shift are pressed on the outer display (xdotool, untimed), then the chord's main
 key `s` is pressed there through XTEST from this process: t0 is taken just before that request
 is flushed. Xephyr replays it through its own keyboard, so on the inner display it is physical.
@@ -258,7 +258,7 @@ def main() -> None:
                 print("mcec mcp (CPU-painted banner, soft/):")
             else:
                 out = bench_host(desk, Path(tmp), args.rounds)
-                print("mcec host (eframe banner):")
+                print("mcec host (banner):")
         report("from idle: key -> red pixels", out["banner"])
         report("from idle: key -> engaged log", out["engaged"])
         if out.get("acting banner"):

@@ -16,8 +16,8 @@ largest mappings by resident size, to see where the memory goes.
 The peers (PyPI computer-control-mcp, npm computer-use-mcp; see bench/README.md) get the same
 number of calls of each of their desktop tools on the same desk, and their VmHWM summed over
 their process tree. They have no stop, so their session is the calls alone. A missing peer is
-skipped with a line saying how to install it. `--host` also measures the host (`mcec`, eframe
-and OpenGL) with its Settings window open. Numbers are printed, never asserted.
+skipped with a line saying how to install it. `--host` also measures the host (`mcec`, its
+windows painted on the CPU like `mcec mcp`'s) with its Settings window open. Numbers are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ async def mcec_session(desk: Desk, root: Path, calls: int, want_smaps: bool) -> 
 
 
 def host_with_settings(desk: Desk, root: Path) -> int:
-    """VmHWM of the host (`mcec`) with its Settings window open (eframe + OpenGL)."""
+    """VmHWM of the host (`mcec`) with its Settings window open."""
     from test_agent_tab import SETTINGS, open_agent_tab
 
     copy = manual_copy(root / "host", settings=SETTINGS)

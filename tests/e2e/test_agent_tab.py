@@ -221,8 +221,8 @@ async def test_the_running_host_applies_the_opt_in_without_a_restart(tmp_path: P
             assert await provision_code() is None
             # And back off, with another physical click: the agent loses the right at once.
             assert wait_until(lambda: not desk.visible_window(CONFIRM_TITLE)), "the confirmation stayed open"
-            # eframe drops the first click on its window after the confirmation (another X
-            # client's window) had the keyboard focus: the operator clicks it once first.
+            # The first click on its window after the confirmation (another X client's window)
+            # had the keyboard focus only focuses it: the operator clicks it once first.
             desk.physical("mousemove", *at(origin, (500, 400)), "click", "1", "sleep", "0.5")
             physical_opt_in(desk, origin)
             assert wait_until(lambda: len(audit_with(copy, "provisioning-opt-in;")) == 2, timeout=10), copy.log()

@@ -106,8 +106,8 @@ def physical_reveal(desk: Desk, host: Copy, origin: tuple[int, int]) -> None:
     desk.physical("mousemove", *reveal_button(desk), "click", "1")
     assert wait_until(lambda: len(audit_with(host, "token-revealed")) == revealed + 1, timeout=10), host.log()
     assert wait_until(lambda: not desk.visible_window(REVEAL_TITLE), timeout=10), "the reveal stayed open"
-    # eframe drops the first click on its window after the prompt (another X client's
-    # window) had the keyboard focus: the operator clicks an empty spot of it once first.
+    # The operator clicks an empty spot of the window once first, as a hand does after
+    # another window had the keyboard focus.
     desk.physical("mousemove", *at(origin, (500, 400)), "click", "1", "sleep", "0.5")
 
 

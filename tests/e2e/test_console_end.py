@@ -146,8 +146,8 @@ async def test_end_on_one_session_copy_ends_only_that_one_and_only_for_a_physica
         assert button is not None
 
         # An injected click opens the prompt (the host window's toolkit cannot tell), and an
-        # injected click on its End ends nothing. (eframe drops the first click on its window
-        # while it lacks the keyboard focus: one click on an empty part of the window first.)
+        # injected click on its End ends nothing. (One click on an empty part of the window
+        # first, as a hand does after another window had the keyboard focus.)
         origin = desk.window_origin(HOST_TITLE)
         assert origin is not None
         desk.injected("mousemove", str(origin[0] + 500), str(origin[1] + 400), "click", "1", "sleep", "0.5")

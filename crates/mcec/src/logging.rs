@@ -29,8 +29,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 use file::LogFile;
 
-const DEFAULT_FILTER: &str =
-    "info,rmcp=warn,winit=warn,eframe=warn,egui_glow=warn,hyper=warn,tower_http=warn";
+const DEFAULT_FILTER: &str = "info,rmcp=warn,hyper=warn,tower_http=warn";
 /// Crates whose debug output can carry request bodies or headers: never below `info`.
 const WIRE_CRATES: [&str; 6] = ["rmcp", "hyper", "hyper_util", "h2", "axum", "tower_http"];
 /// Shorter strings are too likely to occur by chance to be worth replacing.

@@ -7,8 +7,8 @@
 //! whoever or whatever pressed it is not asked about. The menu carries
 //! `⛔ Re-arm (Emergency Stop)` only while the stop is latched; choosing it
 //! opens the re-arm prompt (`prompt.rs`), whose `Re-arm` is judged on the event that pressed
-//! it. The host window itself decides nothing: its toolkit (eframe on X11) does not say which
-//! event pressed a control, and takes keys a program sent to it. `Settings…` opens the settings window
+//! it. The host window itself decides nothing: what only the operator may do opens a prompt
+//! that is judged on the event that pressed its button. `Settings…` opens the settings window
 //! (`settings_window.rs`) and asks the core for a fresh session list. `Quit` (or closing the
 //! window) reports [`OperatorEvent::Quit`] and ends the UI.
 

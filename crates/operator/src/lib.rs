@@ -6,24 +6,19 @@
 //! ([`OperatorState`]) and reports what the operator clicked, and when ([`OperatorEvent`]);
 //! the core checks with its provenance monitor that physical input did it.
 //!
-//! The windows are drawn by the same egui code on one of two renderers. Without a host
-//! window (`mcec mcp`: the banner and the prompts) [`run_operator_ui`] paints them on the CPU
-//! into plain X11 windows (`soft/`): no winit, Xlib or OpenGL is loaded, which keeps every
-//! agent connection's process small. On Windows the same painter shows every window, the host
-//! window and its settings window too, in Win32 windows (`soft/win32.rs`): there is no eframe
-//! there. With the host window on X11 (plain `mcec`) everything lives in
-//! one eframe (glow) app with egui multi-viewports (`app.rs`), because winit allows one event
-//! loop per process. [`run_operator_ui`] runs on the calling thread, any thread (winit's
-//! `with_any_thread(true)`), and [`spawn_operator_ui_thread`] runs it on a dedicated thread, so
-//! the protocol can keep the main thread. Both return an error instead of panicking or exiting
-//! when no display is reachable or the renderer cannot start, so the caller can log it and
-//! carry on headless. Either can run once per process.
+//! One UI stack draws every window: the same egui code, painted on the CPU (`soft/`) into
+//! plain X11 windows over x11rb (`soft/x11`) or Win32 windows (`soft/win32.rs`). No winit,
+//! Xlib or OpenGL is loaded, which keeps every process small (the host with its settings
+//! window open as much as `mcec mcp`), and every window, the host's too, names the input
+//! event behind each click. [`run_operator_ui`] runs on the calling thread, any thread, and
+//! [`spawn_operator_ui_thread`] runs it on a dedicated thread, so the protocol can keep the
+//! main thread. Both return an error instead of panicking or exiting when no display is
+//! reachable or the painter cannot start (or the X connection breaks), so the caller can log
+//! it and carry on headless.
 //!
-//! winit talks to X through Xlib, whose default I/O-error handler ends the whole process when
-//! the X connection breaks (the display goes away mid-session); `xlib_guard` installs a
-//! handler that parks the UI thread instead, so the protocol side keeps running. `x11_tag`
-//! opens its own small X connection to find a prompt's window and give it the focus. Beside
-//! the host window, `tray/` shows a tray icon where the desktop has a tray (Unix only).
+//! `x11_tag` opens its own small X connection to find a prompt's window and give it the
+//! focus. Beside the host window, `tray/` shows a tray icon where the desktop has a tray
+//! (Unix only).
 
 mod agent_model;
 mod confirm_dialog;
@@ -90,7 +85,7 @@ pub enum UiError {
     /// The windowing event loop could not start (X server unreachable, or already used once
     /// in this process).
     EventLoop(String),
-    /// A window or the OpenGL context could not be created.
+    /// A window could not be created or painted.
     Graphics(String),
     /// The toolkit panicked; the UI is gone but the process lives on.
     Panicked(String),
@@ -103,7 +98,7 @@ impl std::fmt::Display for UiError {
         match self {
             Self::NoDisplay => write!(f, "no X display: DISPLAY is not set"),
             Self::EventLoop(msg) => write!(f, "could not start the window event loop: {msg}"),
-            Self::Graphics(msg) => write!(f, "could not open an OpenGL window: {msg}"),
+            Self::Graphics(msg) => write!(f, "could not open a window: {msg}"),
             Self::Panicked(msg) => write!(f, "the operator UI crashed: {msg}"),
             Self::Spawn(err) => write!(f, "could not start the operator UI thread: {err}"),
         }

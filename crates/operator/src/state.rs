@@ -152,7 +152,7 @@ struct Inner {
     member: bool,
     others: Option<DisplayCount>,
     console: Console,
-    /// One per painter (the host process runs two: eframe and the attested prompts').
+    /// One per painter (one per process since the host window is painted on the CPU too).
     repaint: Vec<RepaintHook>,
 }
 

@@ -20,5 +20,17 @@ pub(crate) fn run(
         // Where the desktop has a tray; never the only way to see or clear the stop.
         crate::tray::start(state.clone(), events.clone());
     }
-    soft::run(state, events, surfaces)
+    // A panic in the painter or in egui ends the windows, not the process.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || soft::run(state, events, surfaces)))
+        .unwrap_or_else(|payload| Err(UiError::Panicked(panic_message(payload.as_ref()))))
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
 }

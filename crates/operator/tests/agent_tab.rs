@@ -64,7 +64,7 @@ fn agent_tab_reports_clicks_and_never_flips_the_checkbox_itself() {
     demo.expect("event SetProvisioning { enabled: true");
     demo.send("agent allow");
     common::wait_until_gone(&x.display, OPT_IN_TITLE);
-    // eframe drops its first click after another client's window had the focus.
+    // A first click on the settings window after the prompt's focus only focuses it.
     common::click(&x.display, settings, EMPTY_SPOT);
     common::click(&x.display, settings, CHECKBOX);
     let confirm = window(&x.display, OPT_IN_TITLE);

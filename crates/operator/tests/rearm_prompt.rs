@@ -1,6 +1,6 @@
 //! The re-arm prompt reports a click on `Re-arm` (with no verdict of its own), shows the
 //! core's refusal, leaves the stop latched on Esc and Enter, and reopens on request.
-//! The UI runs on a dedicated thread here (winit `with_any_thread`).
+//! The UI runs on a dedicated thread here.
 
 mod common;
 

@@ -37,7 +37,7 @@ pub const BOUNDARIES: &[Boundary] = &[
         why: "a Wayland compositor is spoken to by the Wayland backend crate alone",
     },
     Boundary {
-        dependency: "eframe",
+        dependency: "egui",
         allowed: &["mcec-operator"],
         why: "only the operator crate draws windows",
     },
@@ -197,10 +197,10 @@ mod tests {
     }
 
     #[test]
-    fn only_the_operator_may_use_eframe_on_any_target() {
-        let bad = "[package]\nname = \"mcec-desktop\"\n[target.'cfg(unix)'.dependencies]\neframe = \"0\"\n";
+    fn only_the_operator_may_use_egui_on_any_target() {
+        let bad = "[package]\nname = \"mcec-desktop\"\n[target.'cfg(unix)'.dependencies]\negui = \"0\"\n";
         assert_eq!(boundary_violations(bad).unwrap().len(), 1);
-        assert!(boundary_violations(&manifest("mcec-operator", "eframe = \"0\"")).unwrap().is_empty());
+        assert!(boundary_violations(&manifest("mcec-operator", "egui = \"0\"")).unwrap().is_empty());
     }
 
     #[test]

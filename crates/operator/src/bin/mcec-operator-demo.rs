@@ -9,7 +9,7 @@
 //! copy), `session ID AGE SIZE STATE` (add a row; `_` for a space in SIZE and STATE), `nosessions`, `handoff` (a sample
 //! handoff) and `agentmsg TEXT` (a refusal the core reported). It prints each operator event on stdout as `event <Debug>` and, at
 //! the end, `exit ok` or `exit error: <why>`. Without `--main-thread` the UI runs on its own
-//! thread (winit `with_any_thread`), with it the UI runs on the main thread and stdin is read
+//! thread, with it the UI runs on the main thread and stdin is read
 //! on another.
 
 use std::io::{BufRead, Write};

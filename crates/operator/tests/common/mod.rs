@@ -1,8 +1,8 @@
 //! Test harness: a private Xvfb, the demo core as a child process, xdotool and screenshots.
 //!
 //! Each test owns one display (the server picks a free number itself, `-displayfd`) and one
-//! demo process, because winit allows only one event loop per process and the display comes
-//! from `DISPLAY`.
+//! demo process, because the operator UI runs once per process and the display comes from
+//! `DISPLAY`.
 
 #![allow(dead_code)]
 

@@ -277,7 +277,7 @@ impl XWindow {
 }
 
 /// An unmapped, input-only window titled `title`: the sign, for the desktop's own tools and
-/// the tests, that this process's operator UI is connected (eframe's hidden root window was).
+/// the tests, that this process's operator UI is connected (as the old OpenGL host's hidden root window was).
 pub(crate) fn stand_in(conn: &RustConnection, screen: &Screen, title: &str) -> XResult<Window> {
     let id = conn.generate_id()?;
     conn.create_window(
