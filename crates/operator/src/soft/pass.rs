@@ -50,9 +50,9 @@ impl Role {
         Role::Settings,
     ];
 
-    /// The windows whose controls make a decision only the operator may make; they are judged
-    /// on the event that pressed them, so only a painter that names its events shows them.
-    /// (Only X11's host process asks: Win32 paints every operator window here.)
+    /// The windows whose controls make a decision only the operator may make (judged on the
+    /// event that pressed them): on X11 they raise themselves when another window covers them.
+    #[cfg_attr(windows, allow(dead_code, reason = "Win32 makes every operator window topmost"))]
     pub(crate) fn attested(self) -> bool {
         matches!(self, Role::Prompt | Role::Consent | Role::OptIn | Role::Reveal | Role::End)
     }
