@@ -180,9 +180,12 @@ fn a_floating_window_moves_and_resizes_and_minimizes_to_the_scratchpad() {
     let (w, child) = foot(&sway, &d, "sleep 600");
     let float = sway.swaymsg(&[&format!("[con_id={}] floating enable", w.id)]).expect("swaymsg");
     assert!(float.status.success());
-    d.window_op(w.id, WindowOp::Resize { width: 400, height: 300 }).expect("resize");
-    d.window_op(w.id, WindowOp::Move(Point::new(100, 50))).expect("move");
+    // sway places a window it has just made floating again when the client next commits, which
+    // can undo a resize and move sent at once; each is sent again until the place holds.
     let moved = until("the new place", || {
+        d.window_op(w.id, WindowOp::Resize { width: 400, height: 300 }).expect("resize");
+        d.window_op(w.id, WindowOp::Move(Point::new(100, 50))).expect("move");
+        std::thread::sleep(Duration::from_millis(200));
         d.window_info(w.id).ok().filter(|i| i.bounds.x == 100 && i.bounds.y == 50 && i.bounds.width == 400)
     });
     assert_eq!(moved.bounds.height, 300, "{:?}", moved.bounds);
