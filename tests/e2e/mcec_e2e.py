@@ -506,17 +506,22 @@ async def sdk_stdio(
 
 
 @contextlib.asynccontextmanager
-async def sdk_http(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Any]:
-    """An initialized official-SDK ClientSession over Streamable HTTP."""
+async def sdk_http(
+    url: str, headers: dict[str, str] | None = None, client_name: str | None = None
+) -> AsyncIterator[Any]:
+    """An initialized official-SDK ClientSession over Streamable HTTP (`client_name` as in
+    `sdk_stdio`)."""
     import httpx2
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
+    from mcp.types import Implementation
 
+    info = Implementation(name=client_name, version="1.0") if client_name else None
     with unwrap_groups():
         async with (
             httpx2.AsyncClient(headers=headers or {}, timeout=HANG_GUARD_S) as client,
             streamable_http_client(url, http_client=client) as (read, write),
-            ClientSession(read, write) as session,
+            ClientSession(read, write, client_info=info) as session,
         ):
             init = await session.initialize()
             yield session, init

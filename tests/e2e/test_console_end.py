@@ -37,7 +37,7 @@ from mcec_e2e import (
 )
 from sessions_support import OPERATOR_SETTINGS, session_dirs
 from test_agent_tab import HOST_TITLE
-from test_guard import ARTIFACTS, PATIENCE, agents, connect_all, guard_files, guards, joined
+from test_guard import ARTIFACTS, OVERLAY, PATIENCE, agents, connect_all, guard_files, guards, joined
 from xdesk import Desk, wait_until
 
 pytestmark = pytest.mark.anyio
@@ -216,6 +216,52 @@ async def test_end_on_a_manual_copy_closes_its_connection_and_deletes_nothing(
             await code_of(session, "displays")
         assert wait_until(lambda: joined([host_copy]) == 0, PATIENCE), host_copy.log()
         assert manual.exe.is_file() and manual.settings_path.is_file(), "a manual copy's files were touched"
+
+
+async def test_end_on_the_hosts_own_http_agent_closes_its_front_door_and_the_host_stays(
+    tmp_path: Path, desk: Desk, port: int, token: str
+) -> None:
+    """The host's own agent (its HTTP front door) has a row named by its `initialize`; End on it
+    closes the front door, and the host keeps running with its window."""
+    host_copy = manual_copy(tmp_path / "host", settings=host_settings(port, token), commands=("displays",))
+    host_copy.extra_env["DISPLAY"] = desk.inner
+    host = start_host(host_copy, port, token)
+    ended = False
+    try:
+        assert wait_until(lambda: bool(guards([host_copy])), PATIENCE), host_copy.log()
+        # The client's connection dies with the front door, which the SDK reports when the
+        # session closes: expected only once the End went through.
+        try:
+            async with sdk_http(host.url, host.auth_headers(), client_name="deltabot") as (session, _):
+                assert await code_of(session, "displays") is None
+                assert wait_until(lambda: desk.visible_window(HOST_TITLE), PATIENCE), "the host window did not open"
+                assert wait_until(lambda: row_end(desk, "deltabot") is not None, PATIENCE), "no row for deltabot"
+                origin = desk.window_origin(HOST_TITLE)
+                assert origin is not None
+                button = row_end(desk, "deltabot")
+                assert button is not None
+                desk.physical("mousemove", str(origin[0] + 500), str(origin[1] + 400), "click", "1", "sleep", "0.5")
+                desk.physical("mousemove", *button, "sleep", "0.2", "click", "1")
+                end = prompt_end(desk)
+                desk.physical("sleep", "1.3", "mousemove", *end, "click", "1")
+                assert wait_until(lambda: bool(audit_with(host_copy, "agent-ended; by the operator")), PATIENCE), (
+                    host_copy.log()
+                )
+                ended = True
+                with anyio.fail_after(PATIENCE):
+                    await code_of(session, "displays")
+                raise AssertionError("a call went through after End closed the front door")
+        except Exception as failure:
+            if not ended or isinstance(failure, AssertionError):
+                raise
+        assert host.proc.poll() is None, "the host exited: End on its agent should only close the front door"
+        assert desk.visible_window(HOST_TITLE), "the host window went away"
+        # No agent is left: its row goes, and no banner says one is acting.
+        assert wait_until(lambda: row_end(desk, "deltabot") is None, PATIENCE), "the ended agent's row stayed"
+        assert wait_until(lambda: not desk.visible_window(OVERLAY), PATIENCE), "the banner still says an agent acts"
+        desk.screenshot(ARTIFACTS / "console-end-host.png")
+    finally:
+        host.stop()
 
 
 def forged_end(press: int, release: int) -> bytes:

@@ -165,13 +165,21 @@ impl Agent {
         self.client.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
+    /// Remember the client's `clientInfo` from its `initialize` (over HTTP each request may be
+    /// served by a fresh handler, so this is the one moment every transport shares).
+    pub(crate) fn set_client(&self, info: &rmcp::model::Implementation) {
+        let name = mcec_rules::text::ellipsize(info.name.trim(), 64);
+        let version = mcec_rules::text::ellipsize(info.version.trim(), 32);
+        *self.client.lock().unwrap_or_else(PoisonError::into_inner) = Some((name, version));
+    }
+
+    /// The client is gone for good (the operator ended it): no name to show.
+    pub fn forget_client(&self) {
+        *self.client.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
     /// Remember a client connection, to tell it when the tool list changes.
     pub(crate) fn add_peer(&self, peer: Peer<RoleServer>) {
-        if let Some(info) = peer.peer_info() {
-            let name = mcec_rules::text::ellipsize(info.client_info.name.trim(), 64);
-            let version = mcec_rules::text::ellipsize(info.client_info.version.trim(), 32);
-            *self.client.lock().unwrap_or_else(PoisonError::into_inner) = Some((name, version));
-        }
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             return;
         };

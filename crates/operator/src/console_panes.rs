@@ -15,6 +15,9 @@ use crate::state::{OperatorState, Snapshot};
 /// Heading of the Agents pane.
 pub const AGENTS_HEADING: &str = "Agents";
 
+/// The Agents pane when every agent has gone (the Activity pane still lists what they did).
+const NO_AGENTS: &str = "No agent is connected.";
+
 /// Heading of the Activity pane.
 pub const ACTIVITY_HEADING: &str = "Activity";
 
@@ -36,6 +39,9 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, snap: &Snapshot) {
     let now = now_secs();
     ui.separator();
     ui.label(RichText::new(AGENTS_HEADING).strong().size(16.0));
+    if snap.agents.is_empty() {
+        ui.label(NO_AGENTS);
+    }
     for row in &snap.agents {
         let client = if row.this_process() { format!("{} (this mcec)", row.client()) } else { row.client() };
         ui.horizontal(|ui| {

@@ -74,6 +74,12 @@ pub(super) fn end_pressed(
             audit("agent-ended", &format!("by the operator in the console; {}", judgement.detail));
             answer(None);
             end.end();
+            // A host stays without its agent: its row goes and its windows stop saying
+            // that an agent acts.
+            rearm.agent.forget_client();
+            if let Some(ui) = &rearm.ui {
+                ui.set_acting(false);
+            }
         }
         Whose::Member(id) => match guard.and_then(|g| g.claim_end(id, by)) {
             Some(label) => {
