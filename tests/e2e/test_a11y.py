@@ -460,6 +460,13 @@ async def test_no_accessibility_bus_is_a_clear_error(copy: Copy, desk: Desk, app
         detail = await refused(s, "query", MAIN, "unavailable")
         assert "accessibility bus" in detail and "at-spi" in detail.lower(), detail
         assert "QT_LINUX_ACCESSIBILITY_ALWAYS_ON" in detail
+        # No tree to read: `get-text` of the window reads its pixels (issue 28), unless only
+        # the tree was asked for.
+        read = await ok(s, "get-text", MAIN)
+        assert read["source"] == "ocr" and "Hello accessible world" in read["text"], read
+        assert read["window"]["title"], read
+        detail = await refused(s, "get-text", {**MAIN, "source": "accessibility"}, "unavailable")
+        assert "accessibility bus" in detail, detail
     async with agent(copy, desk) as s:
         await ok(s, "query", {**MAIN, "depth": 1})  # positive control: same window, with the bus
 

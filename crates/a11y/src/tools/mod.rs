@@ -87,6 +87,13 @@ impl A11yTools {
 
     /// The window `sel` names and the root of its tree.
     fn window_root(&self, sel: &WindowSelector) -> Result<(WindowInfo, NodeRef), ToolError> {
+        let window = self.target_window(sel)?;
+        let root = self.backend.window_root(&window)?;
+        Ok((window, root))
+    }
+
+    /// The window `sel` names, never one of mcec's own.
+    fn target_window(&self, sel: &WindowSelector) -> Result<WindowInfo, ToolError> {
         if sel.is_empty() {
             return Err(ToolError::new(
                 ErrorCode::WindowNotFound,
@@ -100,8 +107,7 @@ impl A11yTools {
                 "That is one of mcec's own windows (overlay, prompt, host, settings); they cannot be targeted.",
             ));
         }
-        let root = self.backend.window_root(&window)?;
-        Ok((window, root))
+        Ok(window)
     }
 
     /// An element as the agent sees it, with its id.

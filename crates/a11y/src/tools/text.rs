@@ -95,12 +95,21 @@ impl A11yTools {
             let node = self.resolve(&sel, &req.target(), stop)?;
             return self.element_text(&node, source, stop);
         }
-        let (window, root) = self.window_root(&sel)?;
+        let window = self.target_window(&sel)?;
         let mut out = if source == TextSource::Ocr {
             None
         } else {
-            let (text, cut) = self.window_text(&root, stop)?;
-            (!text.trim().is_empty()).then(|| GetTextResult { cut, ..GetTextResult::accessibility(text) })
+            match self.backend.window_root(&window) {
+                Ok(root) => {
+                    let (text, cut) = self.window_text(&root, stop)?;
+                    (!text.trim().is_empty())
+                        .then(|| GetTextResult { cut, ..GetTextResult::accessibility(text) })
+                }
+                // No tree to read (the application is not on the bus, or there is no bus):
+                // `auto` reads the window's pixels, as it does for a tree without text.
+                Err(e) if source == TextSource::Auto && e.code == ErrorCode::Unavailable => None,
+                Err(e) => return Err(e),
+            }
         };
         if out.is_none() {
             if source == TextSource::Accessibility {
