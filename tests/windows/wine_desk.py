@@ -7,11 +7,15 @@ manager, so a Wine window gets keys only after `xdotool windowfocus --sync`.
 
 `WineDesk` owns the Xvfb (picked with -displayfd, stopped by PID) and a fresh Wine prefix
 (scripts/wine-prefix: wineboot plus the ProcessPrng shim); its wineserver is ended with
-`wineserver -k` for that prefix only. `Probe` runs mcec-stop-probe.exe and collects its lines.
+`wineserver -k` for that prefix only. wineboot takes 7 to 20 s, so it runs once per test run,
+into a template prefix, and each desk gets a copy of it (about 2 s): a fresh prefix all the
+same, nothing of one module's prefix reaches the next. `Probe` runs mcec-stop-probe.exe and
+collects its lines.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -43,6 +47,27 @@ def exe(name: str) -> Path:
     return path
 
 
+_template: Path | None = None
+
+
+def booted_prefix(env: dict[str, str]) -> Path:
+    """A prefix booted once per test run (scripts/wine-prefix), to be copied, never used."""
+    global _template
+    if _template is None:
+        parent = Path(tempfile.mkdtemp(prefix="mcec-wine-template-"))
+        atexit.register(shutil.rmtree, parent, True)
+        template = parent / "prefix"
+        subprocess.run(
+            [str(ROOT / "scripts" / "wine-prefix"), str(template)],
+            env={**env, "WINEPREFIX": str(template)},
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        _template = template
+    return _template
+
+
 class WineDesk:
     """Xvfb + a fresh Wine prefix. Use as a context manager.
 
@@ -61,6 +86,7 @@ class WineDesk:
         self._dir = tempfile.TemporaryDirectory(prefix="mcec-wine-")
         self.prefix = Path(self._dir.name) / "prefix"
         try:
+            subprocess.run(["cp", "-a", str(booted_prefix(self.env())), str(self.prefix)], check=True, timeout=120)
             subprocess.run(
                 [str(ROOT / "scripts" / "wine-prefix"), str(self.prefix)],
                 env=self.env(),
