@@ -310,8 +310,9 @@ def test_the_msi_adds_a_shortcut_and_an_uninstall_entry_and_removes_all_it_insta
     assert entry["DisplayVersion"] == version and entry["Publisher"] == "the mcec authors", entry
     assert entry["UninstallString"].lower() == f"msiexec.exe /x{product_code}".lower(), entry
     assert entry["NoModify"] == "0x1", entry
-    [shortcut] = start_menu_shortcuts(desk)
-    target = shortcut.read_bytes()
+    shortcuts = start_menu_shortcuts(desk)
+    assert len(shortcuts) == 1, f"one Start-menu shortcut: {shortcuts}"
+    target = shortcuts[0].read_bytes()
     assert any(f"{INSTALL_DIR}\\mcec.exe".encode(enc) in target for enc in ("utf-16-le", "latin-1")), target
     assert reg_query(desk, SHORTCUT_KEY) is not None
 
