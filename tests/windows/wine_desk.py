@@ -117,7 +117,9 @@ class WineDesk:
             "DISPLAY": self.display,
             "WINEPREFIX": str(self.prefix),
             "WINEDEBUG": "-all",
-            "WINEDLLOVERRIDES": "mscoree,mshtml=",
+            # winemenubuilder off: a shortcut made in the prefix (the MSI's Start-menu entry)
+            # must not become a menu entry in the real $HOME.
+            "WINEDLLOVERRIDES": "mscoree,mshtml=;winemenubuilder.exe=d",
         }
 
     def close(self) -> None:
