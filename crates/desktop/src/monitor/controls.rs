@@ -217,7 +217,9 @@ mod tests {
     use super::*;
     use mcec_rules::activation::{ActivationRefusal, SHOW_SETTLE, activation_verdict};
 
-    fn hooked() -> (ChordControls, Arc<Mutex<Vec<(Control, Activation)>>>) {
+    type Presses = Arc<Mutex<Vec<(Control, Activation)>>>;
+
+    fn hooked() -> (ChordControls, Presses) {
         let controls = ChordControls::default();
         let got = Arc::new(Mutex::new(Vec::new()));
         let sink = got.clone();
