@@ -5,8 +5,11 @@ Wayland client of the session (`wtype`, `foot`) as sway's user.
 
 sway refuses to run as root, so as root it runs as the unprivileged user of `waydesk.py`,
 with its own runtime directory; the Xvfb lets that user in (`xhost +si:localuser:`). No
-XWayland: mcec's operator windows and its stop record use the Xvfb's DISPLAY. Everything is
-stopped by PID.
+XWayland: mcec's operator windows and its stop record use the DISPLAY of a second Xvfb
+(`operator_display`), as they would use XWayland's in a real session. Not the first Xvfb's:
+there a prompt given the X focus would take the keys of the Xvfb's keyboard before sway (an
+X client there) saw them, whereas in a session sway sees every key before any window does.
+Everything is stopped by PID.
 """
 
 from __future__ import annotations
@@ -30,12 +33,14 @@ START_GUARD_S = 30.0
 
 class SwayDesk:
     """Xvfb + sway (x11 backend). `display` is the Xvfb, `swaysock` and `wayland_display` the
-    session. Use as a context manager."""
+    session, `operator_display` where mcec's own windows go. Use as a context manager."""
 
     def __init__(self) -> None:
         self.screen = Screen()
         self.display = self.screen.display
-        forget_stop_record(self.display)
+        self.operator_screen = Screen()
+        self.operator_display = self.operator_screen.display
+        forget_stop_record(self.operator_display)
         as_root = os.geteuid() == 0
         user = ensure_user() if as_root else pwd.getpwuid(os.geteuid())
         subprocess.run(["xhost", f"+si:localuser:{user.pw_name}"], env=self.screen.env(), check=True,
@@ -100,7 +105,7 @@ class SwayDesk:
     def session_env(self) -> dict[str, str]:
         """What mcec started inside this session sees."""
         return {
-            "DISPLAY": self.display,
+            "DISPLAY": self.operator_display,
             "WAYLAND_DISPLAY": self.wayland_display,
             "SWAYSOCK": self.swaysock,
             "XDG_RUNTIME_DIR": str(self.runtime_dir),
@@ -137,7 +142,8 @@ class SwayDesk:
                 self._sway.kill()
                 self._sway.wait(timeout=10)
         self.screen.close()
-        forget_stop_record(self.display)
+        self.operator_screen.close()
+        forget_stop_record(self.operator_display)
         shutil.rmtree(self.runtime_dir, ignore_errors=True)
 
 

@@ -5,21 +5,25 @@ official MCP Python SDK. The stop arms; text typed with the `type` tool reaches 
 client (`foot` running `cat`); a click focuses the window under it; mcec's own `key` of the
 stop chord, which comes from its virtual keyboard, stops nothing, while the same chord from
 the Xvfb's keyboard (sway's physical keyboard) stops every tool; a binding removed with
-`swaymsg` stops them as tampering.
+`swaymsg` stops them as tampering. The re-arm chord re-arms only from the physical keyboard
+and only while the re-arm prompt is shown, with a nonce never used twice.
 
 Build first: `cargo build -p mcec`."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import anyio
 import pytest
 
-from mcec_e2e import Copy, audit_lines, manual_copy, sdk_envelope, sdk_stdio, wait_for_code
+from mcec_e2e import Copy, audit_lines, audit_with, code_of, manual_copy, sdk_envelope, sdk_stdio, wait_for_code
 from swaydesk import SwayDesk, views
 
 COMMANDS = ("displays", "windows", "capture", "click", "type", "key")
@@ -133,3 +137,118 @@ async def test_a_removed_binding_stops_as_tampering(tmp_path: Path, sway: SwayDe
         assert out.returncode == 0, out.stdout
         assert await wait_for_code(session, "emergency-stopped") == "emergency-stopped"
     assert "tampered" in copy.log()
+
+
+class Bindings:
+    """The commands of the bindings sway reports firing (`swaymsg -t subscribe`), in order."""
+
+    def __init__(self, sway: SwayDesk) -> None:
+        self._p = subprocess.Popen(
+            ["swaymsg", "-r", "-s", sway.swaysock, "-m", "-t", "subscribe", '["binding"]'],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        )
+        self.fired: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self._p.stdout is not None
+        for line in self._p.stdout:
+            if line.strip():
+                self.fired.append(json.loads(line)["binding"]["command"].removeprefix("nop "))
+
+    def rearms(self) -> list[str]:
+        return [c for c in self.fired if c.startswith("mcec-re-arm-")]
+
+    def close(self) -> None:
+        self._p.kill()
+        self._p.wait(timeout=10)
+
+
+async def press_until(session: Any, press: Callable[[], None], done: Callable[[], Any]) -> None:
+    """Presses until `done()`: the re-arm chord is bound a moment after the prompt shows, and
+    bound afresh after every press."""
+    deadline = time.monotonic() + GUARD_S
+    while True:
+        press()
+        for _ in range(10):
+            if await done():
+                return
+            await anyio.sleep(0.05)
+        assert time.monotonic() < deadline, "the chord never did it"
+
+
+async def test_the_rearm_chord_counts_only_from_the_physical_keyboard_while_the_prompt_is_shown(
+    tmp_path: Path, sway: SwayDesk
+) -> None:
+    copy = copy_with(tmp_path)
+    bindings = Bindings(sway)
+    injected_r = ["wtype", "-M", "ctrl", "-M", "alt", "-M", "shift", "-k", "r", "-m", "shift", "-m", "alt", "-m", "ctrl"]
+
+    async def stopped() -> bool:
+        return await code_of(session, "displays") == "emergency-stopped"
+
+    async def working() -> bool:
+        return await code_of(session, "displays") is None
+
+    async def refused() -> bool:
+        return bool(audit_with(copy, "rearm-refused", "injected input"))
+
+    try:
+        async with sdk_stdio(copy, env_extra=sway.session_env()) as (session, _):
+            await ok(session, "displays")
+            # No prompt shown: the re-arm chord is bound nowhere; the stop chord after it is
+            # the positive control (sway reports bindings in the order of the keys).
+            sway.physical_key("ctrl+alt+shift+r")
+            sway.physical_key("ctrl+alt+shift+s")
+            assert await wait_for_code(session, "emergency-stopped") == "emergency-stopped"
+            until("the stop's binding reported", lambda: bindings.fired)
+            assert all(c.startswith("mcec-stop-") for c in bindings.fired), bindings.fired
+            until("the re-arm chord bound", lambda: "presses re-arm while its prompt is shown" in copy.log())
+            # From the virtual keyboard: reported as injected, refused and audited.
+            await press_until(session, lambda: sway.wayland_client(*injected_r).wait(timeout=30), refused)
+            assert await stopped()
+            # From the physical keyboard: re-armed, the tools work again.
+            await press_until(session, lambda: sway.physical_key("ctrl+alt+shift+r"), working)
+            # A second stop and its prompt: a fresh nonce.
+            sway.physical_key("ctrl+alt+shift+s")
+            assert await wait_for_code(session, "emergency-stopped") == "emergency-stopped"
+            await press_until(session, lambda: sway.physical_key("ctrl+alt+shift+r"), working)
+            await ok(session, "displays")
+    finally:
+        bindings.close()
+    rearms = bindings.rearms()
+    # At least the injected press and one physical press per showing, each with its own nonce.
+    assert len(rearms) >= 3, rearms
+    assert len(set(rearms)) == len(rearms), f"a re-arm nonce was used twice: {rearms}"
+    assert audit_with(copy, "re-armed by the operator", "counted"), audit_lines(copy.log())
+
+
+async def test_the_allow_chord_grants_only_from_the_physical_keyboard(tmp_path: Path, sway: SwayDesk) -> None:
+    copy = copy_with(tmp_path)
+    injected_a = ["wtype", "-M", "ctrl", "-M", "alt", "-M", "shift", "-k", "a", "-m", "shift", "-m", "alt", "-m", "ctrl"]
+    answer: dict = {}
+
+    async def ask(session: Any) -> None:
+        args = {"commands": ["scroll"], "reason": "to scroll the page"}
+        answer.update(sdk_envelope(await session.call_tool("request-command-access", args)))
+
+    async def refused() -> bool:
+        return bool(audit_with(copy, "consent-refused", "synthetic"))
+
+    async def answered() -> bool:
+        return bool(answer)
+
+    env = {**sway.session_env(), "MCEC_TEST_CONSENT_TIMEOUT_MS": "30000"}
+    async with sdk_stdio(copy, env_extra=env) as (session, _):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask, session)
+            deadline = time.monotonic() + GUARD_S
+            while "presses allow while its prompt is shown" not in copy.log():
+                assert time.monotonic() < deadline, "the allow chord was never bound"
+                await anyio.sleep(0.05)
+            await press_until(session, lambda: sway.wayland_client(*injected_a).wait(timeout=30), refused)
+            assert not answer, answer
+            await press_until(session, lambda: sway.physical_key("ctrl+alt+shift+a"), answered)
+    assert answer["ok"] and answer["result"]["granted"] == ["scroll"], answer
+    assert audit_with(copy, "consent-allowed", "counted"), audit_lines(copy.log())

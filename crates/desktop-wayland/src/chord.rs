@@ -1,16 +1,21 @@
-//! The stop chord in sway's `bindsym` syntax, and the binding commands mcec adds and checks.
+//! mcec's chords in sway's `bindsym` syntax, and the binding commands mcec adds and checks.
 //!
-//! The chord is the operator's `EmergencyStopHotkey` (`mcec_rules::hotkey`); sway names
-//! modifiers `Ctrl`, `Mod1` (Alt), `Shift`, `Mod4` (the logo key) and keys by their xkb keysym
-//! (`s`, `5`, `F12`, `Return`). Every binding is restricted to one input device, and marked
-//! `--locked` (it works on a locked screen) and `--inhibited` (a client holding the keyboard
-//! shortcuts inhibitor, such as a VM viewer, does not swallow it). Its command is `nop` with
-//! mcec's nonce, so pressing it runs nothing and sway's `binding` event names whose it was.
+//! The stop chord is the operator's `EmergencyStopHotkey` (`mcec_rules::hotkey`); the chords
+//! of the operator's prompts (`mcec_desktop::monitor::Control`) are bound only while their
+//! prompt is shown. sway names modifiers `Ctrl`, `Mod1` (Alt), `Shift`, `Mod4` (the logo key)
+//! and keys by their xkb keysym (`s`, `5`, `F12`, `Return`). Every binding is restricted to
+//! one input device and marked `--inhibited` (a client holding the keyboard shortcuts
+//! inhibitor, such as a VM viewer, does not swallow it); the stop's is `--locked` too (it
+//! works on a locked screen; a prompt's does not, its prompt being hidden there). Its command
+//! is `nop` with a nonce, so pressing it runs nothing and sway's `binding` event names whose
+//! it was.
 
 use mcec_rules::hotkey::{Hotkey, MainKeyKind, NamedKey};
 
-/// The flags every mcec binding carries; `unbindsym` must name the same ones to match it.
-const FLAGS: &str = "--locked --inhibited --no-warn";
+/// The flags of the stop's bindings; `unbindsym` must name the same ones to match it.
+const STOP_FLAGS: &str = "--locked --inhibited --no-warn";
+/// The flags of a prompt's bindings.
+const PROMPT_FLAGS: &str = "--inhibited --no-warn";
 
 /// `Ctrl+Alt+Shift+S` → `Ctrl+Mod1+Shift+s`.
 pub fn sway_chord(hotkey: &Hotkey) -> String {
@@ -55,36 +60,68 @@ fn keysym_name(k: NamedKey) -> &'static str {
     }
 }
 
-/// mcec's bindings for one process: the chord and the nonce its `nop` carries.
+/// One of mcec's bindings: a chord, its flags and the marker its `nop` carries. The stop's
+/// lives as long as the process; a prompt's for one nonce only.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StopBinding {
+pub struct Binding {
     chord: String,
-    nonce: String,
+    flags: &'static str,
+    marker: String,
+    /// What the log and a tampering stop call it.
+    what: &'static str,
 }
 
-impl StopBinding {
-    pub fn new(hotkey: &Hotkey, nonce: &str) -> StopBinding {
-        StopBinding { chord: sway_chord(hotkey), nonce: nonce.to_string() }
+impl Binding {
+    /// The stop chord `hotkey`, with this process's `nonce`.
+    pub fn stop(hotkey: &Hotkey, nonce: &str) -> Binding {
+        Binding {
+            chord: sway_chord(hotkey),
+            flags: STOP_FLAGS,
+            marker: format!("mcec-stop-{nonce}"),
+            what: "stop",
+        }
+    }
+
+    /// A prompt's chord `hotkey` for the control `name` (`re-arm`, `allow`), with a nonce for
+    /// this binding only.
+    pub fn prompt(name: &'static str, hotkey: &Hotkey, nonce: &str) -> Binding {
+        Binding {
+            chord: sway_chord(hotkey),
+            flags: PROMPT_FLAGS,
+            marker: format!("mcec-{name}-{nonce}"),
+            what: name,
+        }
     }
 
     /// The `nop` argument sway's `binding` event reports back.
-    pub fn marker(&self) -> String {
-        format!("mcec-stop-{}", self.nonce)
+    pub fn marker(&self) -> &str {
+        &self.marker
+    }
+
+    /// What it is for (`stop`, `re-arm`, `allow`).
+    pub fn what(&self) -> &'static str {
+        self.what
     }
 
     /// Adds the binding for one device.
     pub fn bind(&self, device: &str) -> String {
-        format!("bindsym {FLAGS} --input-device={} {} nop {}", one_word(device), self.chord, self.marker())
+        format!(
+            "bindsym {} --input-device={} {} nop {}",
+            self.flags,
+            one_word(device),
+            self.chord,
+            self.marker
+        )
     }
 
     /// Removes the binding for one device; sway answers an error when there is none.
     pub fn unbind(&self, device: &str) -> String {
-        format!("unbindsym {FLAGS} --input-device={} {}", one_word(device), self.chord)
+        format!("unbindsym {} --input-device={} {}", self.flags, one_word(device), self.chord)
     }
 
-    /// Whether a fired binding's command is this process's.
+    /// Whether a fired binding's command is this one's.
     pub fn is_ours(&self, command: &str) -> bool {
-        command.trim() == format!("nop {}", self.marker())
+        command.trim() == format!("nop {}", self.marker)
     }
 }
 
@@ -116,7 +153,7 @@ mod tests {
 
     #[test]
     fn bind_and_unbind_name_the_same_flags_device_and_chord() {
-        let b = StopBinding::new(&Hotkey::default(), "ab12");
+        let b = Binding::stop(&Hotkey::default(), "ab12");
         let bind = b.bind("0:0:X11_keyboard");
         let unbind = b.unbind("0:0:X11_keyboard");
         assert_eq!(
@@ -129,8 +166,21 @@ mod tests {
     }
 
     #[test]
+    fn a_prompts_binding_is_not_locked_and_not_the_stops() {
+        let r = Hotkey::parse("Ctrl+Alt+Shift+R").expect("chord");
+        let b = Binding::prompt("re-arm", &r, "cd34");
+        assert_eq!(
+            b.bind("0:0:X11_keyboard"),
+            "bindsym --inhibited --no-warn --input-device=0:0:X11_keyboard Ctrl+Mod1+Shift+r nop mcec-re-arm-cd34"
+        );
+        assert!(b.is_ours("nop mcec-re-arm-cd34"));
+        assert!(!b.is_ours("nop mcec-stop-cd34"));
+        assert!(!Binding::stop(&Hotkey::default(), "cd34").is_ours("nop mcec-re-arm-cd34"));
+    }
+
+    #[test]
     fn a_hostile_device_name_cannot_add_a_command() {
-        let b = StopBinding::new(&Hotkey::default(), "n");
+        let b = Binding::stop(&Hotkey::default(), "n");
         let cmd = b.bind("1:2:evil\"; exec rm -rf ~; \"");
         assert_eq!(cmd.matches(';').count(), 0, "{cmd}");
         assert_eq!(cmd.split(' ').count(), 8, "{cmd}");

@@ -4,7 +4,9 @@
 //! sway is reached two ways. Its IPC (`ipc.rs`, the i3 protocol over `$SWAYSOCK`) lists
 //! outputs and windows, focuses and moves windows, and carries the stop: `monitor.rs` binds
 //! the stop chord on every physical keyboard (`chord.rs`) and learns of a press from sway's
-//! `binding` event, never from the keys themselves. The Wayland connection (`wl/`) holds one
+//! `binding` event, never from the keys themselves; the operator's prompts are answered the
+//! same way, by a chord bound only while the prompt is shown (`monitor/prompts.rs`). The
+//! Wayland connection (`wl/`) holds one
 //! long-lived virtual keyboard (with a keymap of its own, so any character can be typed) and
 //! one virtual pointer, the only way a client can inject, and reads pixels with
 //! `wlr-screencopy`. sway tells those devices apart from the operator's, which is what makes

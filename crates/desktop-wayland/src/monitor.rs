@@ -16,11 +16,17 @@
 //! away, and that latches the stop as tampering. A lost IPC connection latches too: the
 //! bindings could no longer be checked. At exit the bindings are removed.
 //!
+//! The operator's prompts are answered the same way (`monitor/prompts.rs`): while one is
+//! shown, its chord (`Ctrl+Alt+Shift+R` re-arms) is bound on the physical keyboards with a
+//! nonce of its own, and the `binding` event with that nonce is the press of its control,
+//! handed to the core through `mcec_desktop::monitor::ChordControls` and judged there.
+//!
 //! What it cannot see: a keyboard created below the compositor (a uinput device) looks
 //! physical to sway, as it does to X; a binding replaced by one with another command for the
 //! same chord and device is restored at the next check but not detected.
 
 mod guard;
+mod prompts;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,14 +34,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mcec_desktop::monitor::{
-    Coverage, MonitorError, MonitorHandle, MonitorSink, MonitorStatus, ProvenanceMonitor, StatusCell,
+    Control, Coverage, MonitorError, MonitorHandle, MonitorSink, MonitorStatus, ProvenanceMonitor, StatusCell,
 };
 use mcec_rules::latch::StopReason;
 use serde_json::Value;
 
-use crate::chord::StopBinding;
+use crate::chord::Binding;
 use crate::ipc::{EventKind, Frame, Ipc, Message};
 use guard::Guard;
+use prompts::{Binder, Marks};
 
 /// How often the bindings are checked when no event arrives.
 pub const CHECK_EVERY: Duration = Duration::from_millis(500);
@@ -70,7 +77,7 @@ impl SwayMonitor {
 
 impl ProvenanceMonitor for SwayMonitor {
     fn start(self, sink: MonitorSink) -> Result<MonitorHandle, MonitorError> {
-        let binding = StopBinding::new(&sink.hotkey, &nonce()?);
+        let binding = Binding::stop(&sink.hotkey, &nonce()?);
         let mut events = self.connect()?;
         let subscribed = events
             .request(Message::Subscribe, r#"["binding","input","mode"]"#)
@@ -78,7 +85,7 @@ impl ProvenanceMonitor for SwayMonitor {
         if subscribed.get("success").and_then(Value::as_bool) != Some(true) {
             return Err(MonitorError::Unsupported(format!("sway refused the subscription: {subscribed}")));
         }
-        let mut guard = Guard::new(self.connect()?, binding.clone());
+        let mut guard = Guard::new(self.connect()?, vec![binding.clone()]);
         guard.sync_devices().map_err(MonitorError::Setup)?;
         if guard.devices().is_empty() {
             guard.remove_all();
@@ -93,13 +100,40 @@ impl ProvenanceMonitor for SwayMonitor {
         let status = StatusCell::default();
         status.set(MonitorStatus::Running(Coverage::BestEffort(COVERAGE.into())));
         let stopping = Arc::new(AtomicBool::new(false));
-        let run = Run { sink: sink.clone(), status: status.clone(), stopping: stopping.clone(), binding };
+        let marks = Arc::new(Marks::default());
+        let binder = Binder {
+            guard: Guard::new(self.connect()?, Vec::new()),
+            sink: sink.clone(),
+            marks: marks.clone(),
+            stopping: stopping.clone(),
+        };
+        let run =
+            Run { sink: sink.clone(), status: status.clone(), stopping: stopping.clone(), binding, marks };
         let thread = std::thread::Builder::new()
             .name("mcec-sway-stop".into())
             .spawn(move || run.serve(events, guard))
             .map_err(|e| MonitorError::Thread(e.to_string()))?;
-        // The thread looks at `stopping` at least every CHECK_EVERY.
-        Ok(MonitorHandle::new(status, sink.stats.clone(), stopping, Box::new(|| {}), vec![thread]))
+        let mut threads = vec![thread];
+        match std::thread::Builder::new().name("mcec-sway-prompts".into()).spawn(move || binder.serve()) {
+            Ok(prompts) => {
+                threads.push(prompts);
+                for control in Control::ALL {
+                    sink.controls.offer(control, control.chord(&sink.hotkey));
+                }
+            }
+            Err(e) => {
+                tracing::warn!("sway: no thread for the prompts' chords ({e}); a stop cannot be re-armed")
+            }
+        }
+        let controls = sink.controls.clone();
+        // The threads look at `stopping` at least every CHECK_EVERY; the binder is woken.
+        Ok(MonitorHandle::new(
+            status,
+            sink.stats.clone(),
+            stopping,
+            Box::new(move || controls.wake()),
+            threads,
+        ))
     }
 }
 
@@ -108,7 +142,9 @@ struct Run {
     sink: MonitorSink,
     status: StatusCell,
     stopping: Arc<AtomicBool>,
-    binding: StopBinding,
+    binding: Binding,
+    /// The shown prompts' bindings.
+    marks: Arc<Marks>,
 }
 
 impl Run {
@@ -153,11 +189,18 @@ impl Run {
         guard.remove_all();
     }
 
-    /// A binding fired: ours is the operator's chord.
+    /// A binding fired: the stop's is the operator's chord; a shown prompt's presses its
+    /// control (physical or not, as the binding's keyboard was).
     fn binding_fired(&self, event: &Value) {
         let command = event.pointer("/binding/command").and_then(Value::as_str).unwrap_or("");
         if self.binding.is_ours(command) {
             self.sink.latch.trip(StopReason::Chord(self.sink.hotkey.to_string()));
+        } else if let Some((control, generation, provenance)) = self.marks.find(command) {
+            let code = event.pointer("/binding/input_code").and_then(Value::as_u64).unwrap_or(0);
+            let code = u32::try_from(code).unwrap_or(0);
+            if !self.sink.controls.pressed(control, generation, code, provenance, &self.sink.ledger) {
+                tracing::debug!("sway: a {control} chord of a prompt no longer shown");
+            }
         }
     }
 
@@ -171,7 +214,7 @@ impl Run {
     }
 }
 
-/// A fresh random nonce for this process's bindings.
+/// A fresh random nonce for a binding.
 fn nonce() -> Result<String, MonitorError> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes)

@@ -11,7 +11,7 @@ use mcec_desktop::monitor::{
     LastPhysicalInput, MonitorHandle, MonitorSink, MonitorStatus, ProvenanceMonitor,
 };
 use mcec_desktop_wayland::SwayMonitor;
-use mcec_desktop_wayland::chord::StopBinding;
+use mcec_desktop_wayland::chord::Binding;
 use mcec_desktop_wayland::ipc::{Frame, Ipc, Message};
 use mcec_rules::StopFlag;
 use mcec_rules::hotkey::Hotkey;
@@ -31,7 +31,7 @@ fn armed(sway: &Sway) -> (Latch, MonitorHandle) {
 /// The unbind command for the default chord on sway's Xvfb keyboard (any nonce: removal
 /// does not name the command).
 fn unbind_x11_keyboard() -> String {
-    StopBinding::new(&Hotkey::default(), "x").unbind("0:0:X11_keyboard")
+    Binding::stop(&Hotkey::default(), "x").unbind("0:0:X11_keyboard")
 }
 
 #[test]

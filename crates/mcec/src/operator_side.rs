@@ -7,8 +7,11 @@
 //! `crate::attest`), the console's End (`end.rs`, judged the same way) and the record
 //! follower (`crate::stop_follower`: stops made by other mcec processes on the same display,
 //! deleted records written back). Which steps a stop and a
-//! re-arm take is `mcec_rules::stop_steps`; `sides.rs` is what they act through.
+//! re-arm take is `mcec_rules::stop_steps`; `sides.rs` is what they act through. Where the
+//! monitor answers the prompts with chords of its own (sway), `chords.rs` wires them to the
+//! windows and to the same re-arm and consent paths.
 
+mod chords;
 mod end;
 mod events;
 mod guard;
@@ -21,7 +24,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcec_desktop::monitor::{LastPhysicalInput, MonitorHandle, MonitorSink};
+use mcec_desktop::monitor::{ChordControls, LastPhysicalInput, MonitorHandle, MonitorSink};
 use mcec_desktop::{CaptureDefaults, DesktopConfig, DesktopTools};
 use mcec_mcp::audit::audit;
 use mcec_mcp::{Agent, CallObserver, ConsentAsker};
@@ -103,6 +106,7 @@ impl OperatorSide {
             None => Keeper::seed(&latch),
         };
         let ledger = LastPhysicalInput::new();
+        let controls = ChordControls::default();
         let desktop = match crate::platform::connect_desktop(
             DesktopConfig { artifact_dir: plan.artifacts_dir },
             &plan.tools,
@@ -142,7 +146,7 @@ impl OperatorSide {
         let (monitor, gate) = match stopless {
             Some(gate) => (None, gate),
             None => match plan.stop.gate() {
-                None => arm(&latch, &ledger, plan.hotkey_spec),
+                None => arm(&latch, &ledger, &controls, plan.hotkey_spec),
                 Some(gate) => {
                     match plan.stop {
                         StopPlan::NotNeeded => tracing::info!("{}", gate.stop_line()),
@@ -164,6 +168,12 @@ impl OperatorSide {
             ui.set_front_door(gate.stop_line());
             ui.set_stop_unarmed();
         }
+        let ui_events = ui_events.map(|(events, sender)| {
+            if let Some(ui) = &ui {
+                chords::answer_by_chord(&controls, ui, sender);
+            }
+            events
+        });
         OperatorSide {
             latch,
             desktop,
@@ -294,13 +304,18 @@ impl OperatorSide {
     }
 }
 
-fn arm(latch: &Latch, ledger: &LastPhysicalInput, spec: &str) -> (Option<MonitorHandle>, DesktopGate) {
+fn arm(
+    latch: &Latch,
+    ledger: &LastPhysicalInput,
+    controls: &ChordControls,
+    spec: &str,
+) -> (Option<MonitorHandle>, DesktopGate) {
     let (hotkey, warning) = Hotkey::from_settings(spec);
     if let Some(warning) = warning {
         tracing::warn!("{warning}");
     }
-    let started =
-        crate::platform::start_provenance_monitor(MonitorSink::new(latch.clone(), hotkey, ledger.clone()));
+    let sink = MonitorSink::new(latch.clone(), hotkey, ledger.clone()).with_controls(controls.clone());
+    let started = crate::platform::start_provenance_monitor(sink);
     match started {
         Ok(handle) => {
             tracing::info!("{} (chord {hotkey})", handle.status());

@@ -6,7 +6,9 @@
 //! the keyboard focus, and Enter, Esc and the window's close button all mean Deny. `Allow`
 //! only reports the click and the events that made it; the core asks the provenance monitor whether a hand
 //! made it, as for a re-arm, and either grants (the prompt closes) or shows the refusal here
-//! and keeps waiting. The core closes the prompt on a timeout or an emergency stop.
+//! and keeps waiting. The core closes the prompt on a timeout or an emergency stop. Where a
+//! window cannot name the event behind a click (sway), there is no `Allow` button: the prompt
+//! names the chord that allows, bound on the physical keyboards while it is shown.
 
 use std::sync::mpsc::Sender;
 
@@ -30,30 +32,42 @@ pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
     crate::prompt::dialog_geometry(CONSENT_SIZE, monitor)
 }
 
+/// What the prompt says in place of `Allow` where `chord` allows.
+pub fn allow_by_chord(chord: &str) -> String {
+    format!("To allow, press {chord} on your keyboard.")
+}
+
 /// Draw the prompt; `by` is what would have pressed a button in this pass.
 pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>, by: Activation) {
     let mut deny = crate::prompt::dismissed(ui);
     let mut allow = false;
-    let Some(view) = state.snapshot().consent else {
+    let snap = state.snapshot();
+    let Some(view) = snap.consent else {
         return;
     };
+    let chord = snap.chords.allow;
     egui::Panel::bottom("mcec-consent-buttons").show(ui, |ui| {
         ui.add_space(8.0);
         if let Some(refusal) = &view.refusal {
             ui.label(RichText::new(refusal).color(Color32::from_rgb(0xE5, 0x73, 0x73)));
         } else if view.checking {
             ui.label(RichText::new("Checking that the click came from you…").italics());
-        } else {
+        } else if chord.is_none() {
             ui.label("Allow counts only when you click it with your own mouse.");
+        } else {
+            ui.label(" ");
         }
         ui.add_space(6.0);
         ui.horizontal(|ui| {
-            let allow_button = ui.button(RichText::new(ALLOW_LABEL).size(16.0));
+            let allow_button = chord.is_none().then(|| ui.button(RichText::new(ALLOW_LABEL).size(16.0)));
             let deny_button = ui.button(RichText::new(DENY_LABEL).size(16.0).strong());
+            if let Some(chord) = &chord {
+                ui.label(RichText::new(allow_by_chord(chord)).strong());
+            }
             if ui.memory(|m| m.focused().is_none()) {
                 deny_button.request_focus();
             }
-            allow = allow_button.clicked();
+            allow = allow_button.is_some_and(|b| b.clicked());
             deny |= deny_button.clicked();
         });
         ui.add_space(8.0);

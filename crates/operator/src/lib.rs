@@ -64,7 +64,8 @@ pub use settings_window::{
     REVEAL_TOKEN_LABEL, SESSION_COPY_NOTE, SETTINGS_TITLE,
 };
 pub use state::{
-    Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, REARMED_FADE, Snapshot,
+    ChordPrompt, Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, PromptChords,
+    REARMED_FADE, Snapshot,
 };
 #[cfg(unix)]
 pub use tray::{TRAY_OPEN_CONSOLE_LABEL, TRAY_REARM_LABEL, TRAY_STOP_LABEL};

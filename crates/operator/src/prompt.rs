@@ -5,6 +5,11 @@
 //! that made it (their platform identity, [`Activation`]) to the core, which checks that a
 //! physical device produced those very events; the prompt then shows the refusal, or closes
 //! when the core re-arms. The host's menu re-arms through this same prompt.
+//!
+//! Where a window cannot name the event that pressed its button (sway: the prompt is an X11
+//! window on the session's XWayland, and no client learns which device pressed what), the
+//! prompt has no `Re-arm` button: it names the chord that re-arms instead, which the
+//! compositor binds on the physical keyboards while the prompt is shown (`Snapshot::chords`).
 
 use std::sync::mpsc::Sender;
 
@@ -36,6 +41,11 @@ pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
 pub(crate) fn dialog_geometry(size: [f32; 2], monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
     let size = egui::Vec2::from(size);
     (((monitor - size) / 2.0).max(egui::Vec2::ZERO).to_pos2(), size)
+}
+
+/// What the prompt says in place of `Re-arm` where `chord` re-arms.
+pub fn rearm_by_chord(chord: &str) -> String {
+    format!("To re-arm, press {chord} on your keyboard.")
 }
 
 /// What the operator did in one frame of the prompt.
@@ -94,12 +104,18 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
         }
         ui.add_space(6.0);
         ui.horizontal(|ui| {
-            let rearm = ui.button(RichText::new(REARM_LABEL).size(16.0));
+            let rearm = match &snap.chords.rearm {
+                None => Some(ui.button(RichText::new(REARM_LABEL).size(16.0))),
+                Some(_) => None,
+            };
             let leave = ui.button(RichText::new(LEAVE_LABEL).size(16.0).strong());
+            if let Some(chord) = &snap.chords.rearm {
+                ui.label(RichText::new(rearm_by_chord(chord)).strong());
+            }
             if ui.memory(|m| m.focused().is_none()) {
                 leave.request_focus();
             }
-            if rearm.clicked() {
+            if rearm.is_some_and(|r| r.clicked()) {
                 choice = choice.or(Some(Choice::Rearm));
             }
             if leave.clicked() {

@@ -45,7 +45,9 @@ pub enum Mode {
 pub enum OperatorEvent {
     /// `Re-arm` was activated in the prompt (a click, or Space on the focused button), by the
     /// events `by` names. The core honours it only when the provenance monitor saw those very
-    /// events come from a physical device (`mcec_rules::activation`).
+    /// events come from a physical device (`mcec_rules::activation`). On sway the core sends
+    /// it itself for a press of the re-arm chord the monitor bound while the prompt was shown
+    /// (`PromptChords`), `by` naming that press.
     RearmClicked { by: Activation },
     /// The prompt was dismissed with `Leave stopped`, Enter, Esc or the window's close button.
     LeaveStopped,
@@ -58,8 +60,9 @@ pub enum OperatorEvent {
     StopPressed,
     /// The host window's `Quit` item or close button was used; the UI is shutting down.
     Quit,
-    /// `Allow` was clicked in the consent prompt (`request-command-access`) by `by`; judged
-    /// like [`OperatorEvent::RearmClicked`].
+    /// `Allow` was clicked in the consent prompt (`request-command-access`) by `by` (on sway:
+    /// the allow chord was pressed while it was shown); judged like
+    /// [`OperatorEvent::RearmClicked`].
     ConsentAllow { by: Activation },
     /// The consent prompt was answered `Deny`, with Enter, Esc or the window's close button.
     ConsentDeny,
@@ -86,6 +89,26 @@ pub enum OperatorEvent {
     EndAgent { whose: Whose, by: Activation },
 }
 
+/// A prompt the core may take the answer of from a chord the compositor binds on the physical
+/// keyboards while it is shown (sway: [`OperatorState::set_prompt_chords`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChordPrompt {
+    /// The re-arm prompt (its `Re-arm`).
+    Rearm,
+    /// The consent prompt (its `Allow`).
+    Consent,
+}
+
+/// The chords that answer the prompts, where a window cannot name the event that pressed
+/// its button (sway); `None` where the buttons are judged (X11, Windows).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptChords {
+    /// Presses `Re-arm`, e.g. `Ctrl+Alt+Shift+R`.
+    pub rearm: Option<String>,
+    /// Presses `Allow`.
+    pub allow: Option<String>,
+}
+
 /// A copy of everything the windows draw, taken under the lock in one go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
@@ -96,6 +119,8 @@ pub struct Snapshot {
     pub refusal: Option<String>,
     /// A re-arm was requested and the core has not answered yet.
     pub rearm_pending: bool,
+    /// The chords that answer the prompts on this desktop, if any.
+    pub chords: PromptChords,
     /// What the front door is doing (host window status line).
     pub front_door: String,
     /// Why the stop could not be recorded on disk (the STOPPED banner says so), if it could not.
@@ -131,6 +156,7 @@ pub struct Snapshot {
 }
 
 type RepaintHook = Arc<dyn Fn() + Send + Sync>;
+type ShownHook = Arc<dyn Fn(ChordPrompt, Option<Instant>) + Send + Sync>;
 
 struct Inner {
     mode: Mode,
@@ -138,6 +164,7 @@ struct Inner {
     prompt_open: bool,
     refusal: Option<String>,
     rearm_pending: bool,
+    chords: PromptChords,
     front_door: String,
     stop_unrecorded: Option<String>,
     stop_unarmed: bool,
@@ -154,6 +181,8 @@ struct Inner {
     console: Console,
     /// One per painter (one per process since the host window is painted on the CPU too).
     repaint: Vec<RepaintHook>,
+    /// Told when a prompt answered by chord appears on screen or goes.
+    shown: Option<ShownHook>,
 }
 
 /// Thread-safe, cheaply cloned view model. All clones share one state.
@@ -183,6 +212,7 @@ impl OperatorState {
                 prompt_open: false,
                 refusal: None,
                 rearm_pending: false,
+                chords: PromptChords::default(),
                 front_door: String::new(),
                 stop_unrecorded: None,
                 stop_unarmed: false,
@@ -198,6 +228,7 @@ impl OperatorState {
                 others: None,
                 console: Console::default(),
                 repaint: Vec::new(),
+                shown: None,
             })),
         }
     }
@@ -239,6 +270,7 @@ impl OperatorState {
             prompt_open: inner.prompt_open,
             refusal: inner.refusal.clone(),
             rearm_pending: inner.rearm_pending,
+            chords: inner.chords.clone(),
             front_door: inner.front_door.clone(),
             stop_unrecorded: inner.stop_unrecorded.clone(),
             stop_armed: !inner.stop_unarmed,
@@ -390,6 +422,28 @@ impl OperatorState {
     /// STOPPED banner carries a line saying so.
     pub fn set_stop_unrecorded(&self, why: Option<String>) {
         self.update(|inner| inner.stop_unrecorded = why);
+    }
+
+    /// Core side: the prompts are answered by these chords (the prompts say so), and `shown`
+    /// is told when one of them appears on screen (`Some`: since when) or goes (`None`).
+    pub fn set_prompt_chords(
+        &self,
+        chords: PromptChords,
+        shown: impl Fn(ChordPrompt, Option<Instant>) + Send + Sync + 'static,
+    ) {
+        self.update(|inner| {
+            inner.chords = chords;
+            inner.shown = Some(Arc::new(shown));
+        });
+    }
+
+    /// UI side: `prompt` is on screen since `at`, or gone (`None`). Tells the core's hook, if
+    /// any; nothing is repainted.
+    pub(crate) fn prompt_shown(&self, prompt: ChordPrompt, at: Option<Instant>) {
+        let hook = self.lock().shown.clone();
+        if let Some(hook) = hook {
+            hook(prompt, at);
+        }
     }
 
     /// Say that this display has no armed stop, so the host window never shows "Armed".

@@ -1,22 +1,24 @@
-//! Keeps mcec's stop bindings in sway: one per physical keyboard, in every binding mode the
-//! session entered, checked by removing and re-adding them in one IPC message.
+//! Keeps mcec's bindings in sway: each one on every physical keyboard, in every binding mode
+//! the session entered, checked by removing and re-adding them in one IPC message. The stop's
+//! guard keeps one binding for the whole process; the prompts' guard (`prompts.rs`) keeps
+//! those of the prompts shown, changing them as prompts open and close.
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::chord::StopBinding;
+use crate::chord::Binding;
 use crate::ipc::{Ipc, Message};
 
 /// The identifier sway gives keyboards of the virtual-keyboard protocol (wlroots names the
 /// device `virtual keyboard`; sway writes spaces as `_` and has no vendor or product for it).
-const VIRTUAL_KEYBOARD: &str = "0:0:virtual_keyboard";
+pub(crate) const VIRTUAL_KEYBOARD: &str = "0:0:virtual_keyboard";
 
-/// The bindings of one process and the keyboards they are on.
+/// Bindings and the keyboards they are on.
 #[derive(Debug)]
 pub(crate) struct Guard {
     ipc: Ipc,
-    binding: StopBinding,
+    bindings: Vec<Binding>,
     devices: BTreeSet<String>,
     /// The binding mode the bindings were last checked in.
     mode: Option<String>,
@@ -24,8 +26,32 @@ pub(crate) struct Guard {
 }
 
 impl Guard {
-    pub(crate) fn new(ipc: Ipc, binding: StopBinding) -> Guard {
-        Guard { ipc, binding, devices: BTreeSet::new(), mode: None, connected: true }
+    pub(crate) fn new(ipc: Ipc, bindings: Vec<Binding>) -> Guard {
+        Guard { ipc, bindings, devices: BTreeSet::new(), mode: None, connected: true }
+    }
+
+    pub(crate) fn bindings(&self) -> &[Binding] {
+        &self.bindings
+    }
+
+    /// Keeps `bindings` from now on: the ones no longer wanted are removed from every
+    /// keyboard, the new ones added. An `Err` when sway refused to add one.
+    pub(crate) fn set_bindings(&mut self, bindings: Vec<Binding>) -> Result<(), String> {
+        let gone: Vec<Binding> = self.bindings.iter().filter(|b| !bindings.contains(b)).cloned().collect();
+        let added: Vec<Binding> = bindings.iter().filter(|b| !self.bindings.contains(b)).cloned().collect();
+        let mut commands: Vec<String> =
+            self.devices.iter().flat_map(|d| gone.iter().map(move |b| b.unbind(d))).collect();
+        let removals = commands.len();
+        commands.extend(self.devices.iter().flat_map(|d| added.iter().map(move |b| b.bind(d))));
+        self.bindings = bindings;
+        if commands.is_empty() {
+            return Ok(());
+        }
+        let results = self.run(&commands.join("; "))?;
+        match results.iter().skip(removals).find_map(|r| r.as_ref().err()) {
+            Some(e) => Err(format!("sway refused mcec's binding: {e}")),
+            None => Ok(()),
+        }
     }
 
     pub(crate) fn devices(&self) -> &BTreeSet<String> {
@@ -43,12 +69,15 @@ impl Guard {
         let now = physical_keyboards(&inputs);
         let added: Vec<String> = now.difference(&self.devices).cloned().collect();
         let gone: Vec<String> = self.devices.difference(&now).cloned().collect();
-        let mut commands: Vec<String> = added.iter().map(|d| self.binding.bind(d)).collect();
-        commands.extend(gone.iter().map(|d| self.binding.unbind(d)));
+        let binds: Vec<String> =
+            added.iter().flat_map(|d| self.bindings.iter().map(move |b| b.bind(d))).collect();
+        let bound = binds.len();
+        let mut commands = binds;
+        commands.extend(gone.iter().flat_map(|d| self.bindings.iter().map(move |b| b.unbind(d))));
         if !commands.is_empty() {
             let results = self.run(&commands.join("; "))?;
-            if let Some(Err(e)) = results.iter().take(added.len()).find(|r| r.is_err()) {
-                return Err(format!("sway refused mcec's stop binding: {e}"));
+            if let Some(Err(e)) = results.iter().take(bound).find(|r| r.is_err()) {
+                return Err(format!("sway refused mcec's binding: {e}"));
             }
         }
         self.devices = now;
@@ -58,18 +87,22 @@ impl Guard {
     /// The binding mode changed: bindings added over IPC go to the current mode, so add ours
     /// there (in a mode that has them already, sway replaces them with themselves).
     pub(crate) fn mode_changed(&mut self) {
-        let commands: Vec<String> = self.devices.iter().map(|d| self.binding.bind(d)).collect();
+        let commands: Vec<String> = self.pairs().map(|(d, b)| b.bind(&d)).collect();
         if !commands.is_empty() {
             let _ = self.run(&commands.join("; "));
         }
     }
 
+    /// Every (keyboard, binding) pair, in a fixed order.
+    fn pairs(&self) -> impl Iterator<Item = (String, Binding)> + use<'_> {
+        self.devices.iter().flat_map(|d| self.bindings.iter().map(move |b| (d.clone(), b.clone())))
+    }
+
     /// Every binding is still there. Each is removed and re-added in one message; a removal
     /// sway answers with an error means it was gone (it is back now), which is the `Err`.
     pub(crate) fn check(&mut self) -> Result<(), String> {
-        let devices: Vec<String> = self.devices.iter().cloned().collect();
-        let commands: Vec<String> =
-            devices.iter().flat_map(|d| [self.binding.unbind(d), self.binding.bind(d)]).collect();
+        let pairs: Vec<(String, Binding)> = self.pairs().collect();
+        let commands: Vec<String> = pairs.iter().flat_map(|(d, b)| [b.unbind(d), b.bind(d)]).collect();
         if commands.is_empty() {
             return Ok(());
         }
@@ -81,14 +114,17 @@ impl Guard {
         let after = self.current_mode()?;
         let entered = self.mode.as_ref().is_some_and(|m| *m != before) || before != after;
         self.mode = Some(after);
-        for (device, pair) in devices.iter().zip(results.chunks(2)) {
+        for ((device, binding), pair) in pairs.iter().zip(results.chunks(2)) {
+            let what = binding.what();
             match pair {
                 [Ok(()), Ok(())] => {}
                 [Err(_), Ok(())] if entered => {}
                 [Err(e), _] => {
-                    return Err(format!("tampered: mcec's stop binding on {device} was removed ({e})"));
+                    return Err(format!("tampered: mcec's {what} binding on {device} was removed ({e})"));
                 }
-                _ => return Err(format!("tampered: mcec's stop binding on {device} could not be restored")),
+                _ => {
+                    return Err(format!("tampered: mcec's {what} binding on {device} could not be restored"));
+                }
             }
         }
         if results.len() != commands.len() {
@@ -105,14 +141,14 @@ impl Guard {
 
     /// Removes every binding (at exit; failures are of no use to anyone then).
     pub(crate) fn remove_all(&mut self) {
-        let commands: Vec<String> = self.devices.iter().map(|d| self.binding.unbind(d)).collect();
+        let commands: Vec<String> = self.pairs().map(|(d, b)| b.unbind(&d)).collect();
         if !commands.is_empty() && self.connected {
             let _ = self.run(&commands.join("; "));
         }
         self.devices.clear();
     }
 
-    fn run(&mut self, commands: &str) -> Result<Vec<Result<(), String>>, String> {
+    pub(crate) fn run(&mut self, commands: &str) -> Result<Vec<Result<(), String>>, String> {
         let reply = self.request(Message::RunCommand, commands)?;
         Ok(crate::ipc::command_results(&reply))
     }

@@ -10,13 +10,18 @@
 //!
 //! [`ProvenanceMonitor`] is the seam: the X11 source (`mcec-desktop-x11`'s `X11Monitor`,
 //! XInput2 raw events plus a RECORD watch on XTEST) and the Windows one (`mcec-desktop-windows`'
-//! `WindowsMonitor`, an `LLKHF_INJECTED` hook) implement it; an evdev source would be another. Nothing here logs on the input thread: the latch wakes a worker,
-//! and observers read [`MonitorEvent`]s from a bounded channel that never blocks the sender.
+//! `WindowsMonitor`, an `LLKHF_INJECTED` hook) and the sway one (`mcec-desktop-wayland`'s
+//! `SwayMonitor`, per-device key bindings) implement it; an evdev source would be another.
+//! Where a window cannot name the event that pressed its control (sway), the source answers
+//! the operator's prompts with chords of its own instead ([`ChordControls`]). Nothing here
+//! logs on the input thread: the latch wakes a worker, and observers read [`MonitorEvent`]s
+//! from a bounded channel that never blocks the sender.
 //!
 //! Privacy: the monitor sees every key the operator types. [`MonitorEvent::Input`] exists for
 //! tests and diagnostics; never log its key codes, and keep the observer channel off in
 //! production unless something needs it.
 
+mod controls;
 mod ledger;
 mod sink;
 pub mod wayland;
@@ -27,6 +32,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+pub use controls::{ChordControls, Control, PressHook, Showing};
 pub use ledger::{InputSnapshot, LastPhysicalInput, RAW_RING_SIZE, RawInput};
 pub use mcec_rules::activation::{InputEventId, Pressed, Provenance, Witness};
 pub use mcec_rules::chord::{ChordDetector, Key};

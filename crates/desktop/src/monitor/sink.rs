@@ -18,22 +18,32 @@ use mcec_rules::chord::{ChordDetector, ChordStep, KeyEvent};
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{EngagedTrip, Latch, StopReason};
 
-use super::{ClassifiedEvent, Input, LastPhysicalInput, MonitorEvent, Pressed, RawInput};
+use super::{ChordControls, ClassifiedEvent, Input, LastPhysicalInput, MonitorEvent, Pressed, RawInput};
 
 /// Where a provenance source delivers: the latch to trip, the chord to watch for, the ledger
-/// to keep, and an optional observer (a bounded channel; events are dropped when it is full).
+/// to keep, the operator controls it may answer with chords of its own (only a source whose
+/// windows cannot name their events uses them), and an optional observer (a bounded channel;
+/// events are dropped when it is full).
 #[derive(Debug, Clone)]
 pub struct MonitorSink {
     pub latch: Latch,
     pub hotkey: Hotkey,
     pub ledger: LastPhysicalInput,
+    pub controls: ChordControls,
     pub events: Option<SyncSender<MonitorEvent>>,
     pub stats: MonitorStats,
 }
 
 impl MonitorSink {
     pub fn new(latch: Latch, hotkey: Hotkey, ledger: LastPhysicalInput) -> Self {
-        MonitorSink { latch, hotkey, ledger, events: None, stats: MonitorStats::default() }
+        let controls = ChordControls::default();
+        MonitorSink { latch, hotkey, ledger, controls, events: None, stats: MonitorStats::default() }
+    }
+
+    /// Shares `controls` with the core (which shows the prompts they press).
+    pub fn with_controls(mut self, controls: ChordControls) -> Self {
+        self.controls = controls;
+        self
     }
 
     /// Adds an observer channel.

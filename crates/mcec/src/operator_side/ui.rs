@@ -2,7 +2,7 @@
 //! notes when it ends), and ending it before the process exits, which the C libraries under
 //! the windows need (see [`UiShutdown`]).
 
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -10,20 +10,22 @@ use mcec_operator::{OperatorEvent, OperatorState, Surfaces};
 
 use super::spawn;
 
-/// Start the operator windows for `surfaces` on a thread of their own, with their state, their
-/// events and the handle that ends them; all `None` when no surface is wanted or none starts.
-/// With `hidden`, the banner and prompts show nothing until the display's guard is elected.
-pub(super) fn start_ui(
-    surfaces: Surfaces,
-    hidden: bool,
-) -> (Option<OperatorState>, Option<Receiver<OperatorEvent>>, Option<UiShutdown>) {
+/// The operator windows as started: their state, their events (and a sender of more, for
+/// what answers a prompt outside its window), and the handle that ends them.
+pub(super) type Started =
+    (Option<OperatorState>, Option<(Receiver<OperatorEvent>, Sender<OperatorEvent>)>, Option<UiShutdown>);
+
+/// Start the operator windows for `surfaces` on a thread of their own; all `None` when no
+/// surface is wanted or none starts. With `hidden`, the banner and prompts show nothing until
+/// the display's guard is elected.
+pub(super) fn start_ui(surfaces: Surfaces, hidden: bool) -> Started {
     if !(surfaces.overlay || surfaces.prompt || surfaces.host_window) {
         return (None, None, None);
     }
     let state = OperatorState::new();
     state.set_member(hidden);
     let (tx, rx) = mpsc::channel();
-    match mcec_operator::spawn_operator_ui_thread(state.clone(), tx, surfaces) {
+    match mcec_operator::spawn_operator_ui_thread(state.clone(), tx.clone(), surfaces) {
         Ok(handle) => {
             let shutdown =
                 UiShutdown { state: state.clone(), ended: Arc::new((Mutex::new(false), Condvar::new())) };
@@ -38,7 +40,7 @@ pub(super) fn start_ui(
                 *flag.lock().unwrap_or_else(PoisonError::into_inner) = true;
                 cvar.notify_all();
             });
-            (Some(state), Some(rx), Some(shutdown))
+            (Some(state), Some((rx, tx)), Some(shutdown))
         }
         Err(e) => {
             tracing::warn!("operator windows unavailable: {e}");

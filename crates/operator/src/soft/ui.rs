@@ -1,6 +1,7 @@
 //! The loop both surfaces share: bring each window up to date with the state, the banner
-//! first, then wait for the platform's events, the state's repaint hook or egui's next
-//! repaint, and turn what was seen into each window's egui input.
+//! first, tell the core which prompts are on screen since when (for the chords that answer
+//! them on sway), then wait for the platform's events, the state's repaint hook or egui's
+//! next repaint, and turn what was seen into each window's egui input.
 
 use std::sync::mpsc::Sender;
 use std::time::Instant;
@@ -9,7 +10,7 @@ use crate::soft::pace::Pacer;
 use crate::soft::pass::{self, DroppedInput, Layout, Role};
 use crate::soft::raster::Textures;
 use crate::soft::surface::{Seen, Surface};
-use crate::state::{OperatorEvent, OperatorState, Snapshot};
+use crate::state::{ChordPrompt, OperatorEvent, OperatorState, Snapshot};
 use crate::{Surfaces, UiError};
 
 type Pane<S> = pass::Pane<<S as Surface>::Window>;
@@ -27,6 +28,8 @@ pub(crate) struct SoftUi<S: Surface> {
     pub dropped: DroppedInput,
     /// When a change of the state repaints the windows.
     pub pacer: Pacer,
+    /// Since when the re-arm and consent prompts are on screen, as last told to the state.
+    pub told_shown: [Option<Instant>; 2],
 }
 
 impl<S: Surface> SoftUi<S> {
@@ -46,6 +49,19 @@ impl<S: Surface> SoftUi<S> {
             start: Instant::now(),
             dropped: DroppedInput::default(),
             pacer: Pacer::default(),
+            told_shown: [None, None],
+        }
+    }
+
+    /// Tells the state when the prompts a chord may answer appeared, or that they went.
+    fn tell_shown(&mut self) {
+        let prompts = [(Role::Prompt, ChordPrompt::Rearm), (Role::Consent, ChordPrompt::Consent)];
+        for ((role, prompt), told) in prompts.into_iter().zip(self.told_shown.iter_mut()) {
+            let shown = self.panes.iter().find(|p| p.role == role).and_then(|p| p.shown_at);
+            if shown != *told {
+                *told = shown;
+                self.state.prompt_shown(prompt, shown);
+            }
         }
     }
 
@@ -68,6 +84,7 @@ impl<S: Surface> SoftUi<S> {
                     self.frame(i)?;
                 }
             }
+            self.tell_shown();
             let until = self.panes.iter().filter_map(|p| p.repaint_at).chain(self.pacer.next()).min();
             for seen in self.surface.wait(until) {
                 if let Seen::End(end) = seen {
@@ -167,5 +184,6 @@ impl<S: Surface> SoftUi<S> {
         for pane in self.panes.drain(..) {
             self.surface.destroy(pane.window);
         }
+        self.tell_shown();
     }
 }
