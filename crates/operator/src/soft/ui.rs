@@ -27,6 +27,8 @@ pub(crate) struct SoftUi<S: Surface> {
     pub dropped: DroppedInput,
     /// When a change of the state repaints the windows.
     pub pacer: Pacer,
+    /// The last `Snapshot::console_raise` acted on (the tray's Open console).
+    pub raised: u64,
 }
 
 impl<S: Surface> SoftUi<S> {
@@ -38,7 +40,6 @@ impl<S: Surface> SoftUi<S> {
     ) -> Self {
         Self {
             surface,
-            state,
             events,
             surfaces,
             panes: Vec::new(),
@@ -46,6 +47,8 @@ impl<S: Surface> SoftUi<S> {
             start: Instant::now(),
             dropped: DroppedInput::default(),
             pacer: Pacer::default(),
+            raised: state.snapshot().console_raise,
+            state,
         }
     }
 
@@ -66,6 +69,12 @@ impl<S: Surface> SoftUi<S> {
                 let Some(i) = self.panes.iter().position(|p| p.role == role) else { continue };
                 if self.panes[i].dirty || self.panes[i].repaint_at.is_some_and(|t| t <= now) {
                     self.frame(i)?;
+                }
+            }
+            if snap.console_raise != self.raised {
+                self.raised = snap.console_raise;
+                if let Some(host) = self.panes.iter().find(|p| p.role == Role::Host) {
+                    self.surface.raise(&host.window)?;
                 }
             }
             let until = self.panes.iter().filter_map(|p| p.repaint_at).chain(self.pacer.next()).min();
