@@ -5,16 +5,18 @@ Wine's Xvfb here has no X tray manager, so Wine's explorer shows notification-ar
 window of its own, "Wine System Tray", one 20x20 cell per icon from its top-left, and sends
 the owner the icon's callback messages as Explorer does; xdotool's clicks there are the
 operator's hand. The test sees the icon registered (the host's info line, and the green disc
-drawn in that window), opens its menu with a right-click, chooses Stop and sees the host
-stopped: the icon turns red, the host window says STOPPED and a tool call through the SDK is
-refused with emergency-stopped. Re-arm… then only opens the attested re-arm prompt (the stop
-stays latched), and when the host exits the icon is deleted.
+drawn in that window) and added again on a `TaskbarCreated` broadcast, opens its menu with a
+right-click, chooses Stop and sees the host stopped: the icon turns red, the host window says
+STOPPED and a tool call through the SDK is refused with emergency-stopped. Re-arm… then only
+opens the attested re-arm prompt (the stop stays latched), and when the host exits the icon
+is deleted.
 
 What only real Windows shows: Explorer's own notification area (its overflow, the tooltip,
-placement on the taskbar), the icon coming back on `TaskbarCreated` after Explorer restarts
-(Wine's explorer never broadcasts it), and Open console restoring a minimised host window
-(without a window manager, Wine cannot minimise one; tests/e2e/test_tray.py shows Open
-console bringing the host window back on X11, through the same `tray::choose`).
+placement on the taskbar), a real Explorer restart (Wine's explorer never broadcasts
+`TaskbarCreated`; the test broadcasts it itself, with the icon still in place), and Open
+console restoring a minimised host window (without a window manager, Wine cannot minimise
+one; tests/e2e/test_tray.py shows Open console bringing the host window back on X11, through
+the same `tray::choose`).
 
     scripts/windows-build && .venv/bin/python -m pytest -q tests/windows/test_tray_wine.py
 """
@@ -91,6 +93,11 @@ def test_tray_icon_menu_stops_the_host_and_rearm_only_opens_the_prompt(desk: Win
         assert wait_until(lambda: "tray icon shown (notification area)" in copy.log(), PROBE_PATIENCE_S), copy.log()
         icon = TrayIcon(desk)
         assert icon.shows(GREEN), f"the armed icon is not green: {icon.colour()}"
+        # `TaskbarCreated` (broadcast here by another program, as a restarted Explorer does)
+        # reaches the icon's hidden top-level window, which adds the icon again.
+        assert desk.wine("mcec-post-click", "broadcast", "TaskbarCreated").startswith("BROADCAST")
+        assert wait_until(lambda: "tray icon shown again" in copy.log(), PROBE_PATIENCE_S), copy.log()
+        assert icon.shows(GREEN), f"the icon added again is not green: {icon.colour()}"
 
         async def main():
             async with sdk_http(host.url, host.auth_headers()) as (session, _):

@@ -72,7 +72,7 @@ use mcec_rules::own_windows::{HOST_CLASS, OVERLAY_CLASS, PROMPT_CLASS, SETTINGS_
 const WM_WAKE: u32 = WM_APP + 1;
 
 /// `INFINITE` for `MsgWaitForMultipleObjectsEx` (named in a module this crate does not load).
-const WAIT_FOREVER: u32 = u32::MAX;
+pub(crate) const WAIT_FOREVER: u32 = u32::MAX;
 
 /// Class of the message-only window that wakes the loop.
 const WAKE_CLASS: &str = "mcec-operator-wake";

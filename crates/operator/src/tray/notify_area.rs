@@ -44,7 +44,7 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{
 
 use super::bits::icon_bits;
 use super::{ICON_SIZE, Item, Look, choose, items};
-use crate::soft::win32::{create, register, wide};
+use crate::soft::win32::{WAIT_FOREVER, create, register, wide};
 use crate::state::{OperatorEvent, OperatorState};
 
 /// What Explorer sends the window about the icon (a click: the mouse message in `lparam`).
@@ -82,9 +82,9 @@ impl Drop for Shown {
 }
 
 /// Wait for the icon's thread to end, answering the messages other threads send this one
-/// meanwhile. Deleting the icon is a message to Explorer, which may itself send messages to
-/// every top-level window, this thread's among them (its IME window): a plain join here
-/// would wait for a thread that waits for this one.
+/// meanwhile. The icon's thread may be waiting on Explorer (deleting the icon is a message
+/// Explorer answers), and a message sent to this thread's windows meanwhile (its IME window
+/// is one) would never be answered by a plain join: each thread would wait on the other.
 fn end(thread: JoinHandle<()>) {
     let handle = thread.as_raw_handle();
     loop {
@@ -101,9 +101,6 @@ fn end(thread: JoinHandle<()>) {
     }
     let _ = thread.join();
 }
-
-/// `INFINITE` (named in a module this crate does not load).
-const WAIT_FOREVER: u32 = u32::MAX;
 
 /// Start the icon's thread; `None` (and one info line) when it has no window to own the icon.
 pub(super) fn start(state: OperatorState, events: Sender<OperatorEvent>) -> Option<Shown> {
@@ -276,6 +273,11 @@ impl NotifyIcon {
 
     /// Put the icon in the notification area (again, after `TaskbarCreated`).
     fn add(&mut self, again: bool) {
+        if again && self.added {
+            // A taskbar that still holds the icon (a `TaskbarCreated` without a restart) would
+            // refuse a second add; after a restart this finds nothing to delete.
+            self.notify(NIM_DELETE, 0);
+        }
         self.added = self.notify(NIM_ADD, NIF_MESSAGE | NIF_ICON | NIF_TIP);
         match (self.added, again) {
             (true, false) => tracing::info!("tray icon shown (notification area)"),
