@@ -4,7 +4,8 @@ host serving HTTP on the inner display of an Xvfb + Xephyr desk. The host's Stat
 registers; its `Status` and `IconPixmap` say armed (a green disc); `Stop` chosen in its menu
 (through `com.canonical.dbusmenu`'s `Event`, as a tray does on a click) stops the host: the
 stop is recorded for the display, an agent's call is refused `emergency-stopped`, and the icon
-turns red with `NeedsAttention`. `Re-arm…` then only opens the attested re-arm prompt: the host
+turns red with `NeedsAttention`. `Open console` maps the host window again after it was
+taken off the screen. `Re-arm…` then only opens the attested re-arm prompt: the host
 stays stopped. With no watcher on the bus there is no tray, one info line says so, and the host
 serves as before."""
 
@@ -154,6 +155,13 @@ async def test_the_trays_stop_stops_the_host_and_re_arm_only_opens_the_prompt(
             assert wait_until(lambda: status(bus, service) == "NeedsAttention", 10), status(bus, service)
             assert icon_pixel(bus, service, 16, 6) == STOPPED_RED
 
+            # Open console brings the host window up: taken off the screen (unmapped, as a
+            # window manager's minimise does), it is mapped again.
+            [host_window] = desk.visible_windows("^mcec$")
+            desk.injected("windowunmap", "--sync", host_window)
+            assert not desk.visible_window("^mcec$"), "the host window stayed on screen"
+            click_menu(bus, service, "Open console")
+            assert wait_until(lambda: desk.visible_window("^mcec$"), 10), "Open console did not bring it up"
             # Re-arm… opens the attested prompt and re-arms nothing by itself.
             if desk.visible_window(PROMPT_TITLE):  # the stop opened it; the operator closes it
                 desk.physical("key", "Escape")

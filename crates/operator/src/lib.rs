@@ -17,8 +17,8 @@
 //! it and carry on headless.
 //!
 //! `x11_tag` opens its own small X connection to find a prompt's window and give it the
-//! focus. Beside the host window, `tray/` shows a tray icon where the desktop has a tray
-//! (Unix only).
+//! focus. Beside the host window, `tray/` shows a tray icon where the desktop has a tray (a
+//! StatusNotifierItem on Unix, the notification area on Windows).
 
 mod agent_model;
 mod confirm_dialog;
@@ -36,8 +36,6 @@ mod reveal_prompt;
 mod settings_window;
 mod soft;
 mod state;
-// Windows has no tray yet: a notification-area icon would be a second surface of `tray/`.
-#[cfg(unix)]
 mod tray;
 #[cfg(unix)]
 mod x11_run;
@@ -67,7 +65,6 @@ pub use state::{
     ChordPrompt, Mode, NARRATION_LINES, NARRATION_MAX_CHARS, OperatorEvent, OperatorState, PromptChords,
     REARMED_FADE, Snapshot,
 };
-#[cfg(unix)]
 pub use tray::{TRAY_OPEN_CONSOLE_LABEL, TRAY_REARM_LABEL, TRAY_STOP_LABEL};
 /// Which windows to offer. `mcec mcp` wants the overlay and the prompt; plain `mcec` wants
 /// the overlay and the host window (whose menu re-arms).
@@ -125,7 +122,12 @@ pub fn run_operator_ui(
     #[cfg(unix)]
     return x11_run::run(state, events, surfaces);
     #[cfg(windows)]
-    soft::run(state, events, surfaces)
+    {
+        // Where there is a notification area; never the only way to see or clear the stop.
+        // Dropped when the windows end, which deletes the icon.
+        let _tray = surfaces.host_window.then(|| tray::start(state.clone(), events.clone()));
+        soft::run(state, events, surfaces)
+    }
 }
 
 /// Run [`run_operator_ui`] on a new thread named `mcec-operator-ui`. Join the handle to learn

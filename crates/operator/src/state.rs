@@ -545,8 +545,7 @@ impl OperatorState {
         });
     }
 
-    /// Bring the host window up (the tray's Open console; Unix has the only tray so far).
-    #[cfg(unix)]
+    /// Bring the host window up (the tray's Open console).
     pub(crate) fn raise_console(&self) {
         self.update(|inner| inner.console_raise += 1);
     }

@@ -16,10 +16,8 @@ pub(crate) fn run(
     if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty()) {
         return Err(UiError::NoDisplay);
     }
-    if surfaces.host_window {
-        // Where the desktop has a tray; never the only way to see or clear the stop.
-        crate::tray::start(state.clone(), events.clone());
-    }
+    // Where the desktop has a tray; never the only way to see or clear the stop.
+    let _tray = surfaces.host_window.then(|| crate::tray::start(state.clone(), events.clone()));
     // A panic in the painter or in egui ends the windows, not the process.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || soft::run(state, events, surfaces)))
         .unwrap_or_else(|payload| Err(UiError::Panicked(panic_message(payload.as_ref()))))

@@ -10,6 +10,9 @@
 //!         the same with `SendMessageW` (the window procedure runs at once, off its queue)
 //!   mcec-post-click bm-click TITLE [--count N] [--every MS]
 //!         `SendMessageW(BM_CLICK)`, which a button control turns into a press and release
+//!   mcec-post-click broadcast NAME
+//!         `SendNotifyMessageW(HWND_BROADCAST)` of the registered message NAME to every
+//!         top-level window, as Explorer broadcasts `TaskbarCreated` when it starts
 //!
 //! `--count` repeats the click (default 1), `--every` waits between repeats (default 200 ms),
 //! as an agent's loop would. Prints `POSTED <how> hwnd=0x.. client=X,Y count=N` and exits 0,
@@ -24,7 +27,8 @@ fn main() {
     use windows_sys::Win32::Foundation::{HWND, POINT};
     use windows_sys::Win32::Graphics::Gdi::ScreenToClient;
     use windows_sys::Win32::UI::WindowsAndMessaging::{
-        BM_CLICK, FindWindowW, PostMessageW, SendMessageW, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MOUSEMOVE,
+        BM_CLICK, FindWindowW, HWND_BROADCAST, PostMessageW, RegisterWindowMessageW, SendMessageW,
+        SendNotifyMessageW, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MOUSEMOVE,
     };
 
     /// `MK_LBUTTON` (winuser.h): the left button is down, in a mouse message's `wparam`.
@@ -32,7 +36,8 @@ fn main() {
 
     fn usage() -> ! {
         eprintln!(
-            "usage: mcec-post-click post|send TITLE X Y [--count N] [--every MS] | bm-click TITLE [...]"
+            "usage: mcec-post-click post|send TITLE X Y [--count N] [--every MS] | bm-click TITLE [...] \
+             | broadcast NAME"
         );
         std::process::exit(2)
     }
@@ -49,6 +54,19 @@ fn main() {
 
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(how), Some(title)) = (args.first(), args.get(1)) else { usage() };
+    if how == "broadcast" {
+        let name: Vec<u16> = title.encode_utf16().chain([0]).collect();
+        // SAFETY: a NUL-terminated name; then plain values broadcast without waiting.
+        let sent = unsafe {
+            let message = RegisterWindowMessageW(name.as_ptr());
+            message != 0 && SendNotifyMessageW(HWND_BROADCAST, message, 0, 0) != 0
+        };
+        if !sent {
+            fail("SendNotifyMessageW");
+        }
+        println!("BROADCAST {title}");
+        return;
+    }
     let count = option(&args, "--count", 1);
     let every = Duration::from_millis(option(&args, "--every", 200));
     let title_w: Vec<u16> = title.encode_utf16().chain([0]).collect();

@@ -30,8 +30,9 @@ mod pass;
 mod raster;
 mod surface;
 mod ui;
+// Its window helpers also make the hidden window of the tray icon (tray/notify_area.rs).
 #[cfg(windows)]
-mod win32;
+pub(crate) mod win32;
 #[cfg(unix)]
 mod x11;
 

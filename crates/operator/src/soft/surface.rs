@@ -61,6 +61,10 @@ pub(crate) trait Surface {
     /// Answer a [`Seen::Paint`]: the window can show frames from now on.
     fn paint(&mut self, window: &mut Self::Window, canvas: &Canvas, last: bool) -> Result<(), UiError>;
 
+    /// Bring a shown window up: restored if minimised, above the others, with the focus where
+    /// the system allows (the tray's Open console, for the host window).
+    fn raise(&mut self, window: &Self::Window) -> Result<(), UiError>;
+
     fn destroy(&mut self, window: Self::Window);
 
     /// Wait until something happens or `until` passes, and say what did (nothing, on a timeout).

@@ -30,6 +30,8 @@ pub(crate) struct SoftUi<S: Surface> {
     pub pacer: Pacer,
     /// Since when the re-arm and consent prompts are on screen, as last told to the state.
     pub told_shown: [Option<Instant>; 2],
+    /// The last `Snapshot::console_raise` acted on (the tray's Open console).
+    pub raised: u64,
 }
 
 impl<S: Surface> SoftUi<S> {
@@ -41,7 +43,6 @@ impl<S: Surface> SoftUi<S> {
     ) -> Self {
         Self {
             surface,
-            state,
             events,
             surfaces,
             panes: Vec::new(),
@@ -50,6 +51,8 @@ impl<S: Surface> SoftUi<S> {
             dropped: DroppedInput::default(),
             pacer: Pacer::default(),
             told_shown: [None, None],
+            raised: state.snapshot().console_raise,
+            state,
         }
     }
 
@@ -85,6 +88,12 @@ impl<S: Surface> SoftUi<S> {
                 }
             }
             self.tell_shown();
+            if snap.console_raise != self.raised {
+                self.raised = snap.console_raise;
+                if let Some(host) = self.panes.iter().find(|p| p.role == Role::Host) {
+                    self.surface.raise(&host.window)?;
+                }
+            }
             let until = self.panes.iter().filter_map(|p| p.repaint_at).chain(self.pacer.next()).min();
             for seen in self.surface.wait(until) {
                 if let Seen::End(end) = seen {

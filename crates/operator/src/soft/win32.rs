@@ -49,15 +49,15 @@ use windows_sys::Win32::UI::Input::KeyboardAndMouse::{
 use windows_sys::Win32::UI::WindowsAndMessaging::{
     AdjustWindowRectEx, BM_CLICK, CreateWindowExW, DefWindowProcW, DestroyWindow, DispatchMessageW,
     GetForegroundWindow, GetMessagePos, GetMessageTime, GetSystemMetrics, HTTRANSPARENT, HWND_MESSAGE,
-    InSendMessage, LWA_ALPHA, MA_NOACTIVATE, MSG, MWMO_INPUTAVAILABLE, MsgWaitForMultipleObjectsEx,
-    PM_REMOVE, PeekMessageW, PostMessageW, QS_ALLINPUT, RegisterClassExW, SM_CXSCREEN, SM_CYSCREEN, SW_SHOW,
-    SW_SHOWNOACTIVATE, SWP_NOACTIVATE, SWP_NOZORDER, SetForegroundWindow, SetLayeredWindowAttributes,
-    SetWindowDisplayAffinity, SetWindowPos, ShowWindow, WDA_EXCLUDEFROMCAPTURE, WM_APP, WM_CLOSE,
-    WM_ERASEBKGND, WM_KEYDOWN, WM_KEYUP, WM_KILLFOCUS, WM_LBUTTONDOWN, WM_LBUTTONUP, WM_MBUTTONDOWN,
-    WM_MBUTTONUP, WM_MOUSEACTIVATE, WM_MOUSEMOVE, WM_NCHITTEST, WM_PAINT, WM_QUIT, WM_RBUTTONDOWN,
-    WM_RBUTTONUP, WM_SETFOCUS, WNDCLASSEXW, WNDPROC, WS_CAPTION, WS_EX_DLGMODALFRAME, WS_EX_LAYERED,
-    WS_EX_NOACTIVATE, WS_EX_TOOLWINDOW, WS_EX_TOPMOST, WS_EX_TRANSPARENT, WS_MINIMIZEBOX, WS_OVERLAPPED,
-    WS_POPUP, WS_SYSMENU,
+    InSendMessage, IsIconic, LWA_ALPHA, MA_NOACTIVATE, MSG, MWMO_INPUTAVAILABLE, MsgWaitForMultipleObjectsEx,
+    PM_REMOVE, PeekMessageW, PostMessageW, QS_ALLINPUT, RegisterClassExW, SM_CXSCREEN, SM_CYSCREEN,
+    SW_RESTORE, SW_SHOW, SW_SHOWNOACTIVATE, SWP_NOACTIVATE, SWP_NOZORDER, SetForegroundWindow,
+    SetLayeredWindowAttributes, SetWindowDisplayAffinity, SetWindowPos, ShowWindow, WDA_EXCLUDEFROMCAPTURE,
+    WM_APP, WM_CLOSE, WM_ERASEBKGND, WM_KEYDOWN, WM_KEYUP, WM_KILLFOCUS, WM_LBUTTONDOWN, WM_LBUTTONUP,
+    WM_MBUTTONDOWN, WM_MBUTTONUP, WM_MOUSEACTIVATE, WM_MOUSEMOVE, WM_NCHITTEST, WM_PAINT, WM_QUIT,
+    WM_RBUTTONDOWN, WM_RBUTTONUP, WM_SETFOCUS, WNDCLASSEXW, WNDPROC, WS_CAPTION, WS_EX_DLGMODALFRAME,
+    WS_EX_LAYERED, WS_EX_NOACTIVATE, WS_EX_TOOLWINDOW, WS_EX_TOPMOST, WS_EX_TRANSPARENT, WS_MINIMIZEBOX,
+    WS_OVERLAPPED, WS_POPUP, WS_SYSMENU,
 };
 
 use crate::soft::pass::{Layout, Role};
@@ -72,7 +72,7 @@ use mcec_rules::own_windows::{HOST_CLASS, OVERLAY_CLASS, PROMPT_CLASS, SETTINGS_
 const WM_WAKE: u32 = WM_APP + 1;
 
 /// `INFINITE` for `MsgWaitForMultipleObjectsEx` (named in a module this crate does not load).
-const WAIT_FOREVER: u32 = u32::MAX;
+pub(crate) const WAIT_FOREVER: u32 = u32::MAX;
 
 /// Class of the message-only window that wakes the loop.
 const WAKE_CLASS: &str = "mcec-operator-wake";
@@ -91,7 +91,7 @@ fn note(seen: Seen) {
 /// Logged once per process: whether the windows can be kept out of captures here.
 static AFFINITY_LOGGED: AtomicBool = AtomicBool::new(false);
 
-fn wide(s: &str) -> Vec<u16> {
+pub(crate) fn wide(s: &str) -> Vec<u16> {
     s.encode_utf16().chain(Some(0)).collect()
 }
 
@@ -133,7 +133,7 @@ impl Drop for Desktop {
     }
 }
 
-fn register(class: &str, proc_: WNDPROC) -> Result<(), UiError> {
+pub(crate) fn register(class: &str, proc_: WNDPROC) -> Result<(), UiError> {
     let name = wide(class);
     // SAFETY: a null name asks for this executable's module handle.
     let instance = unsafe { GetModuleHandleW(null()) };
@@ -152,7 +152,7 @@ fn register(class: &str, proc_: WNDPROC) -> Result<(), UiError> {
     Ok(())
 }
 
-fn create(
+pub(crate) fn create(
     ex: u32,
     class: &str,
     title: &str,
@@ -298,6 +298,15 @@ impl Surface for Desktop {
 
     fn paint(&mut self, window: &mut HWND, canvas: &Canvas, _last: bool) -> Result<(), UiError> {
         show(*window, canvas);
+        Ok(())
+    }
+
+    fn raise(&mut self, window: &HWND) -> Result<(), UiError> {
+        // SAFETY: a live window of this thread.
+        unsafe {
+            ShowWindow(*window, if IsIconic(*window) != 0 { SW_RESTORE } else { SW_SHOW });
+            SetForegroundWindow(*window);
+        }
         Ok(())
     }
 

@@ -12,9 +12,17 @@
 //!
 //! On Unix the icon is a StatusNotifierItem over D-Bus (`sni.rs`, with `ksni`), registered
 //! with the desktop's `org.kde.StatusNotifierWatcher`; with no watcher there is no tray and
-//! one info line says so. On Windows there is no tray yet and this module is not built (a
-//! notification-area icon would be a second surface over this file's look, items and choices).
+//! one info line says so. On Windows it is an icon in the notification area
+//! (`notify_area.rs`, `Shell_NotifyIconW`, its pixels made by `bits.rs`), added again when
+//! Explorer restarts and deleted when the host's windows end; where no taskbar takes it, one
+//! info line says so. Both surfaces offer this file's look, items and choices, and nothing
+//! else.
 
+#[cfg(any(windows, test))]
+mod bits;
+#[cfg(windows)]
+mod notify_area;
+#[cfg(unix)]
 mod sni;
 
 use std::sync::mpsc::Sender;
@@ -133,9 +141,23 @@ pub(crate) fn choose(item: Item, state: &OperatorState, events: &Sender<Operator
     }
 }
 
+/// The tray icon while the host's windows run: on Windows, dropping it deletes the icon (on
+/// Unix the item goes with the process's bus connection).
+pub(crate) struct Shown {
+    #[cfg(windows)]
+    _icon: Option<notify_area::Shown>,
+}
+
 /// Show the tray icon for the host, where the desktop has a tray, on a thread of its own.
-pub(crate) fn start(state: OperatorState, events: Sender<OperatorEvent>) {
-    sni::start(state, events);
+/// Keep what it returns until the host's windows end.
+pub(crate) fn start(state: OperatorState, events: Sender<OperatorEvent>) -> Shown {
+    #[cfg(unix)]
+    {
+        sni::start(state, events);
+        Shown {}
+    }
+    #[cfg(windows)]
+    Shown { _icon: notify_area::start(state, events) }
 }
 
 #[cfg(test)]

@@ -243,6 +243,12 @@ impl Surface for Desktop {
         Ok(())
     }
 
+    fn raise(&mut self, window: &XWindow) -> Result<(), UiError> {
+        // Mapping an iconified window restores it (ICCCM); then it goes on top.
+        window.map(&self.conn).map_err(graphics)?;
+        XWindow::raise(&self.conn, window.id).map_err(graphics)
+    }
+
     fn destroy(&mut self, window: XWindow) {
         window.destroy(&self.conn);
     }
