@@ -61,6 +61,10 @@ def test_find_query_get_text_and_invoke_read_msaa(desk: WineDesk, tmp_path: Path
                 assert text["result"]["text"] == "hello msaa", text
                 pressed = await call(session, "invoke", elementId=ok["elementId"])
                 assert pressed["ok"] is True, pressed
+                # No Tesseract under Wine: OCR says so, with Windows' way to get it.
+                ocr = await call(session, "get-text", region={"x": 100, "y": 100, "width": 50, "height": 20})
+                assert ocr["ok"] is False and ocr["error"]["code"] == "unavailable", ocr
+                assert "tesseract.exe" in ocr["error"]["detail"] and "apt-get" not in ocr["error"]["detail"], ocr
 
         run(main)
         assert wait_for("CLICKED") == "CLICKED id=1"

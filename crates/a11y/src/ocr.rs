@@ -35,14 +35,16 @@ fn program() -> String {
     std::env::var("MCEC_TESSERACT").ok().filter(|p| !p.is_empty()).unwrap_or_else(|| PROGRAM.to_string())
 }
 
+/// How to get the OCR program where it is missing.
+#[cfg(not(windows))]
+const HOW_TO_INSTALL: &str = "Install the Debian packages `tesseract-ocr` and `tesseract-ocr-eng` \
+     (apt-get install tesseract-ocr tesseract-ocr-eng).";
+#[cfg(windows)]
+const HOW_TO_INSTALL: &str = "Install Tesseract for Windows with its English data and put `tesseract.exe` on PATH, \
+     or set MCEC_TESSERACT to its full path; mcec does not use Windows' own OCR (Windows.Media.Ocr) yet.";
+
 fn missing(why: impl std::fmt::Display) -> ToolError {
-    ToolError::new(
-        ErrorCode::Unavailable,
-        format!(
-            "OCR is not available: {why}. Install the Debian packages `tesseract-ocr` and `tesseract-ocr-eng` \
-             (apt-get install tesseract-ocr tesseract-ocr-eng)."
-        ),
-    )
+    ToolError::new(ErrorCode::Unavailable, format!("OCR is not available: {why}. {HOW_TO_INSTALL}"))
 }
 
 fn ppm(image: &RgbImage) -> Vec<u8> {
@@ -188,11 +190,11 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_program_is_unavailable_naming_the_package() {
+    fn a_missing_program_is_unavailable_saying_how_to_install_it() {
         let image = RgbImage { width: 1, height: 1, pixels: vec![255, 255, 255] };
         let err = read_words_with("/nonexistent/tesseract", &image, Point::new(0, 0), &StopFlag::new())
             .unwrap_err();
         assert_eq!(err.code, ErrorCode::Unavailable);
-        assert!(err.detail.contains("tesseract-ocr-eng"), "{}", err.detail);
+        assert!(err.detail.contains(HOW_TO_INSTALL), "{}", err.detail);
     }
 }
