@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import time
 from difflib import SequenceMatcher
 import tomllib
 from pathlib import Path
@@ -60,15 +61,22 @@ def token_run(origin: tuple[int, int], name: str, token: str) -> int:
 
 
 def ocr_settings_and_age(desk: Desk, origin: tuple[int, int], name: str) -> tuple[str, int]:
-    """`ocr_settings`, and the age in seconds the first session row shows (nothing covers it)."""
-    text = ocr_settings(desk, origin, name)
-    shot = ARTIFACTS / f"{name}.png"
-    age = ocr(shot, (origin[0] + AGE_CELL[0], origin[1] + AGE_CELL[1], *AGE_CELL[2:]), f"{name}-age", "--psm", "7")
-    # Tesseract reads a lone 0 as a capital O now and then.
-    # The cell's edge can come out as a stray bracket or bar beside the digits.
-    read = re.search(r"(\d+)s", age.replace("O", "0").replace("o", "0"))
-    assert read, f"the first row's age reads {age!r}"
-    return text, int(read.group(1))
+    """`ocr_settings`, and the age in seconds the first session row shows (nothing covers it).
+    Tesseract misreads the small cell now and then ('Ws|' for '4s'): the age changes every
+    second, so a misread is looked at again in a later screenshot, a few times at most."""
+    misread = []
+    for _ in range(4):
+        text = ocr_settings(desk, origin, name)
+        shot = ARTIFACTS / f"{name}.png"
+        age = ocr(shot, (origin[0] + AGE_CELL[0], origin[1] + AGE_CELL[1], *AGE_CELL[2:]), f"{name}-age", "--psm", "7")
+        # Tesseract reads a lone 0 as a capital O now and then.
+        # The cell's edge can come out as a stray bracket or bar beside the digits.
+        read = re.search(r"(\d+)s", age.replace("O", "0").replace("o", "0"))
+        if read:
+            return text, int(read.group(1))
+        misread.append(age)
+        time.sleep(0.4)
+    raise AssertionError(f"the first row's age reads {misread!r}")
 
 
 def choose_codex(desk: Desk, origin: tuple[int, int]) -> None:

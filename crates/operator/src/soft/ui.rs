@@ -153,7 +153,7 @@ impl<S: Surface> SoftUi<S> {
     fn on_seen(&mut self, seen: Seen<S::Id>) -> Result<(), UiError> {
         let id = match &seen {
             Seen::Wake => {
-                self.pacer.changed();
+                self.pacer.changed(Instant::now());
                 return Ok(());
             }
             Seen::End(_) => return Ok(()),

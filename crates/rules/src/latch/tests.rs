@@ -211,6 +211,14 @@ struct RaceTally {
     stopped_again: u64,
 }
 
+impl RaceTally {
+    /// Whether, over `rounds` rounds, a trip engaged a new stop after a re-arm (each round's
+    /// first trip engages one anyway) while other trips only retriggered.
+    fn raced(&self, rounds: u64) -> bool {
+        self.rearmed > 0 && self.retriggered > 0 && self.engaged > rounds
+    }
+}
+
 /// The id a racing trip carries in its reason, so every trip can be found in the records.
 fn trip_id(thread: usize, i: usize) -> StopReason {
     StopReason::Chord(format!("t{thread}#{i}"))
@@ -314,14 +322,18 @@ fn race(rearm: RearmFn, tally: &mut RaceTally) -> Result<(), String> {
 #[test]
 fn trips_racing_rearms_are_never_lost() {
     let mut tally = RaceTally::default();
-    for round in 0..20 {
+    // At least 20 rounds, and more while the threads have not yet overlapped: on a busy
+    // machine the trippers can finish before the first re-arm, which races nothing.
+    let mut rounds: u64 = 0;
+    while rounds < 20 || (rounds < 500 && !tally.raced(rounds)) {
         if let Err(lost) = race(Latch::rearm, &mut tally) {
-            panic!("round {round}: {lost}");
+            panic!("round {rounds}: {lost}");
         }
+        rounds += 1;
     }
-    eprintln!("{tally:?}");
+    eprintln!("{rounds} rounds: {tally:?}");
     // The race really raced: re-arms succeeded while trips kept landing and engaging again.
-    assert!(tally.rearmed > 0 && tally.retriggered > 0 && tally.engaged > 20, "{tally:?}");
+    assert!(tally.raced(rounds), "{rounds} rounds: {tally:?}");
 }
 
 /// [`Latch::rearm`] without its compare-and-swap: it waits (briefly) for a trip to land after
