@@ -113,6 +113,21 @@ def prompt_end(desk: Desk) -> list[str]:
     return [str(x), str(y)]
 
 
+def physical_end(desk: Desk, name: str) -> None:
+    """The operator ends the agent of the row naming `name`, with their own mouse: a click on an
+    empty part of the host window first (as a hand does after another window had the keyboard
+    focus), then the row's End, then the End prompt's End."""
+    assert wait_until(lambda: row_end(desk, name) is not None, PATIENCE), f"no console row for {name}"
+    origin = desk.window_origin(HOST_TITLE)
+    assert origin is not None
+    button = row_end(desk, name)
+    assert button is not None
+    desk.physical("mousemove", str(origin[0] + 500), str(origin[1] + 400), "click", "1", "sleep", "0.5")
+    desk.physical("mousemove", *button, "sleep", "0.2", "click", "1")
+    end = prompt_end(desk)
+    desk.physical("sleep", "1.3", "mousemove", *end, "click", "1")
+
+
 async def test_end_on_one_session_copy_ends_only_that_one_and_only_for_a_physical_click(
     tmp_path: Path, desk: Desk, port: int, token: str
 ) -> None:
@@ -202,15 +217,7 @@ async def test_end_on_a_manual_copy_closes_its_connection_and_deletes_nothing(
         assert wait_until(lambda: joined([host_copy]) == 1, PATIENCE), host_copy.log()
         assert await code_of(session, "displays") is None
         assert wait_until(lambda: desk.visible_window(HOST_TITLE), PATIENCE), "the host window did not open"
-        assert wait_until(lambda: row_end(desk, "charliebot") is not None, PATIENCE), "the row was never read"
-        origin = desk.window_origin(HOST_TITLE)
-        assert origin is not None
-        button = row_end(desk, "charliebot")
-        assert button is not None
-        desk.physical("mousemove", str(origin[0] + 500), str(origin[1] + 400), "click", "1", "sleep", "0.5")
-        desk.physical("mousemove", *button, "sleep", "0.2", "click", "1")
-        end = prompt_end(desk)
-        desk.physical("sleep", "1.3", "mousemove", *end, "click", "1")
+        physical_end(desk, "charliebot")
         assert wait_until(lambda: bool(audit_with(manual, "agent-ended; by the operator")), PATIENCE), manual.log()
         with anyio.fail_after(PATIENCE), pytest.raises(Exception):
             await code_of(session, "displays")
@@ -235,15 +242,7 @@ async def test_end_on_the_hosts_own_http_agent_closes_its_front_door_and_the_hos
             async with sdk_http(host.url, host.auth_headers(), client_name="deltabot") as (session, _):
                 assert await code_of(session, "displays") is None
                 assert wait_until(lambda: desk.visible_window(HOST_TITLE), PATIENCE), "the host window did not open"
-                assert wait_until(lambda: row_end(desk, "deltabot") is not None, PATIENCE), "no row for deltabot"
-                origin = desk.window_origin(HOST_TITLE)
-                assert origin is not None
-                button = row_end(desk, "deltabot")
-                assert button is not None
-                desk.physical("mousemove", str(origin[0] + 500), str(origin[1] + 400), "click", "1", "sleep", "0.5")
-                desk.physical("mousemove", *button, "sleep", "0.2", "click", "1")
-                end = prompt_end(desk)
-                desk.physical("sleep", "1.3", "mousemove", *end, "click", "1")
+                physical_end(desk, "deltabot")
                 assert wait_until(lambda: bool(audit_with(host_copy, "agent-ended; by the operator")), PATIENCE), (
                     host_copy.log()
                 )

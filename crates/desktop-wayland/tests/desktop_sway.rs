@@ -12,7 +12,7 @@ use mcec_desktop::keys::{Key, Modifier};
 use mcec_desktop::monitor::{LastPhysicalInput, MonitorSink, ProvenanceMonitor};
 use mcec_desktop::seams::{Injector, Screens, WindowManager, WindowOp};
 use mcec_desktop::types::{Point, Rect, ScrollDirection, WindowInfo};
-use mcec_desktop_wayland::ipc::{Frame, Ipc, Message};
+use mcec_desktop_wayland::ipc::Frame;
 use mcec_desktop_wayland::{SwayDesktop, SwayMonitor};
 use mcec_rules::StopFlag;
 use mcec_rules::hotkey::Hotkey;
@@ -200,9 +200,7 @@ fn a_floating_window_moves_and_resizes_and_minimizes_to_the_scratchpad() {
 fn a_wheel_notch_reaches_sway_in_its_direction() {
     let sway = Sway::start();
     let d = desktop(&sway);
-    let mut events = Ipc::connect(&sway.swaysock).expect("ipc");
-    let subscribed = events.request(Message::Subscribe, r#"["binding"]"#).expect("subscribe");
-    assert_eq!(subscribed["success"], true);
+    let mut events = sway.binding_events();
     for (button, name) in [("button4", "up"), ("button5", "down"), ("button6", "left"), ("button7", "right")]
     {
         let out =

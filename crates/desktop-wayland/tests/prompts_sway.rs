@@ -15,7 +15,7 @@ use mcec_desktop::monitor::{
 };
 use mcec_desktop_wayland::SwayMonitor;
 use mcec_desktop_wayland::chord::Binding;
-use mcec_desktop_wayland::ipc::{Frame, Ipc, Message};
+use mcec_desktop_wayland::ipc::{Frame, Ipc};
 use mcec_rules::StopFlag;
 use mcec_rules::activation::{Activation, ActivationRefusal, SHOW_SETTLE, activation_verdict};
 use mcec_rules::hotkey::Hotkey;
@@ -80,9 +80,7 @@ fn fired(events: &mut Ipc, sway: &Sway) -> Vec<String> {
 #[test]
 fn the_rearm_chord_counts_only_from_the_physical_keyboard_while_the_prompt_is_shown() {
     let sway = Sway::start();
-    let mut events = Ipc::connect(&sway.swaysock).expect("ipc");
-    let subscribed = events.request(Message::Subscribe, r#"["binding"]"#).expect("subscribe");
-    assert_eq!(subscribed["success"], true);
+    let mut events = sway.binding_events();
     let a = armed(&sway);
 
     // No prompt: the chord is bound nowhere, so nothing fires; the stop chord after it is the

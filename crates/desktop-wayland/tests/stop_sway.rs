@@ -12,7 +12,7 @@ use mcec_desktop::monitor::{
 };
 use mcec_desktop_wayland::SwayMonitor;
 use mcec_desktop_wayland::chord::Binding;
-use mcec_desktop_wayland::ipc::{Frame, Ipc, Message};
+use mcec_desktop_wayland::ipc::Frame;
 use mcec_rules::StopFlag;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason, TripKind};
@@ -39,9 +39,7 @@ fn the_physical_chord_latches_and_an_injected_one_does_not() {
     let sway = Sway::start();
     // Positive control for the injected chord: a binding for every device, which sway fires
     // for the virtual keyboard (the per-device ones win for the keyboards they name).
-    let mut events = Ipc::connect(&sway.swaysock).expect("ipc");
-    let subscribed = events.request(Message::Subscribe, r#"["binding"]"#).expect("subscribe");
-    assert_eq!(subscribed["success"], true);
+    let mut events = sway.binding_events();
     let control =
         sway.swaymsg(&["bindsym --no-warn Ctrl+Mod1+Shift+s nop any-device-control"]).expect("swaymsg");
     assert!(control.status.success());

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use mcec_desktop_wayland::ipc::{Ipc, Message};
+
 /// The user sway runs as when the tests run as root.
 const USER: &str = "mcec-wayland";
 /// Upper bound for sway to come up: a hang guard, not a measured time.
@@ -147,6 +149,15 @@ impl Sway {
             .env("XDG_RUNTIME_DIR", &self.runtime_dir)
             .env("LANG", "C.UTF-8");
         c
+    }
+
+    /// A connection of its own to sway's IPC, subscribed to `binding` events (each fired
+    /// binding's command, whichever client bound it).
+    pub fn binding_events(&self) -> Ipc {
+        let mut events = Ipc::connect(&self.swaysock).expect("ipc");
+        let subscribed = events.request(Message::Subscribe, r#"["binding"]"#).expect("subscribe");
+        assert_eq!(subscribed["success"], true);
+        events
     }
 
     /// Ends sway (by PID), leaving the Xvfb.
