@@ -286,8 +286,21 @@ fn release_all_leaves_nothing_down() {
     }
     assert!(!before.iter().any(|l| l.contains("down=0") || l.starts_with("UP")), "{before:?}");
     // Wine can answer "up" from a per-thread cache for a moment after the press reached the
-    // window (CI saw it once), so ask until it says down; never down is still a failure.
-    assert!(becomes_down(0x01), "Windows does not report the button down");
+    // window (CI saw it once), so ask until it says down. Now and then (1 run in 4 on a
+    // fresh clone) it keeps answering "up" for a press the window had: press again, twice at
+    // most; never down is still a failure.
+    let mut reads_down = becomes_down(0x01);
+    for _ in 0..2 {
+        if reads_down {
+            break;
+        }
+        b.button(MouseButton::Left, false).expect("left up");
+        w.until("UP button=left");
+        b.button(MouseButton::Left, true).expect("left");
+        w.until("DOWN button=left");
+        reads_down = becomes_down(0x01);
+    }
+    assert!(reads_down, "Windows does not report the button down");
     b.release_all().expect("release_all");
     b.key(Key::Named(NamedKey::F(7)), true, &never).expect("F7");
     b.key(Key::Named(NamedKey::F(7)), false, &never).expect("F7");
