@@ -20,7 +20,7 @@
 //! a compare-and-swap against the word it checked, so a trip that lands during a re-arm is
 //! never lost. There is deliberately no method that clears the latch without an attestation.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -87,6 +87,9 @@ pub struct EngagedTrip {
     pub kind: TripKind,
     pub at: Instant,
     pub wall: SystemTime,
+    /// How many trips engaged before this one: the state machine applies trips in this order,
+    /// whatever order their announcements arrive in.
+    seq: u64,
 }
 
 /// What a worker blocked in [`Latch::wait_for_trip`] is woken with.
@@ -318,9 +321,11 @@ impl StopState {
 struct Core {
     state: StopState,
     applied: u64,
+    /// Trips announced before a trip that engaged earlier, held until it arrives.
+    early: BTreeMap<u64, Trip>,
     last_tamper: Option<Instant>,
     history: VecDeque<StopRecord>,
-    pending: Receiver<Trip>,
+    pending: Receiver<(u64, Trip)>,
 }
 
 struct Shared {
@@ -328,7 +333,7 @@ struct Shared {
     word: AtomicU64,
     rearms: AtomicU64,
     flag: StopFlag,
-    pending_tx: Sender<Trip>,
+    pending_tx: Sender<(u64, Trip)>,
     wake_tx: Sender<TripNotice>,
     core: Mutex<Core>,
     wake_rx: Mutex<Receiver<TripNotice>>,
@@ -366,6 +371,7 @@ impl Latch {
             core: Mutex::new(Core {
                 state: StopState::Armed(Armed),
                 applied: 0,
+                early: BTreeMap::new(),
                 last_tamper: None,
                 history: VecDeque::new(),
                 pending,
@@ -402,16 +408,16 @@ impl Latch {
         };
         self.0.flag.set();
         let kind = if before & 1 == 1 { TripKind::Retriggered } else { TripKind::Engaged };
-        EngagedTrip { kind, at, wall }
+        EngagedTrip { kind, at, wall, seq: before >> 1 }
     }
 
     /// Records an engaged trip with its reason and wakes the worker. Not for a hook callback:
     /// the sends may allocate, take the channel's lock and hand the CPU to the woken worker.
     pub fn announce(&self, engaged: EngagedTrip, reason: StopReason) {
-        let EngagedTrip { kind, at, wall } = engaged;
+        let EngagedTrip { kind, at, wall, seq } = engaged;
         let trip = Trip { reason, at, wall };
         // Both receivers live as long as the senders (same Arc), so a send cannot fail.
-        let _ = self.0.pending_tx.send(trip.clone());
+        let _ = self.0.pending_tx.send((seq, trip.clone()));
         let _ = self.0.wake_tx.send(TripNotice { kind, trip });
     }
 
@@ -467,14 +473,14 @@ impl Latch {
         let counted = word >> 1;
         while core.applied < counted {
             match core.pending.recv_timeout(Duration::from_millis(200)) {
-                Ok(t) => apply(core, t),
+                Ok((seq, t)) => receive(core, seq, t),
                 Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
                     return Err(RearmRefusal::Busy);
                 }
             }
         }
-        while let Ok(t) = core.pending.try_recv() {
-            apply(core, t);
+        while let Ok((seq, t)) = core.pending.try_recv() {
+            receive(core, seq, t);
         }
         Ok(word)
     }
@@ -548,6 +554,15 @@ impl Latch {
                 Ok(record)
             }
         }
+    }
+}
+
+/// Takes one announced trip and applies every trip now in engage order, so the stop is
+/// opened by the trip that found the latch armed even when a later one announced first.
+fn receive(core: &mut Core, seq: u64, t: Trip) {
+    core.early.insert(seq, t);
+    while let Some(t) = core.early.remove(&core.applied) {
+        apply(core, t);
     }
 }
 

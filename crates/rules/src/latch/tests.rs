@@ -320,6 +320,20 @@ fn race(rearm: RearmFn, tally: &mut RaceTally) -> Result<(), String> {
 }
 
 #[test]
+fn the_stop_is_opened_by_the_trip_that_engaged_even_if_a_later_one_announces_first() {
+    let latch = Latch::new(StopFlag::new());
+    let first = latch.engage();
+    let second = latch.engage();
+    assert_eq!((first.kind, second.kind), (TripKind::Engaged, TripKind::Retriggered));
+    latch.announce(second, StopReason::Chord("second".into()));
+    latch.announce(first, StopReason::Chord("first".into()));
+    let open = latch.current().expect("stopped");
+    assert_eq!(open.engaged.reason, StopReason::Chord("first".into()));
+    assert_eq!(open.later_count, 1);
+    assert_eq!(open.later[0].reason, StopReason::Chord("second".into()));
+}
+
+#[test]
 fn trips_racing_rearms_are_never_lost() {
     let mut tally = RaceTally::default();
     // At least 20 rounds, and more while the threads have not yet overlapped: on a busy
