@@ -119,7 +119,9 @@ def candidates(served_schema: dict | None) -> list[tuple[str, dict]]:
     if served_schema is not None:
         rows.append(("served by --bin", served_schema))
         rows.append(("served + $schema draft-07", {"$schema": DRAFT7, **served_schema}))
+    full = json.loads((HERE.parent / "docs" / "envelope.schema.json").read_text())
     rows += [
+        ("full envelope (the tests' oracle)", full),
         ("oneOf+not+pattern (issue's)", {**base(), **ONE_OF}),
         ("  without pattern", {**base(plain), **ONE_OF}),
         ("  without oneOf/not", base()),

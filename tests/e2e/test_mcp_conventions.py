@@ -35,6 +35,8 @@ COMMANDS = (
 READ_ONLY = {"session-status", "displays", "windows", "wait", "query", "find", "wait-for", "get-text"}
 INPUT = {"click", "drag", "scroll", "mouse", "type", "key", "focus", "launch", "send_command"}
 #: The versions mcec is pinned to (crates/mcp/src/server.rs PROTOCOL_VERSIONS).
+# The envelope in full; every tool's served `outputSchema` is a lighter one (docs/decisions.md).
+FULL_ENVELOPE = json.loads((Path(__file__).resolve().parents[2] / "docs" / "envelope.schema.json").read_text())
 TESTED_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 
 pytestmark = pytest.mark.anyio
@@ -122,12 +124,15 @@ async def test_every_answer_is_structured_and_valid_against_its_schema(
                 assert structured == sdk_envelope(result), (name, structured)
                 assert result.is_error == (not structured["ok"]), (name, structured)
                 jsonschema.validate(structured, schemas.get(name, schemas["session-status"]))
+                jsonschema.validate(structured, FULL_ENVELOPE)
                 seen[structured["ok"]] += 1
             assert seen[True] >= 6 and seen[False] >= 4, seen
-            # Positive control: the schema does reject an envelope that mixes the branches.
-            bad = dict(structured, ok=True)
+            # Positive controls: the full schema rejects an envelope that mixes the branches; the
+            # served one, an envelope without its run id.
             with pytest.raises(jsonschema.ValidationError):
-                jsonschema.validate(bad, schemas["session-status"])
+                jsonschema.validate(dict(structured, ok=True), FULL_ENVELOPE)
+            with pytest.raises(jsonschema.ValidationError):
+                jsonschema.validate({"ok": True, "result": {}}, schemas["session-status"])
     finally:
         win.close()
 
