@@ -20,7 +20,7 @@
 //! a compare-and-swap against the word it checked, so a trip that lands during a re-arm is
 //! never lost. There is deliberately no method that clears the latch without an attestation.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -87,9 +87,6 @@ pub struct EngagedTrip {
     pub kind: TripKind,
     pub at: Instant,
     pub wall: SystemTime,
-    /// How many trips engaged before this one: the state machine applies trips in this order,
-    /// whatever order their announcements arrive in.
-    seq: u64,
 }
 
 /// What a worker blocked in [`Latch::wait_for_trip`] is woken with.
@@ -280,6 +277,16 @@ impl Stopped {
         self
     }
 
+    /// `t` engaged the stop, but a later trip was applied first and opened the record: `t`
+    /// becomes the trip that engaged it, and the other one the first of the later trips.
+    fn opened_by(mut self, t: Trip) -> Stopped {
+        let placeholder = std::mem::replace(&mut self.record.engaged, t);
+        self.record.later_count += 1;
+        self.record.later.insert(0, placeholder);
+        self.record.later.truncate(LATER_REASONS_CAP);
+        self
+    }
+
     /// The one way out. On success returns the closed record with `rearmed_at` set.
     pub fn rearm(
         mut self,
@@ -321,11 +328,9 @@ impl StopState {
 struct Core {
     state: StopState,
     applied: u64,
-    /// Trips announced before a trip that engaged earlier, held until it arrives.
-    early: BTreeMap<u64, Trip>,
     last_tamper: Option<Instant>,
     history: VecDeque<StopRecord>,
-    pending: Receiver<(u64, Trip)>,
+    pending: Receiver<(TripKind, Trip)>,
 }
 
 struct Shared {
@@ -333,7 +338,7 @@ struct Shared {
     word: AtomicU64,
     rearms: AtomicU64,
     flag: StopFlag,
-    pending_tx: Sender<(u64, Trip)>,
+    pending_tx: Sender<(TripKind, Trip)>,
     wake_tx: Sender<TripNotice>,
     core: Mutex<Core>,
     wake_rx: Mutex<Receiver<TripNotice>>,
@@ -371,7 +376,6 @@ impl Latch {
             core: Mutex::new(Core {
                 state: StopState::Armed(Armed),
                 applied: 0,
-                early: BTreeMap::new(),
                 last_tamper: None,
                 history: VecDeque::new(),
                 pending,
@@ -408,16 +412,16 @@ impl Latch {
         };
         self.0.flag.set();
         let kind = if before & 1 == 1 { TripKind::Retriggered } else { TripKind::Engaged };
-        EngagedTrip { kind, at, wall, seq: before >> 1 }
+        EngagedTrip { kind, at, wall }
     }
 
     /// Records an engaged trip with its reason and wakes the worker. Not for a hook callback:
     /// the sends may allocate, take the channel's lock and hand the CPU to the woken worker.
     pub fn announce(&self, engaged: EngagedTrip, reason: StopReason) {
-        let EngagedTrip { kind, at, wall, seq } = engaged;
+        let EngagedTrip { kind, at, wall } = engaged;
         let trip = Trip { reason, at, wall };
         // Both receivers live as long as the senders (same Arc), so a send cannot fail.
-        let _ = self.0.pending_tx.send((seq, trip.clone()));
+        let _ = self.0.pending_tx.send((kind, trip.clone()));
         let _ = self.0.wake_tx.send(TripNotice { kind, trip });
     }
 
@@ -473,14 +477,14 @@ impl Latch {
         let counted = word >> 1;
         while core.applied < counted {
             match core.pending.recv_timeout(Duration::from_millis(200)) {
-                Ok((seq, t)) => receive(core, seq, t),
+                Ok((kind, t)) => apply(core, kind, t),
                 Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
                     return Err(RearmRefusal::Busy);
                 }
             }
         }
-        while let Ok((seq, t)) = core.pending.try_recv() {
-            receive(core, seq, t);
+        while let Ok((kind, t)) = core.pending.try_recv() {
+            apply(core, kind, t);
         }
         Ok(word)
     }
@@ -557,22 +561,20 @@ impl Latch {
     }
 }
 
-/// Takes one announced trip and applies every trip now in engage order, so the stop is
-/// opened by the trip that found the latch armed even when a later one announced first.
-fn receive(core: &mut Core, seq: u64, t: Trip) {
-    core.early.insert(seq, t);
-    while let Some(t) = core.early.remove(&core.applied) {
-        apply(core, t);
-    }
-}
-
-fn apply(core: &mut Core, t: Trip) {
+/// Applies one announced trip. Trips are announced in any order, so a trip that found the
+/// latch already stopped may arrive before the one that stopped it; when that one arrives, it
+/// takes its place as the trip that opened the stop.
+fn apply(core: &mut Core, kind: TripKind, t: Trip) {
     core.applied += 1;
     if let StopReason::Tampering(_) = t.reason {
         core.last_tamper = core.last_tamper.max(Some(t.at));
     }
     let state = std::mem::replace(&mut core.state, StopState::Armed(Armed));
-    core.state = state.trip(t);
+    core.state = match (state, kind) {
+        // Within one stop only one trip finds the latch armed: this one opened the stop.
+        (StopState::Stopped(s), TripKind::Engaged) => StopState::Stopped(s.opened_by(t)),
+        (state, _) => state.trip(t),
+    };
 }
 
 #[cfg(test)]
