@@ -21,13 +21,26 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator
 
+import anyio
 import pytest
 
-from mcec_e2e import Copy, audit_lines, audit_with, manual_copy, start_process, stop_process
+from mcec_e2e import (
+    Copy,
+    audit_lines,
+    audit_with,
+    code_of,
+    host_settings,
+    manual_copy,
+    sdk_http,
+    start_host,
+    start_process,
+    stop_process,
+)
 from sessions_support import OPT_IN, session_dirs
 from swaydesk import SwayDesk
 from test_agent_tab import CONFIRM_TITLE, PROVISION_NEW, SETTINGS, at, open_agent_tab
 from test_agent_tab_token import REVEAL_TITLE, REVEAL_TOKEN, choose_codex
+from test_console_end import END_TITLE, HOST_TITLE, row_end
 from test_sway import GUARD_S, Bindings, until
 from xdesk import Desk
 
@@ -167,3 +180,62 @@ def test_the_token_is_revealed_only_by_the_physical_chord(tmp_path: Path, sway: 
         bindings.close()
     assert len(unique(bindings.fired, "reveal")) >= 2, bindings.fired
     assert len(audit_with(copy, "token-revealed")) == 1, audit_lines(copy.log())
+
+
+@pytest.mark.anyio
+async def test_end_ends_the_agent_only_by_the_physical_chord(
+    tmp_path: Path, sway: SwayDesk, port: int, token: str
+) -> None:
+    """The host's own agent (its HTTP front door, named `deltabot` by its `initialize`): the
+    row's End opens the End prompt naming it; the chord ends it only from the physical keyboard."""
+    copy = manual_copy(tmp_path / "host", settings=host_settings(port, token), commands=("displays",))
+    copy.extra_env.update(sway.session_env())
+    windows = OperatorWindows(sway.operator_display)
+    bindings = Bindings(sway)
+    host = start_host(copy, port, token)
+    ended = False
+    try:
+        until("the stop armed", lambda: "answered by chord" in copy.log())
+        try:
+            async with sdk_http(host.url, host.auth_headers(), client_name="deltabot") as (session, _):
+                assert await code_of(session, "displays") is None
+                until("the host window", lambda: windows.visible_window(HOST_TITLE))
+                until("deltabot's row", lambda: row_end(windows, "deltabot"))
+                bound_nowhere(sway, bindings, copy, "n")
+                assert await code_of(session, "displays") is None
+
+                button = row_end(windows, "deltabot")
+                origin = windows.window_origin(HOST_TITLE)
+                assert button is not None and origin is not None
+                windows.physical("mousemove", str(origin[0] + 500), str(origin[1] + 400), "click", "1", "sleep", "0.5")
+                windows.physical("mousemove", *button, "sleep", "0.2", "click", "1")
+                until("the End prompt", lambda: windows.visible_window(END_TITLE))
+                until("the End chord bound", lambda: "presses end while its prompt is shown" in copy.log())
+
+                press_until(
+                    lambda: sway.wayland_client(*wtype_chord("n")).wait(timeout=30),
+                    lambda: audit_with(copy, "end-refused", "synthetic"),
+                )
+                assert not audit_with(copy, "agent-ended"), audit_lines(copy.log())
+                assert await code_of(session, "displays") is None, "a refused End ended the agent"
+
+                press_until(
+                    lambda: sway.physical_key("ctrl+alt+shift+n"),
+                    lambda: audit_with(copy, "agent-ended; by the operator"),
+                )
+                ended = True
+                with anyio.fail_after(GUARD_S):
+                    await code_of(session, "displays")
+                raise AssertionError("a call went through after End closed the front door")
+        except Exception as failure:
+            # The client's connection dies with the front door: expected once the End counted.
+            if not ended or isinstance(failure, AssertionError):
+                raise
+        until("the End prompt closed", lambda: not windows.visible_window(END_TITLE))
+        assert host.proc.poll() is None, "the host exited: End on its agent only closes the front door"
+        bound_nowhere(sway, bindings, copy, "n")
+    finally:
+        host.stop()
+        bindings.close()
+    assert len(unique(bindings.fired, "end")) >= 2, bindings.fired
+    assert len(audit_with(copy, "agent-ended")) == 1, audit_lines(copy.log())
