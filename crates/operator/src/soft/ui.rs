@@ -65,14 +65,13 @@ impl<S: Surface> SoftUi<S> {
         let now = Instant::now();
         for (role, told) in CHORD_ROLES.into_iter().zip(self.told_shown.iter_mut()) {
             let pane = self.panes.iter_mut().find(|p| p.role == role);
-            let mut shown = chord_prompt(role, snap).zip(pane.as_ref().and_then(|p| p.shown_at));
-            if let (Some((prompt, at)), Some((was, told_at)), Some(pane)) = (shown, *told, pane)
-                && at == told_at
-                && prompt != was
+            let on_screen = chord_prompt(role, snap).zip(pane.as_ref().and_then(|p| p.shown_at));
+            let shown = showing(*told, on_screen, now);
+            if let (Some((_, at)), Some(pane)) = (shown, pane)
+                && pane.shown_at != Some(at)
             {
-                pane.shown_at = Some(now);
+                pane.shown_at = Some(at);
                 pane.dirty = true;
-                shown = Some((prompt, now));
             }
             if shown != *told {
                 match (shown, *told) {
@@ -217,6 +216,19 @@ impl<S: Surface> SoftUi<S> {
 /// The windows whose answer a chord may give, in the order of `SoftUi::told_shown`.
 const CHORD_ROLES: [Role; 5] = [Role::Prompt, Role::Consent, Role::OptIn, Role::End, Role::Reveal];
 
+/// The showing to report for a prompt `told` before and `on_screen` now: the prompt as it is,
+/// but shown anew at `now` when it asks something else than it did in the same showing.
+fn showing(
+    told: Option<(ChordPrompt, Instant)>,
+    on_screen: Option<(ChordPrompt, Instant)>,
+    now: Instant,
+) -> Option<(ChordPrompt, Instant)> {
+    match (on_screen, told) {
+        (Some((prompt, at)), Some((was, told_at))) if at == told_at && prompt != was => Some((prompt, now)),
+        _ => on_screen,
+    }
+}
+
 /// What `role`'s prompt asks in `snap`, for the chord that answers it.
 fn chord_prompt(role: Role, snap: &Snapshot) -> Option<ChordPrompt> {
     match role {
@@ -226,5 +238,32 @@ fn chord_prompt(role: Role, snap: &Snapshot) -> Option<ChordPrompt> {
         Role::End => snap.end_confirm.as_ref().map(|ask| ChordPrompt::End { whose: ask.row.whose }),
         Role::Reveal => Some(ChordPrompt::Reveal),
         Role::Overlay | Role::Host | Role::Settings => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcec_rules::guard::Whose;
+    use std::time::Duration;
+
+    #[test]
+    fn a_prompt_that_comes_to_ask_something_else_is_shown_anew() {
+        let t0 = Instant::now();
+        let later = t0 + Duration::from_secs(5);
+        let alpha = ChordPrompt::End { whose: Whose::Member(1) };
+        let bravo = ChordPrompt::End { whose: Whose::Member(2) };
+        assert_eq!(showing(None, Some((alpha, t0)), later), Some((alpha, t0)), "a new prompt: its own time");
+        assert_eq!(showing(Some((alpha, t0)), Some((alpha, t0)), later), Some((alpha, t0)), "unchanged");
+        assert_eq!(
+            showing(Some((alpha, t0)), Some((bravo, t0)), later),
+            Some((bravo, later)),
+            "another agent"
+        );
+        let on = ChordPrompt::OptIn { enabled: true };
+        let off = ChordPrompt::OptIn { enabled: false };
+        assert_eq!(showing(Some((on, t0)), Some((off, t0)), later), Some((off, later)), "another value");
+        assert_eq!(showing(Some((alpha, t0)), None, later), None, "closed");
+        assert_eq!(showing(Some((alpha, t0)), Some((bravo, later)), later), Some((bravo, later)), "reopened");
     }
 }
