@@ -2,10 +2,11 @@
 //! shown is what presses its control.
 //!
 //! A Wayland client is never told which device produced an event, so the prompts (X11
-//! windows on the session's XWayland) cannot name the click that pressed `Re-arm` or `Allow`
+//! windows on the session's XWayland) cannot name the click that pressed their buttons
 //! the way they do on X11. sway can: a binding restricted to a keyboard fires only for keys
 //! of that keyboard. So while the core says a prompt is shown
-//! (`mcec_desktop::monitor::ChordControls`), the binder here keeps that prompt's chord bound
+//! (`mcec_desktop::monitor::ChordControls`: re-arm, allow, the opt-in's confirmation, End, the
+//! token reveal), the binder here keeps that prompt's chord bound
 //! on every physical keyboard with a `nop` carrying a fresh nonce; the event thread
 //! (`monitor.rs`) hands the `binding` event with that nonce to the controls as a physical
 //! press, which the core judges with the same rules as a click on X11. The same chord is
