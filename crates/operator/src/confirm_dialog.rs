@@ -5,6 +5,10 @@
 //! `Cancel` holds the keyboard focus, and Enter, Esc and the window's close button all
 //! cancel, so no key can press the button that asks for something. The dialog only says
 //! which button was pressed; its caller sends the events that pressed it to the core.
+//!
+//! Where a window cannot name the event that pressed its button (sway), the dialog has no
+//! button that asks: it names the chord the compositor binds on the physical keyboards while
+//! it is shown (`Snapshot::chords`), and the core takes a press of that chord for the answer.
 
 use egui::{self, Color32, RichText};
 
@@ -35,13 +39,20 @@ pub(crate) enum Answer {
     Cancel,
 }
 
+/// What a dialog says in place of its `confirm` button where `chord` presses it.
+pub(crate) fn confirm_by_chord(confirm: &str, chord: &str) -> String {
+    format!("To {}, press {chord} on your keyboard.", confirm.to_lowercase())
+}
+
 /// Draw the dialog asking `question` (and `detail` below it, when given), with `confirm` on
-/// the button that asks the core; `status` says how the last attempt went.
+/// the button that asks the core, or, where `chord` presses it, a line naming the chord
+/// instead; `status` says how the last attempt went.
 pub(crate) fn show(
     ui: &mut egui::Ui,
     question: &str,
     detail: Option<&str>,
     confirm: &str,
+    chord: Option<&str>,
     status: Status<'_>,
 ) -> Option<Answer> {
     let mut answer = crate::prompt::dismissed(ui).then_some(Answer::Cancel);
@@ -51,11 +62,15 @@ pub(crate) fn show(
             ui.label(detail);
         }
         ui.add_space(4.0);
-        ui.label(format!("Only a click with your own mouse on {confirm} counts."));
+        match chord {
+            None => ui.label(format!("Only a click with your own mouse on {confirm} counts.")),
+            Some(chord) => ui.label(RichText::new(confirm_by_chord(confirm, chord)).strong()),
+        };
         ui.add_space(6.0);
         match (status.error, status.pending) {
             (_, true) => {
-                ui.label(RichText::new("Checking that the click came from you…").italics());
+                let what = if chord.is_some() { "press" } else { "click" };
+                ui.label(RichText::new(format!("Checking that the {what} came from you…")).italics());
             }
             (Some(error), false) => {
                 ui.label(RichText::new(error).color(Color32::from_rgb(0xE5, 0x73, 0x73)));
@@ -66,14 +81,14 @@ pub(crate) fn show(
         }
         ui.add_space(6.0);
         ui.horizontal(|ui| {
-            let confirm_button = ui.button(RichText::new(confirm).size(16.0));
+            let confirm_button = chord.is_none().then(|| ui.button(RichText::new(confirm).size(16.0)));
             let cancel_button = ui.button(RichText::new(CANCEL_LABEL).size(16.0).strong());
             if ui.memory(|m| m.focused().is_none()) {
                 cancel_button.request_focus();
             }
             if cancel_button.clicked() {
                 answer = Some(Answer::Cancel);
-            } else if confirm_button.clicked() {
+            } else if confirm_button.is_some_and(|b| b.clicked()) {
                 answer = answer.or(Some(Answer::Confirm));
             }
         });

@@ -5,7 +5,8 @@
 //! (`mcec_rules::guard::EndEffect`). `Cancel` is the default (`confirm_dialog.rs`); `End`
 //! reports the events that pressed it, the core judges them (and a member judges them again
 //! with its own monitor) and either the agent ends (the prompt closes) or the prompt says why
-//! not.
+//! not. On sway the chord it names ends instead (`confirm_dialog.rs`); a member, whose own
+//! monitor never saw that press, refuses it.
 
 use std::sync::mpsc::Sender;
 
@@ -56,7 +57,8 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
     };
     let effect = EndEffect::of(ask.row.session.is_some(), &ask.row.transport);
     let status = Status { pending: ask.pending, error: ask.refusal.as_deref() };
-    match confirm_dialog::show(ui, &end_question(&ask.row), Some(effect.words()), END_LABEL, status) {
+    let chord = snap.chords.end.as_deref();
+    match confirm_dialog::show(ui, &end_question(&ask.row), Some(effect.words()), END_LABEL, chord, status) {
         Some(Answer::Cancel) => state.set_end_confirm(None),
         Some(Answer::Confirm) if !ask.pending => {
             state.mark_end_pending();

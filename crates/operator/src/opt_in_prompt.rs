@@ -5,7 +5,8 @@
 //! The checkbox only opens it, asking for the other value. `Cancel` is the default
 //! (`confirm_dialog.rs`). `Confirm` reports the events that pressed it; the core judges them
 //! (`mcec_rules::activation`) and either changes the setting (the prompt closes once the
-//! Agent tab shows the new value) or says why not, here.
+//! Agent tab shows the new value) or says why not, here. On sway the chord it names confirms
+//! instead (`confirm_dialog.rs`).
 
 use std::sync::mpsc::Sender;
 
@@ -42,7 +43,8 @@ pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<Ope
     };
     let verb = if enabled { "Turn on" } else { "Turn off" };
     let question = format!("{verb}: {ALLOW_PROVISIONING_LABEL}?");
-    match confirm_dialog::show(ui, &question, None, CONFIRM_LABEL, Status::of_tab(&snap.agent)) {
+    let status = Status::of_tab(&snap.agent);
+    match confirm_dialog::show(ui, &question, None, CONFIRM_LABEL, snap.chords.opt_in.as_deref(), status) {
         Some(Answer::Cancel) => state.set_opt_in_confirm(None),
         Some(Answer::Confirm) => {
             state.mark_agent_pending();

@@ -6,7 +6,8 @@
 //! desktop could capture or click: it shows the token masked until the operator's own click
 //! here asks the core to show it. `Cancel` is the default (`confirm_dialog.rs`); `Reveal`
 //! reports the events that pressed it, the core judges them (`mcec_rules::activation`) and
-//! either hands the tab the clear text (the prompt closes) or says why not, here.
+//! either hands the tab the clear text (the prompt closes) or says why not, here. On sway the
+//! chord it names reveals instead (`confirm_dialog.rs`).
 
 use std::sync::mpsc::Sender;
 
@@ -36,7 +37,8 @@ pub(crate) fn geometry(monitor: egui::Vec2) -> (egui::Pos2, egui::Vec2) {
 pub(crate) fn show(ui: &mut egui::Ui, state: &OperatorState, events: &Sender<OperatorEvent>, by: Activation) {
     let snap = state.snapshot();
     let question = "Show the session's bearer token in the Agent tab?";
-    match confirm_dialog::show(ui, question, None, REVEAL_LABEL, Status::of_tab(&snap.agent)) {
+    let status = Status::of_tab(&snap.agent);
+    match confirm_dialog::show(ui, question, None, REVEAL_LABEL, snap.chords.reveal.as_deref(), status) {
         Some(Answer::Cancel) => state.set_reveal_confirm(false),
         Some(Answer::Confirm) => {
             state.mark_agent_pending();

@@ -90,13 +90,20 @@ pub enum OperatorEvent {
 }
 
 /// A prompt the core may take the answer of from a chord the compositor binds on the physical
-/// keyboards while it is shown (sway: [`OperatorState::set_prompt_chords`]).
+/// keyboards while it is shown (sway: [`OperatorState::set_prompt_chords`]), with what its
+/// answer would do: a press is taken for what the prompt said when it was shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChordPrompt {
     /// The re-arm prompt (its `Re-arm`).
     Rearm,
     /// The consent prompt (its `Allow`).
     Consent,
+    /// The provisioning opt-in's confirmation, asking for `enabled` (its `Confirm`).
+    OptIn { enabled: bool },
+    /// The console's End prompt for the agent `whose` (its `End`).
+    End { whose: Whose },
+    /// The token reveal's confirmation (its `Reveal`).
+    Reveal,
 }
 
 /// The chords that answer the prompts, where a window cannot name the event that pressed
@@ -107,6 +114,12 @@ pub struct PromptChords {
     pub rearm: Option<String>,
     /// Presses `Allow`.
     pub allow: Option<String>,
+    /// Presses the provisioning opt-in confirmation's `Confirm`.
+    pub opt_in: Option<String>,
+    /// Presses the console End prompt's `End`.
+    pub end: Option<String>,
+    /// Presses the token reveal confirmation's `Reveal`.
+    pub reveal: Option<String>,
 }
 
 /// A copy of everything the windows draw, taken under the lock in one go.

@@ -2,10 +2,11 @@
 //! shown is what presses its control.
 //!
 //! A Wayland client is never told which device produced an event, so the prompts (X11
-//! windows on the session's XWayland) cannot name the click that pressed `Re-arm` or `Allow`
+//! windows on the session's XWayland) cannot name the click that pressed their buttons
 //! the way they do on X11. sway can: a binding restricted to a keyboard fires only for keys
 //! of that keyboard. So while the core says a prompt is shown
-//! (`mcec_desktop::monitor::ChordControls`), the binder here keeps that prompt's chord bound
+//! (`mcec_desktop::monitor::ChordControls`: re-arm, allow, the opt-in's confirmation, End, the
+//! token reveal), the binder here keeps that prompt's chord bound
 //! on every physical keyboard with a `nop` carrying a fresh nonce; the event thread
 //! (`monitor.rs`) hands the `binding` event with that nonce to the controls as a physical
 //! press, which the core judges with the same rules as a click on X11. The same chord is
@@ -23,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use mcec_desktop::monitor::{ChordControls, Control, MonitorSink};
+use mcec_desktop::monitor::{CONTROLS, ChordControls, Control, MonitorSink};
 use mcec_rules::activation::Provenance;
 
 use super::guard::{Guard, VIRTUAL_KEYBOARD};
@@ -43,7 +44,7 @@ struct Mark {
 
 /// The prompts' bindings now, shared with the event thread that matches fired bindings.
 #[derive(Debug, Default)]
-pub(crate) struct Marks(Mutex<[Option<Mark>; 2]>);
+pub(crate) struct Marks(Mutex<[Option<Mark>; CONTROLS]>);
 
 impl Marks {
     /// The control, its prompt's generation and the press's provenance, when `command` (a
@@ -62,11 +63,11 @@ impl Marks {
         })
     }
 
-    fn get(&self) -> [Option<Mark>; 2] {
+    fn get(&self) -> [Option<Mark>; CONTROLS] {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
-    fn set(&self, marks: [Option<Mark>; 2]) {
+    fn set(&self, marks: [Option<Mark>; CONTROLS]) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = marks;
     }
 }
@@ -96,13 +97,13 @@ impl Binder {
                     self.sink.tampering(why);
                 } else {
                     tracing::error!("sway: the prompts' chords cannot be bound any more: {why}");
-                    self.marks.set([None, None]);
+                    self.marks.set(Default::default());
                     return;
                 }
             }
         }
         let decoys = unbind_decoys(&self.marks.get());
-        self.marks.set([None, None]);
+        self.marks.set(Default::default());
         let _ = self.set_bindings(Vec::new(), &decoys);
         self.guard.remove_all();
     }
@@ -111,7 +112,7 @@ impl Binder {
     /// stays, fresh ones for a new generation, none for a closed prompt.
     fn follow(&mut self, controls: &ChordControls) -> Result<(), String> {
         let before = self.marks.get();
-        let mut now: [Option<Mark>; 2] = [None, None];
+        let mut now: [Option<Mark>; CONTROLS] = Default::default();
         for (i, (control, showing)) in Control::ALL.into_iter().zip(controls.showing()).enumerate() {
             let (Some(shown_at), Some(chord)) = (showing.shown_at, controls.offered(control)) else {
                 continue;

@@ -35,26 +35,50 @@ pub enum Control {
     Rearm,
     /// The consent prompt's `Allow`.
     Allow,
+    /// The provisioning opt-in's confirmation (its `Confirm`).
+    OptIn,
+    /// The console's End prompt (its `End`).
+    End,
+    /// The token reveal's confirmation (its `Reveal`).
+    Reveal,
 }
 
-impl Control {
-    pub const ALL: [Control; 2] = [Control::Rearm, Control::Allow];
+/// How many controls there are.
+pub const CONTROLS: usize = 5;
 
-    fn index(self) -> usize {
+impl Control {
+    pub const ALL: [Control; CONTROLS] =
+        [Control::Rearm, Control::Allow, Control::OptIn, Control::End, Control::Reveal];
+
+    /// Its place in [`Control::ALL`].
+    pub fn index(self) -> usize {
         match self {
             Control::Rearm => 0,
             Control::Allow => 1,
+            Control::OptIn => 2,
+            Control::End => 3,
+            Control::Reveal => 4,
         }
     }
 
-    /// The chord that presses this control beside the stop chord `stop`: `Ctrl+Alt+Shift+R`
-    /// (re-arm) and `Ctrl+Alt+Shift+A` (allow), or, when the stop is that chord already,
-    /// `Ctrl+Alt+Shift+E` and `Ctrl+Alt+Shift+Y`.
-    pub fn chord(self, stop: &Hotkey) -> Hotkey {
-        let (first, spare) = match self {
+    /// The letters of the chords that may press it: the first unless the stop is that chord,
+    /// then the spare. The ten letters are all different (and none is `S`, the default stop),
+    /// so whatever the stop, no two controls share a chord and none is the stop's.
+    const fn letters(self) -> (char, char) {
+        match self {
             Control::Rearm => ('r', 'e'),
             Control::Allow => ('a', 'y'),
-        };
+            Control::OptIn => ('p', 'o'),
+            Control::End => ('n', 'd'),
+            Control::Reveal => ('t', 'v'),
+        }
+    }
+
+    /// The chord that presses this control beside the stop chord `stop`: `Ctrl+Alt+Shift+`
+    /// `R` (re-arm), `A` (allow), `P` (the opt-in's confirmation), `N` (End), `T` (reveal the
+    /// token), or, when the stop is that chord already, `E`, `Y`, `O`, `D`, `V`.
+    pub fn chord(self, stop: &Hotkey) -> Hotkey {
+        let (first, spare) = self.letters();
         let mods = Hotkey::default().mods;
         let with = |c| MainKey::letter(c).map(|key| Hotkey { mods, key });
         match (with(first), with(spare)) {
@@ -70,6 +94,9 @@ impl Control {
         match self {
             Control::Rearm => "re-arm",
             Control::Allow => "allow",
+            Control::OptIn => "opt-in",
+            Control::End => "end",
+            Control::Reveal => "reveal",
         }
     }
 }
@@ -95,8 +122,8 @@ pub struct Showing {
 
 #[derive(Default)]
 struct State {
-    offered: [Option<Hotkey>; 2],
-    showing: [Showing; 2],
+    offered: [Option<Hotkey>; CONTROLS],
+    showing: [Showing; CONTROLS],
     /// Bumped on every change of `showing`.
     changes: u64,
     hook: Option<PressHook>,
@@ -154,7 +181,7 @@ impl ChordControls {
     }
 
     /// Source side: every control's prompt now.
-    pub fn showing(&self) -> [Showing; 2] {
+    pub fn showing(&self) -> [Showing; CONTROLS] {
         self.lock().showing
     }
 
@@ -236,6 +263,24 @@ mod tests {
         assert_eq!(Control::Rearm.chord(&r).to_string(), "Ctrl+Alt+Shift+E");
         let a = Hotkey::parse("Ctrl+Alt+Shift+A").expect("chord");
         assert_eq!(Control::Allow.chord(&a).to_string(), "Ctrl+Alt+Shift+Y");
+    }
+
+    #[test]
+    fn no_two_controls_share_a_chord_and_none_takes_the_stop_whatever_the_stop() {
+        let mut stops: Vec<Hotkey> = ('a'..='z')
+            .filter_map(|c| Hotkey::parse(&format!("Ctrl+Alt+Shift+{}", c.to_ascii_uppercase())).ok())
+            .collect();
+        stops.push(Hotkey::default());
+        for stop in stops {
+            let chords: Vec<Hotkey> = Control::ALL.iter().map(|c| c.chord(&stop)).collect();
+            for (i, chord) in chords.iter().enumerate() {
+                assert_ne!(*chord, stop, "{} takes the stop {stop}", Control::ALL[i]);
+                assert!(!chords[..i].contains(chord), "{chord} presses two controls (stop {stop})");
+            }
+        }
+        let names: Vec<String> =
+            Control::ALL.iter().map(|c| c.chord(&Hotkey::default()).to_string()).collect();
+        assert_eq!(names, ["R", "A", "P", "N", "T"].map(|k| format!("Ctrl+Alt+Shift+{k}")));
     }
 
     #[test]

@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-pub use controls::{ChordControls, Control, PressHook, Showing};
+pub use controls::{CONTROLS, ChordControls, Control, PressHook, Showing};
 pub use ledger::{InputSnapshot, LastPhysicalInput, RAW_RING_SIZE, RawInput};
 pub use mcec_rules::activation::{InputEventId, Pressed, Provenance, Witness};
 pub use mcec_rules::chord::{ChordDetector, Key};

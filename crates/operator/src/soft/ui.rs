@@ -28,8 +28,9 @@ pub(crate) struct SoftUi<S: Surface> {
     pub dropped: DroppedInput,
     /// When a change of the state repaints the windows.
     pub pacer: Pacer,
-    /// Since when the re-arm and consent prompts are on screen, as last told to the state.
-    pub told_shown: [Option<Instant>; 2],
+    /// The prompts a chord may answer ([`CHORD_ROLES`]): what each said and since when it is
+    /// on screen, as last told to the state.
+    pub told_shown: [Option<(ChordPrompt, Instant)>; CHORD_ROLES.len()],
     /// The last `Snapshot::console_raise` acted on (the tray's Open console).
     pub raised: u64,
 }
@@ -50,20 +51,35 @@ impl<S: Surface> SoftUi<S> {
             start: Instant::now(),
             dropped: DroppedInput::default(),
             pacer: Pacer::default(),
-            told_shown: [None, None],
+            told_shown: [None; CHORD_ROLES.len()],
             raised: state.snapshot().console_raise,
             state,
         }
     }
 
-    /// Tells the state when the prompts a chord may answer appeared, or that they went.
-    fn tell_shown(&mut self) {
-        let prompts = [(Role::Prompt, ChordPrompt::Rearm), (Role::Consent, ChordPrompt::Consent)];
-        for ((role, prompt), told) in prompts.into_iter().zip(self.told_shown.iter_mut()) {
-            let shown = self.panes.iter().find(|p| p.role == role).and_then(|p| p.shown_at);
+    /// Tells the state when the prompts a chord may answer appeared, and what they ask, or
+    /// that they went. A prompt that, open, comes to ask something else (the console's End
+    /// for another row) counts as shown anew from now: an answer counts only for what was on
+    /// screen a moment before it, the click's (`Pane::shown_at`) as the chord's.
+    fn tell_shown(&mut self, snap: &Snapshot) {
+        let now = Instant::now();
+        for (role, told) in CHORD_ROLES.into_iter().zip(self.told_shown.iter_mut()) {
+            let pane = self.panes.iter_mut().find(|p| p.role == role);
+            let on_screen = chord_prompt(role, snap).zip(pane.as_ref().and_then(|p| p.shown_at));
+            let shown = showing(*told, on_screen, now);
+            if let (Some((_, at)), Some(pane)) = (shown, pane)
+                && pane.shown_at != Some(at)
+            {
+                pane.shown_at = Some(at);
+                pane.dirty = true;
+            }
             if shown != *told {
+                match (shown, *told) {
+                    (Some((prompt, at)), _) => self.state.prompt_shown(prompt, Some(at)),
+                    (None, Some((was, _))) => self.state.prompt_shown(was, None),
+                    (None, None) => {}
+                }
                 *told = shown;
-                self.state.prompt_shown(prompt, shown);
             }
         }
     }
@@ -87,7 +103,7 @@ impl<S: Surface> SoftUi<S> {
                     self.frame(i)?;
                 }
             }
-            self.tell_shown();
+            self.tell_shown(&snap);
             if snap.console_raise != self.raised {
                 self.raised = snap.console_raise;
                 if let Some(host) = self.panes.iter().find(|p| p.role == Role::Host) {
@@ -193,6 +209,61 @@ impl<S: Surface> SoftUi<S> {
         for pane in self.panes.drain(..) {
             self.surface.destroy(pane.window);
         }
-        self.tell_shown();
+        self.tell_shown(&self.state.snapshot());
+    }
+}
+
+/// The windows whose answer a chord may give, in the order of `SoftUi::told_shown`.
+const CHORD_ROLES: [Role; 5] = [Role::Prompt, Role::Consent, Role::OptIn, Role::End, Role::Reveal];
+
+/// The showing to report for a prompt `told` before and `on_screen` now: the prompt as it is,
+/// but shown anew at `now` when it asks something else than it did in the same showing.
+fn showing(
+    told: Option<(ChordPrompt, Instant)>,
+    on_screen: Option<(ChordPrompt, Instant)>,
+    now: Instant,
+) -> Option<(ChordPrompt, Instant)> {
+    match (on_screen, told) {
+        (Some((prompt, at)), Some((was, told_at))) if at == told_at && prompt != was => Some((prompt, now)),
+        _ => on_screen,
+    }
+}
+
+/// What `role`'s prompt asks in `snap`, for the chord that answers it.
+fn chord_prompt(role: Role, snap: &Snapshot) -> Option<ChordPrompt> {
+    match role {
+        Role::Prompt => Some(ChordPrompt::Rearm),
+        Role::Consent => Some(ChordPrompt::Consent),
+        Role::OptIn => snap.opt_in_confirm.map(|enabled| ChordPrompt::OptIn { enabled }),
+        Role::End => snap.end_confirm.as_ref().map(|ask| ChordPrompt::End { whose: ask.row.whose }),
+        Role::Reveal => Some(ChordPrompt::Reveal),
+        Role::Overlay | Role::Host | Role::Settings => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcec_rules::guard::Whose;
+    use std::time::Duration;
+
+    #[test]
+    fn a_prompt_that_comes_to_ask_something_else_is_shown_anew() {
+        let t0 = Instant::now();
+        let later = t0 + Duration::from_secs(5);
+        let alpha = ChordPrompt::End { whose: Whose::Member(1) };
+        let bravo = ChordPrompt::End { whose: Whose::Member(2) };
+        assert_eq!(showing(None, Some((alpha, t0)), later), Some((alpha, t0)), "a new prompt: its own time");
+        assert_eq!(showing(Some((alpha, t0)), Some((alpha, t0)), later), Some((alpha, t0)), "unchanged");
+        assert_eq!(
+            showing(Some((alpha, t0)), Some((bravo, t0)), later),
+            Some((bravo, later)),
+            "another agent"
+        );
+        let on = ChordPrompt::OptIn { enabled: true };
+        let off = ChordPrompt::OptIn { enabled: false };
+        assert_eq!(showing(Some((on, t0)), Some((off, t0)), later), Some((off, later)), "another value");
+        assert_eq!(showing(Some((alpha, t0)), None, later), None, "closed");
+        assert_eq!(showing(Some((alpha, t0)), Some((bravo, later)), later), Some((bravo, later)), "reopened");
     }
 }
