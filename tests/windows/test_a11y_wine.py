@@ -1,6 +1,9 @@
 """The accessibility tools of mcec.exe under Wine, through the official MCP Python SDK: MSAA
-(`via: "msaa"`) on another program's standard controls (`mcec-controls`), the whole chain from
-`tools/call` to the control (the backend's own cases are crates/a11y/tests/msaa_wine.rs).
+(`via: "msaa"`) on another program's standard controls (`mcec-controls`) and on the objects
+that program serves itself (`mcec-controls ... own`: a push button, a check box and a list
+with default actions, `accSelect` and `accFocus`, which Wine's standard controls lack), the
+whole chain from `tools/call` to the control (the backend's own cases are
+crates/a11y/tests/msaa_wine.rs).
 
     scripts/windows-build && .venv/bin/python -m pytest -q tests/windows/test_a11y_wine.py
 """
@@ -11,42 +14,75 @@ import subprocess
 import threading
 from pathlib import Path
 
-from test_mcec_wine import call, run, wine_copy
-from wine_desk import WINE, WineDesk, exe
-from mcec_e2e import sdk_stdio  # noqa: E402 (wine_desk puts tests/e2e on the path)
+import anyio
+import pytest
 
-COMMANDS = ("query", "find", "invoke", "get-text")
+from test_mcec_wine import call, run, wine_copy
+from test_operator_wine import CHORD, wait_for_code
+from wine_desk import WINE, WineDesk, exe
+from mcec_e2e import audit_with, sdk_stdio  # noqa: E402 (wine_desk puts tests/e2e on the path)
+
+# One test latches the stop, which mcec.exe records in the prefix: no test here inherits it.
+pytestmark = pytest.mark.usefixtures("no_stop_record")
+
+COMMANDS = ("query", "find", "invoke", "get-text", "displays")
 TITLE = "mcec a11y wine"
+OWN_TITLE = "mcec own accessible"
+
+
+class Controls:
+    """A running `mcec-controls` and the lines it printed, read in order."""
+
+    def __init__(self, desk: WineDesk, title: str, *more: str) -> None:
+        self.proc = subprocess.Popen(
+            [WINE, str(exe("mcec-controls")), title, "100", "100", *more],
+            env=desk.env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self.lines: list[str] = []
+        self.read_to = 0
+        self.seen = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.next("READY")
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self.seen:
+                self.lines.append(line.strip())
+                self.seen.notify_all()
+
+    def next(self, prefix: str) -> str:
+        """The first line starting with `prefix` after the last one returned (hang guard only)."""
+        def found() -> int | None:
+            return next((i for i in range(self.read_to, len(self.lines)) if self.lines[i].startswith(prefix)), None)
+
+        with self.seen:
+            assert self.seen.wait_for(lambda: found() is not None, timeout=60), (prefix, self.lines)
+            i = found()
+            assert i is not None
+            self.read_to = i + 1
+            return self.lines[i]
+
+    def own_state(self) -> str:
+        """The own panel's state as the program holds it now."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("state\n")
+        self.proc.stdin.flush()
+        return self.next("STATE")
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=30)
 
 
 def test_find_query_get_text_and_invoke_read_msaa(desk: WineDesk, tmp_path: Path) -> None:
     copy = wine_copy(desk, tmp_path, "AgentCommandsEnabled = true\n", COMMANDS)
-    target = subprocess.Popen(
-        [WINE, str(exe("mcec-controls")), TITLE, "100", "100"],
-        env=desk.env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    lines: list[str] = []
-    seen = threading.Condition()
-
-    def read() -> None:
-        assert target.stdout is not None
-        for line in target.stdout:
-            with seen:
-                lines.append(line.strip())
-                seen.notify_all()
-
-    def wait_for(prefix: str) -> str:
-        with seen:
-            assert seen.wait_for(lambda: any(l.startswith(prefix) for l in lines), timeout=60), lines
-            return next(l for l in lines if l.startswith(prefix))
-
-    threading.Thread(target=read, daemon=True).start()
+    target = Controls(desk, TITLE)
     try:
-        wait_for("READY")
 
         async def main():
             async with sdk_stdio(copy) as (session, _):
@@ -67,6 +103,59 @@ def test_find_query_get_text_and_invoke_read_msaa(desk: WineDesk, tmp_path: Path
                 assert "tesseract.exe" in ocr["error"]["detail"] and "apt-get" not in ocr["error"]["detail"], ocr
 
         run(main)
-        assert wait_for("CLICKED") == "CLICKED id=1"
+        assert target.next("CLICKED") == "CLICKED id=1"
     finally:
-        target.kill()
+        target.close()
+
+
+def test_the_programs_own_objects_are_found_invoked_selected_focused_and_stopped(
+    desk: WineDesk, tmp_path: Path
+) -> None:
+    copy = wine_copy(desk, tmp_path, "AgentCommandsEnabled = true\n", COMMANDS)
+    target = Controls(desk, OWN_TITLE, "own")
+
+    async def own_line() -> str:
+        return await anyio.to_thread.run_sync(target.next, "OWN")
+
+    try:
+
+        async def main():
+            async with sdk_stdio(copy) as (session, _):
+                found = await call(session, "find", window=OWN_TITLE, by="name", value="Apply")
+                assert found["ok"] is True, found
+                apply = found["result"]["element"]
+                assert (apply["role"], apply["via"], apply["actions"]) == ("push-button", "msaa", ["Press"]), apply
+                items = await call(session, "find", window=OWN_TITLE, by="role", value="list-item")
+                assert items["ok"] is False and items["error"]["code"] == "ambiguous-selector", items
+                assert all(n in items["error"]["detail"] for n in ("Red", "Green", "Blue")), items
+                green = (await call(session, "find", window=OWN_TITLE, by="name", value="Green"))["result"]["element"]
+                assert green["role"] == "list-item" and "selectable" in green["states"], green
+
+                pressed = await call(session, "invoke", elementId=apply["elementId"])
+                assert pressed["ok"] is True and pressed["result"]["done"] == "Press", pressed
+                assert await own_line() == "OWN press applied=1 bold=0 selected=- focus=-"
+                selected = await call(session, "invoke", elementId=green["elementId"], action="select")
+                assert selected["ok"] is True and selected["result"]["done"] == "select", selected
+                assert "selected" in selected["result"]["element"]["states"], selected
+                assert await own_line() == "OWN select applied=1 bold=0 selected=Green focus=-"
+                focused = await call(session, "invoke", window=OWN_TITLE, by="name", value="Blue", action="focus")
+                assert focused["ok"] is True and focused["result"]["done"] == "focus", focused
+                assert await own_line() == "OWN focus applied=1 bold=0 selected=Green focus=Blue"
+
+                # The operator's physical chord: every invoke is refused and the program is untouched.
+                desk.focus(OWN_TITLE)
+                desk.xdotool("key", CHORD)
+                assert await wait_for_code(session, "emergency-stopped") == "emergency-stopped"
+                for args in ({"elementId": apply["elementId"]},
+                             {"window": OWN_TITLE, "by": "name", "value": "Bold", "action": "toggle"},
+                             {"window": OWN_TITLE, "by": "name", "value": "Red", "action": "select"},
+                             {"elementId": green["elementId"], "action": "focus"}):
+                    refused = await call(session, "invoke", **args)
+                    assert not refused["ok"] and refused["error"]["code"] == "emergency-stopped", (args, refused)
+                state = await anyio.to_thread.run_sync(target.own_state)
+                assert state == "STATE applied=1 bold=0 selected=Green focus=Blue", state
+
+        run(main)
+    finally:
+        target.close()
+    assert len(audit_with(copy, "tool=invoke", "code=emergency-stopped")) == 4, copy.log()

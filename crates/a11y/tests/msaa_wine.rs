@@ -1,11 +1,13 @@
 //! The MSAA backend through the accessibility tools, under Wine (`scripts/windows-build
 //! --test`): `A11yTools` over `Msaa` reading `mcec-controls`, another process's standard
-//! controls, which report what they are told. The tests take one lock and run one at a time
-//! (invoke acts on the one desktop).
+//! controls, which report what they are told, and (`mcec-controls ... own`) its panel that
+//! serves its own `IAccessible` objects, with the default actions, `accSelect` and
+//! `accFocus` that Wine's standard controls lack. The tests take one lock and run one at a
+//! time (invoke acts on the one desktop).
 
 #![cfg(windows)]
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -93,6 +95,14 @@ impl Controls {
                 return line;
             }
         }
+    }
+
+    /// The own panel's state as the program holds it now (`STATE applied=...`); every `OWN`
+    /// line printed before is skipped.
+    fn own_state(&mut self) -> String {
+        let stdin = self.child.stdin.as_mut().expect("stdin");
+        writeln!(stdin, "state").and_then(|()| stdin.flush()).expect("ask the state");
+        self.until("STATE")
     }
 }
 
@@ -389,4 +399,170 @@ fn winecfgs_dialog_is_read_by_name_and_role() {
     let text = serde_json::to_value(text).expect("json");
     assert_eq!(text["text"], "Windows Version:", "{text}");
     assert_eq!(text["element"]["via"], "msaa", "{text}");
+}
+
+/// `invoke` on the own panel: `action` on the element `name`, answered with what was done.
+fn invoke_own(
+    t: &A11yTools,
+    c: &Controls,
+    name: &str,
+    action: &str,
+    stop: &StopFlag,
+) -> Result<Value, ErrorCode> {
+    t.invoke(
+        &req::<InvokeRequest>(json!({"handle": c.hwnd, "by": "name", "value": name, "action": action})),
+        stop,
+    )
+    .map(|r| serde_json::to_value(r).expect("json"))
+    .map_err(|e| e.code)
+}
+
+fn states(e: &Value) -> Vec<&str> {
+    e["states"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no states in {e}"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+#[test]
+fn the_programs_own_accessible_objects_are_found_by_role_and_name() {
+    let _g = serial();
+    let c = Controls::open_with("mcec msaa own find", &["own"]);
+    let (t, _dir) = tools();
+    // The own objects, with the roles, names, actions and states they serve.
+    let apply = find(&t, &c, "name", "Apply");
+    assert_eq!(
+        (apply["role"].as_str(), apply["via"].as_str()),
+        (Some("push-button"), Some("msaa")),
+        "{apply}"
+    );
+    assert_eq!(apply["actions"], json!(["Press"]), "{apply}");
+    assert!(states(&apply).contains(&"focusable") && !states(&apply).contains(&"focused"), "{apply}");
+    let bold = find(&t, &c, "name", "Bold");
+    assert_eq!(bold["role"], "check-box", "{bold}");
+    assert_eq!(bold["actions"], json!(["Check"]), "{bold}");
+    let list = find(&t, &c, "role", "list");
+    assert_eq!(list["name"], "Colours", "{list}");
+    let green = find(&t, &c, "name", "Green");
+    assert_eq!(green["role"], "list-item", "{green}");
+    assert!(states(&green).contains(&"selectable") && !states(&green).contains(&"selected"), "{green}");
+    // Bounds are the program's layout in desktop pixels: Apply at (10, 10) of the panel, the
+    // list's items 22 px apart, all inside the window.
+    let (wx, wy, ww, wh) = window_rect(&t, &c);
+    let b = |e: &Value, k: &str| e["bounds"][k].as_i64().unwrap_or_else(|| panic!("bounds of {e}"));
+    assert_eq!((b(&apply, "width"), b(&apply, "height")), (80, 26), "{apply}");
+    let red = find(&t, &c, "name", "Red");
+    assert_eq!(b(&green, "y") - b(&red, "y"), 22, "{red} {green}");
+    assert_eq!(b(&green, "x"), b(&apply, "x") + 2, "{apply} {green}");
+    for e in [&apply, &bold, &list, &green] {
+        assert!(
+            b(e, "x") >= wx
+                && b(e, "y") >= wy
+                && b(e, "x") + b(e, "width") <= wx + ww
+                && b(e, "y") + b(e, "height") <= wy + wh,
+            "{e} in {:?}",
+            (wx, wy, ww, wh)
+        );
+    }
+    // Never "the first": three list items, two check boxes (Wine's and the program's own).
+    let items = t
+        .find(
+            &req::<FindRequest>(json!({"handle": c.hwnd, "by": "role", "value": "list-item"})),
+            &StopFlag::new(),
+        )
+        .unwrap_err();
+    assert_eq!(items.code, ErrorCode::AmbiguousSelector, "{items:?}");
+    assert!(["Red", "Green", "Blue"].iter().all(|n| items.detail.contains(n)), "{items:?}");
+    // The query walks from the window through Wine's objects into the program's.
+    let q = t.query(&req::<QueryRequest>(json!({"handle": c.hwnd})), &StopFlag::new()).expect("query");
+    let q = serde_json::to_value(q).expect("json");
+    let seen: Vec<(&str, &str)> = q["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["role"].as_str().unwrap(), e["name"].as_str().unwrap()))
+        .collect();
+    for want in [("panel", "Own controls"), ("list", "Colours"), ("list-item", "Blue"), ("push-button", "OK")]
+    {
+        assert!(seen.contains(&want), "{want:?} not in {seen:?}");
+    }
+}
+
+#[test]
+fn invoke_does_the_own_elements_default_actions() {
+    let _g = serial();
+    let mut c = Controls::open_with("mcec msaa own invoke", &["own"]);
+    let (t, _dir) = tools();
+    let stop = StopFlag::new();
+    let pressed = invoke_own(&t, &c, "Apply", "press", &stop).expect("press Apply");
+    assert_eq!(pressed["done"], "Press", "{pressed}");
+    assert_eq!(c.until("OWN"), "OWN press applied=1 bold=0 selected=- focus=-");
+    let toggled = invoke_own(&t, &c, "Bold", "toggle", &stop).expect("toggle Bold");
+    assert_eq!(toggled["done"], "Check", "{toggled}");
+    assert_eq!(c.until("OWN"), "OWN toggle applied=1 bold=1 selected=- focus=-");
+    // The answer's element is read again after the action: its state and action follow.
+    assert!(states(&toggled["element"]).contains(&"checked"), "{toggled}");
+    assert_eq!(toggled["element"]["actions"], json!(["Uncheck"]), "{toggled}");
+    // A list item offers no default action: `press` is refused, naming what it does offer.
+    let err = t
+        .invoke(&req::<InvokeRequest>(json!({"handle": c.hwnd, "by": "name", "value": "Red"})), &stop)
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::BadArguments, "{err:?}");
+    assert!(err.detail.contains("select") && err.detail.contains("focus"), "{err:?}");
+    assert_eq!(c.own_state(), "STATE applied=1 bold=1 selected=- focus=-");
+}
+
+#[test]
+fn select_and_focus_move_the_own_lists_selection_and_focus() {
+    let _g = serial();
+    let mut c = Controls::open_with("mcec msaa own select", &["own"]);
+    let (t, _dir) = tools();
+    let stop = StopFlag::new();
+    let selected = invoke_own(&t, &c, "Green", "select", &stop).expect("select Green");
+    assert_eq!(selected["done"], "select", "{selected}");
+    assert_eq!(c.until("OWN"), "OWN select applied=0 bold=0 selected=Green focus=-");
+    assert!(states(&selected["element"]).contains(&"selected"), "{selected}");
+    let focused = invoke_own(&t, &c, "Blue", "focus", &stop).expect("focus Blue");
+    assert_eq!(focused["done"], "focus", "{focused}");
+    assert_eq!(c.until("OWN"), "OWN focus applied=0 bold=0 selected=Green focus=Blue");
+    assert!(states(&focused["element"]).contains(&"focused"), "{focused}");
+    // The states mcec reads are the program's: Green still selected and not focused.
+    let green = find(&t, &c, "name", "Green");
+    assert!(states(&green).contains(&"selected") && !states(&green).contains(&"focused"), "{green}");
+    // The own button takes the focus too (the list item loses it).
+    invoke_own(&t, &c, "Apply", "focus", &stop).expect("focus Apply");
+    assert_eq!(c.until("OWN"), "OWN focus applied=0 bold=0 selected=Green focus=Apply");
+    assert!(!states(&find(&t, &c, "name", "Blue")).contains(&"focused"));
+    // The button is not selectable: refused before anything is called.
+    assert_eq!(invoke_own(&t, &c, "Apply", "select", &stop).unwrap_err(), ErrorCode::BadArguments);
+    assert_eq!(c.own_state(), "STATE applied=0 bold=0 selected=Green focus=Apply");
+}
+
+#[test]
+fn invoke_on_the_own_objects_is_refused_while_stopped_and_changes_nothing() {
+    let _g = serial();
+    let mut c = Controls::open_with("mcec msaa own stopped", &["own"]);
+    let (t, _dir) = tools();
+    let stop = StopFlag::new();
+    // Before the stop: the same calls act (so the refusals below are the stop's).
+    invoke_own(&t, &c, "Apply", "press", &stop).expect("press Apply");
+    invoke_own(&t, &c, "Red", "select", &stop).expect("select Red");
+    assert_eq!(c.own_state(), "STATE applied=1 bold=0 selected=Red focus=-");
+    // By element id (found before the stop), so the one check left is invoke's own: the
+    // desktop's input lock and stop gate around the call (a selector's walk would refuse
+    // before that).
+    let id = |name: &str| find(&t, &c, "name", name)["elementId"].as_str().expect("id").to_string();
+    let ids = [("Apply", "press"), ("Bold", "toggle"), ("Green", "select"), ("Blue", "focus")]
+        .map(|(n, a)| (id(n), a));
+    stop.set();
+    for (id, action) in &ids {
+        let err = t
+            .invoke(&req::<InvokeRequest>(json!({"elementId": id, "action": action})), &stop)
+            .expect_err("refused while stopped");
+        assert_eq!(err.code, ErrorCode::EmergencyStopped, "{id} {action}: {err:?}");
+    }
+    assert_eq!(invoke_own(&t, &c, "Apply", "press", &stop).unwrap_err(), ErrorCode::EmergencyStopped);
+    assert_eq!(c.own_state(), "STATE applied=1 bold=0 selected=Red focus=-");
 }

@@ -17,7 +17,8 @@ use windows::Win32::Foundation::{HWND, LPARAM, WPARAM};
 use windows::Win32::System::Com::{COINIT_MULTITHREADED, CoInitializeEx, IDispatch};
 use windows::Win32::System::Variant::{VARIANT, VT_DISPATCH, VT_EMPTY, VT_I4, VariantClear};
 use windows::Win32::UI::Accessibility::{
-    AccessibleChildren, AccessibleObjectFromWindow, IAccessible, WindowFromAccessibleObject,
+    AccessibleChildren, AccessibleObjectFromWindow, IAccessible, SELFLAG_TAKEFOCUS, SELFLAG_TAKESELECTION,
+    WindowFromAccessibleObject,
 };
 use windows::Win32::UI::WindowsAndMessaging::{
     BM_CLICK, BM_GETCHECK, GA_ROOT, GWL_STYLE, GetAncestor, GetClassNameW, GetDlgCtrlID, GetWindowLongPtrW,
@@ -491,8 +492,8 @@ pub fn perform(path: &Path, op: &Operation) -> Result<(), Fail> {
             }
             a.do_default_action()?;
         }
-        Operation::Focus => a.select(1)?,
-        Operation::Select => a.select(2)?,
+        Operation::Focus => a.select(SELFLAG_TAKEFOCUS as i32)?,
+        Operation::Select => a.select(SELFLAG_TAKESELECTION as i32)?,
         Operation::SetValue(v) => a.put_value(&v.to_string())?,
         Operation::SetText(t) | Operation::AppendText(t) => {
             let full = match op {

@@ -3,14 +3,22 @@
 //! (crates/a11y/tests/msaa_wine.rs), which read them through MSAA from another process.
 //! Not part of mcec.
 //!
-//! `mcec-controls TITLE X Y [hang]`
+//! `mcec-controls TITLE X Y [hang | own]`
 //!
 //! With `hang` the window plays a hung accessibility provider: it answers `WM_GETOBJECT`
 //! (what `AccessibleObjectFromWindow` sends first) only after 20 s.
 //!
+//! With `own` the window also holds a custom-drawn panel that serves its own accessible
+//! objects (`controls/own_*.rs`): a push button `Apply`, a check box `Bold` and a list
+//! `Colours` (Red, Green, Blue) with default actions, `accSelect` and `accFocus`, what Wine's
+//! `oleacc` offers for no standard control.
+//!
 //! Lines (stdout, flushed): `READY hwnd=0x.. pid=N`, then one per notification from a
 //! control: `CLICKED id=N` (a button pressed), `CHECK id=N state=0|1`, `EDIT text=...` (the
-//! edit box changed). The program ends when stdin closes.
+//! edit box changed), and one per change of the own panel: `OWN press|toggle|select|focus|
+//! select+focus applied=N bold=0|1 selected=NAME|- focus=NAME|-`. A line `state` on stdin is
+//! answered `STATE applied=...` (the own panel's state now, in the same form). The program
+//! ends when stdin closes.
 
 #[cfg(windows)]
 fn main() {
@@ -28,9 +36,21 @@ fn main() {
 mod test_window;
 
 #[cfg(windows)]
+#[path = "controls/own_state.rs"]
+mod own_state;
+
+#[cfg(windows)]
+#[path = "controls/own_accessible.rs"]
+mod own_accessible;
+
+#[cfg(windows)]
+#[path = "controls/own_panel.rs"]
+mod own_panel;
+
+#[cfg(windows)]
 #[allow(unsafe_code)]
 mod controls {
-    use std::io::{Read, Write};
+    use std::io::{BufRead, Write};
     use std::sync::atomic::{AtomicBool, Ordering};
 
     use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, WPARAM};
@@ -42,6 +62,7 @@ mod controls {
     };
 
     use crate::test_window::{self, Spec};
+    use crate::{own_panel, own_state};
 
     pub const OK: i32 = 1;
     pub const EDIT: i32 = 100;
@@ -51,7 +72,7 @@ mod controls {
     /// Whether `WM_GETOBJECT` hangs (the `hang` argument).
     static HANG: AtomicBool = AtomicBool::new(false);
 
-    fn say(line: &str) {
+    pub fn say(line: &str) {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
@@ -128,10 +149,25 @@ mod controls {
         let at = |i: usize| args.get(i).and_then(|a| a.parse().ok()).unwrap_or_else(|| fail("USAGE bad x/y"));
         let (x, y): (i32, i32) = (at(1), at(2));
         HANG.store(args.get(3).is_some_and(|a| a == "hang"), Ordering::SeqCst);
+        let own = args.get(3).is_some_and(|a| a == "own");
+        if own {
+            // The own panel's objects are called from other processes through COM: a
+            // single-threaded apartment, served by this thread's message loop.
+            // SAFETY: once, on the window's thread, before any COM call.
+            let hr = unsafe {
+                windows::Win32::System::Com::CoInitializeEx(
+                    None,
+                    windows::Win32::System::Com::COINIT_APARTMENTTHREADED,
+                )
+            };
+            if hr.is_err() {
+                fail(&format!("FAILED CoInitializeEx {hr:?}"));
+            }
+        }
         let spec = Spec {
             class: "McecControls",
             title: &title,
-            bounds: (x, y, 360, 220),
+            bounds: (x, y, if own { 640 } else { 360 }, 220),
             background: Some(0xF0F0F0),
             wndproc: Some(wndproc),
         };
@@ -147,11 +183,18 @@ mod controls {
         );
         child(hwnd, "BUTTON", "&Remember me", WS_TABSTOP | BS_AUTOCHECKBOX as u32, CHECK, (10, 50, 160, 24));
         child(hwnd, "BUTTON", "&OK", WS_TABSTOP | BS_PUSHBUTTON as u32, OK, (10, 90, 90, 28));
+        if own && own_panel::open(hwnd, (360, 10, 260, 160)).is_none() {
+            fail("FAILED the own panel");
+        }
         // SAFETY: our own window, just created.
         unsafe { SetForegroundWindow(hwnd) };
         say(&format!("READY hwnd={:#x} pid={}", hwnd as usize, std::process::id()));
         std::thread::spawn(|| {
-            let _ = std::io::stdin().read_to_end(&mut Vec::new());
+            for line in std::io::stdin().lock().lines().map_while(Result::ok) {
+                if line.trim() == "state" {
+                    say(&format!("STATE {}", own_state::get().line()));
+                }
+            }
             std::process::exit(0);
         });
         test_window::run_message_loop();
