@@ -9,7 +9,9 @@ XWayland: mcec's operator windows and its stop record use the DISPLAY of a secon
 (`operator_display`), as they would use XWayland's in a real session. Not the first Xvfb's:
 there a prompt given the X focus would take the keys of the Xvfb's keyboard before sway (an
 X client there) saw them, whereas in a session sway sees every key before any window does.
-Everything is stopped by PID.
+`wayland_env` is a session without any X display (no `DISPLAY`): mcec's stop record is then
+the Wayland display's (`wayland_stop_record`), removed when the desk starts and closes, as
+`xdesk` does for the displays it makes. Everything is stopped by PID.
 """
 
 from __future__ import annotations
@@ -26,6 +28,19 @@ from pathlib import Path
 
 from waydesk import ensure_user
 from xdesk import Screen, forget_stop_record
+
+#: Where mcec keeps its stop records (the home from the user database).
+STOP_DIR = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".local/state/mcec/stop"
+
+
+def wayland_record_name(socket: str) -> str:
+    """The record file of the Wayland display whose socket is `socket` (mcec_rules'
+    `Scope::file_name`): `wayland-`, then the resolved path with every byte but ASCII letters,
+    digits, `.` and `-` written as `_` and two hex digits."""
+    real = os.path.realpath(socket)
+    return "wayland-" + "".join(
+        chr(b) if chr(b).isascii() and (chr(b).isalnum() or chr(b) in ".-") else f"_{b:02x}" for b in real.encode()
+    )
 
 #: Upper bound for sway to come up: a hang guard.
 START_GUARD_S = 30.0
@@ -85,6 +100,7 @@ class SwayDesk:
             if socks and wls:
                 self.swaysock = str(socks[0])
                 self.wayland_display = wls[0].name
+                self.wayland_stop_record().unlink(missing_ok=True)
                 inputs = self.swaymsg("-t", "get_inputs")
                 if inputs.returncode == 0 and any(i.get("type") == "keyboard" for i in json.loads(inputs.stdout)):
                     return
@@ -110,6 +126,14 @@ class SwayDesk:
             "SWAYSOCK": self.swaysock,
             "XDG_RUNTIME_DIR": str(self.runtime_dir),
         }
+
+    def wayland_env(self) -> dict[str, str | None]:
+        """A sway session with no X display: no `DISPLAY` at all (None removes it)."""
+        return {**self.session_env(), "DISPLAY": None}
+
+    def wayland_stop_record(self) -> Path:
+        """mcec's stop record for this session's Wayland display."""
+        return STOP_DIR / wayland_record_name(str(self.runtime_dir / self.wayland_display))
 
     def swaymsg(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run(["swaymsg", "-r", "-s", self.swaysock, *args], capture_output=True, text=True, timeout=30)
@@ -144,6 +168,8 @@ class SwayDesk:
         self.screen.close()
         self.operator_screen.close()
         forget_stop_record(self.operator_display)
+        if getattr(self, "wayland_display", None):
+            self.wayland_stop_record().unlink(missing_ok=True)
         shutil.rmtree(self.runtime_dir, ignore_errors=True)
 
 

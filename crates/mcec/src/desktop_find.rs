@@ -9,7 +9,8 @@
 //! every part that reads the display (the desktop connection, the stop's monitor, the operator
 //! windows, the stop record's scope, `launch`'s children) reads the same one, and the new
 //! process is told how it was found through [`FOUND_VAR`]. A `DISPLAY` that is set is used as
-//! it is, even when nothing answers there.
+//! it is, even when nothing answers there. In a sway session (the sway backend) an unset
+//! `DISPLAY` is not searched for: it means the session has no XWayland.
 //!
 //! Two variables exist for tests only: `MCEC_X11_SOCKET_DIR` names the directory whose `X<n>`
 //! entries are considered instead of `/tmp/.X11-unix` (a test makes one holding its own
@@ -75,6 +76,13 @@ pub fn settle() {
             };
             Desktop::Found { display, source }
         }
+        // A sway session: the backend is sway's and needs no X display; one the search found
+        // need not be the session's (no XWayland: the operator's windows are not shown).
+        None if crate::platform::sway_session() => Desktop::Missing(
+            "No X display: DISPLAY is not set, and in a sway session mcec does not look for one \
+             (the sway backend acts on the Wayland display; its stop record is that display's)."
+                .into(),
+        ),
         None => match find() {
             Ok(found) => re_exec(&found),
             Err(detail) => Desktop::Missing(detail),

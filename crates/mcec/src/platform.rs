@@ -81,9 +81,13 @@ pub fn desktop_found() -> Option<(String, mcec_rules::desktop_choice::Source)> {
     }
 }
 
-/// Why this process has no display to act on (the display search's words), `None` with one.
+/// Why this process has no display to act on (the display search's words), `None` with one
+/// (in a sway session, the Wayland display is the one).
 #[cfg(unix)]
 pub fn no_desktop() -> Option<String> {
+    if sway_session() {
+        return None;
+    }
     match crate::desktop_find::desktop() {
         crate::desktop_find::Desktop::Found { .. } => None,
         crate::desktop_find::Desktop::Missing(detail) => Some(detail),
@@ -94,6 +98,13 @@ pub fn no_desktop() -> Option<String> {
 #[cfg(unix)]
 pub fn probe_display(display: &str) -> mcec_rules::desktop_choice::SocketAnswer {
     mcec_desktop_x11::probe::answer(display)
+}
+
+/// Whether this process runs the sway backend (`WAYLAND_DISPLAY` and `SWAYSOCK` both set):
+/// its stop record is then the Wayland display's, and no X display is looked for.
+#[cfg(unix)]
+pub fn sway_session() -> bool {
+    mcec_desktop_wayland::in_sway_session()
 }
 
 /// Says in the log which display this process uses and how it was found, or why none.
@@ -113,6 +124,12 @@ pub fn log_desktop() {
 
 #[cfg(windows)]
 pub fn log_desktop() {}
+
+/// Never a sway session on Windows.
+#[cfg(windows)]
+pub fn sway_session() -> bool {
+    false
+}
 
 /// Windows has one interactive desktop: never without one.
 #[cfg(windows)]

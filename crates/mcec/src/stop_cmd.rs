@@ -7,8 +7,10 @@
 //! to be running for it to work. There is no command that re-arms: only the operator's
 //! attested click on Re-arm does, in each process.
 //!
-//! The display is the one an `mcec mcp` started here would use: `DISPLAY`, or the one the
-//! display search finds (`main` runs `desktop_find::settle` before this).
+//! The display is the one an `mcec mcp` started here would use: in a sway session (where
+//! `mcec mcp` runs the sway backend) the Wayland display of `WAYLAND_DISPLAY` and
+//! `XDG_RUNTIME_DIR`; otherwise `DISPLAY`, or the one the display search finds (`main` runs
+//! `desktop_find::settle` before this).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -73,7 +75,7 @@ struct Report {
 
 fn report(scope: &Scope, path: &Path, id: StopId, before: &Observation) -> Report {
     let mut text = match scope {
-        Scope::Display(_) => format!(
+        Scope::Display(_) | Scope::Wayland(_) => format!(
             "Stopped every mcec on {scope} (stop {id}): the stop is recorded in {}.\n\
              Each mcec running there stops within a moment, and one started later starts stopped.",
             path.display()
@@ -93,10 +95,17 @@ fn report(scope: &Scope, path: &Path, id: StopId, before: &Observation) -> Repor
     text.push_str(
         "\nOnly your own click on Re-arm in each mcec's prompt (or the host's menu) re-arms it; no command does.",
     );
-    let warning = (!matches!(scope, Scope::Display(_))).then(|| {
-        "DISPLAY does not name a local display, so mcec processes that know their display were not stopped; \
-         run `DISPLAY=:N mcec stop` with that display"
-            .to_string()
+    let warning = (!matches!(scope, Scope::Display(_) | Scope::Wayland(_))).then(|| {
+        if crate::platform::sway_session() {
+            "WAYLAND_DISPLAY and XDG_RUNTIME_DIR do not name a Wayland display's socket, so mcec processes \
+             that know their display were not stopped; run `mcec stop` with the session's WAYLAND_DISPLAY \
+             and XDG_RUNTIME_DIR"
+                .to_string()
+        } else {
+            "DISPLAY does not name a local display, so mcec processes that know their display were not stopped; \
+             run `DISPLAY=:N mcec stop` with that display"
+                .to_string()
+        }
     });
     Report { text, warning }
 }

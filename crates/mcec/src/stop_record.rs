@@ -1,4 +1,5 @@
-//! The durable stop record on disk: one small file per display under
+//! The durable stop record on disk: one small file per display (an X display's
+//! `display-<N>`, on the sway backend the Wayland display's `wayland-<its socket's path>`) under
 //! `<home from the user database>/.local/state/mcec/stop/`, written the moment a stop
 //! engages and removed by a physical re-arm. The rules (which record applies, what a file
 //! says, what a running process does when it changes) are `mcec_rules::stop_record`; this
@@ -35,7 +36,8 @@ pub struct StopRecords {
 }
 
 impl StopRecords {
-    /// For the user running this process and the display in `DISPLAY`.
+    /// For the user running this process and the display it acts on: the sway session's
+    /// Wayland display on the sway backend, otherwise the X display in `DISPLAY`.
     pub fn for_this_process() -> StopRecords {
         let dir = mcec_sessions::user_home::home_from_user_database().map(|home| home.join(RECORD_DIR));
         StopRecords { dir, scope: this_desktop() }
@@ -146,10 +148,46 @@ impl StopRecords {
     }
 }
 
-/// The desktop this process acts on: the X display in `DISPLAY`.
+/// The desktop this process acts on: on the sway backend (chosen with the backend, by
+/// `platform::sway_session`) the Wayland display in `WAYLAND_DISPLAY`, whatever `DISPLAY`
+/// says; otherwise the X display in `DISPLAY`.
 #[cfg(unix)]
 fn this_desktop() -> Scope {
+    if crate::platform::sway_session() {
+        let var = |name: &str| std::env::var(name).ok();
+        return wayland_scope_of(var("WAYLAND_DISPLAY").as_deref(), var("XDG_RUNTIME_DIR").as_deref());
+    }
+    x_display_scope()
+}
+
+/// The scope of the X display in `DISPLAY` (the display's guard meets there, also on sway,
+/// where the operator's windows are on XWayland).
+#[cfg(unix)]
+pub fn x_display_scope() -> Scope {
     scope_of(std::env::var("DISPLAY").ok().as_deref())
+}
+
+#[cfg(unix)]
+/// The scope of a Wayland display: its socket is `WAYLAND_DISPLAY` when that is an absolute
+/// path, else `XDG_RUNTIME_DIR/WAYLAND_DISPLAY` (where libwayland looks), with symlinks
+/// resolved so every spelling of one socket is one display. A socket that cannot be resolved
+/// (gone, no runtime directory, not UTF-8) cannot be pinned down: [`Scope::AnyDisplay`].
+fn wayland_scope_of(wayland_display: Option<&str>, runtime_dir: Option<&str>) -> Scope {
+    let Some(name) = wayland_display.map(str::trim).filter(|d| !d.is_empty()) else {
+        return Scope::AnyDisplay;
+    };
+    let path = if name.starts_with('/') {
+        PathBuf::from(name)
+    } else {
+        match runtime_dir.filter(|d| d.starts_with('/')) {
+            Some(dir) => Path::new(dir).join(name),
+            None => return Scope::AnyDisplay,
+        }
+    };
+    match std::fs::canonicalize(&path) {
+        Ok(real) => real.to_str().map_or(Scope::AnyDisplay, Scope::for_wayland_socket),
+        Err(_) => Scope::AnyDisplay,
+    }
 }
 
 /// The desktop this process acts on: the user's one interactive desktop, recorded as display 0
@@ -393,5 +431,50 @@ mod tests {
         assert_eq!(scope_of(Some(&tmp.path().to_string_lossy())), Scope::AnyDisplay);
         assert_eq!(scope_of(Some(":3.0")), Scope::Display(3));
         assert_eq!(scope_of(None), Scope::NoDisplay);
+    }
+
+    #[test]
+    fn a_wayland_display_is_its_resolved_socket_and_its_record_is_its_own() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let runtime = tmp.path().join("run");
+        std::fs::create_dir(&runtime).expect("mkdir");
+        let socket = runtime.join("wayland-1");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("bind a stand-in socket");
+        std::os::unix::fs::symlink(&runtime, tmp.path().join("link")).expect("symlink");
+        let real = std::fs::canonicalize(&socket).expect("resolve").to_string_lossy().into_owned();
+        let run = runtime.to_string_lossy().into_owned();
+        let seen = [
+            wayland_scope_of(Some("wayland-1"), Some(&run)),
+            wayland_scope_of(Some("wayland-1"), Some(&format!("{run}/"))),
+            wayland_scope_of(Some("wayland-1"), Some(&tmp.path().join("link").to_string_lossy())),
+            wayland_scope_of(Some(&real), None),
+        ];
+        assert_eq!(seen, [(); 4].map(|()| Scope::Wayland(real.clone())));
+        assert_eq!(wayland_scope_of(Some("wayland-9"), Some(&run)), Scope::AnyDisplay, "no such socket");
+        assert_eq!(wayland_scope_of(Some("wayland-1"), None), Scope::AnyDisplay, "no runtime directory");
+        assert_eq!(wayland_scope_of(None, Some(&run)), Scope::AnyDisplay);
+
+        // Its record stops it; an X display's or another Wayland display's does not.
+        let dir = tmp.path().join("stop");
+        let mine = StopRecords::at(dir.clone(), Scope::Wayland(real.clone()));
+        let other = StopRecords::at(dir.clone(), Scope::Wayland(format!("{real}-2")));
+        let x = StopRecords::at(dir.clone(), Scope::Display(1));
+        other.record("elsewhere", SystemTime::now(), fresh_stop_id()).expect("record");
+        x.record("on X", SystemTime::now(), fresh_stop_id()).expect("record");
+        assert_eq!(mine.look(), Observation::Absent);
+        let id = fresh_stop_id();
+        mine.record("chord", SystemTime::now(), id).expect("record");
+        assert_eq!(mine.observe(), Observation::Stopped { reason: "chord".into(), id: Some(id) });
+        assert!(
+            mine.path().expect("path").file_name().expect("name").to_string_lossy().starts_with("wayland-")
+        );
+        mine.clear().expect("clear");
+        assert_eq!(mine.observe(), Observation::Absent);
+        assert!(x.observe().is_stop() && other.observe().is_stop());
+        // A display that cannot be identified gets every record, a Wayland display's too.
+        x.clear().expect("clear");
+        other.clear().expect("clear");
+        mine.record("chord", SystemTime::now(), id).expect("record");
+        assert!(StopRecords::at(dir, Scope::AnyDisplay).observe().is_stop());
     }
 }

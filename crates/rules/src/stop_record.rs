@@ -22,6 +22,11 @@
 //!
 //! A process with no `DISPLAY` at all ([`Scope::NoDisplay`]) has no desktop to act on and no
 //! record applies to it.
+//!
+//! A process on the sway backend acts on a Wayland display, not an X one: its record is that
+//! display's socket's ([`Scope::Wayland`], from `$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY` resolved by
+//! the caller), whatever `DISPLAY` says. Its file name (`wayland-…`) can never be an X
+//! display's (`display-…`).
 
 use std::fmt;
 
@@ -37,6 +42,9 @@ pub const MAX_RECORD_BYTES: usize = 4096;
 pub enum Scope {
     /// The record of one local display, named by [`Scope::file_name`].
     Display(u32),
+    /// The record of one Wayland display: its socket's absolute path, symlinks resolved
+    /// ([`Scope::for_wayland_socket`]).
+    Wayland(String),
     /// Every record of the user.
     AnyDisplay,
     /// `DISPLAY` is unset or empty: no desktop, no record.
@@ -80,13 +88,44 @@ impl Scope {
         path.strip_prefix("/tmp/.X11-unix/X").and_then(parse_number).map_or(Scope::AnyDisplay, Scope::Display)
     }
 
+    /// The scope for a Wayland display's socket (an absolute path whose symlinks the caller
+    /// resolved): [`Scope::Wayland`], or [`Scope::AnyDisplay`] for a relative path or one whose
+    /// file name would be too long for a file system.
+    pub fn for_wayland_socket(path: &str) -> Scope {
+        if !path.starts_with('/') || escape_for_file_name(path).len() > MAX_WAYLAND_NAME {
+            return Scope::AnyDisplay;
+        }
+        Scope::Wayland(path.to_string())
+    }
+
     /// The record's file name for a display scope.
     pub fn file_name(&self) -> Option<String> {
         match self {
             Scope::Display(n) => Some(format!("display-{n}")),
+            Scope::Wayland(path) => Some(format!("{WAYLAND_PREFIX}{}", escape_for_file_name(path))),
             Scope::AnyDisplay | Scope::NoDisplay => None,
         }
     }
+}
+
+/// A Wayland display's record file name starts so; an X display's starts with `display-`.
+const WAYLAND_PREFIX: &str = "wayland-";
+/// The longest escaped socket path kept in a file name (most file systems allow 255 bytes).
+const MAX_WAYLAND_NAME: usize = 240;
+
+/// `path` as a file name, one to one: ASCII letters, digits, `.` and `-` stay, every other byte
+/// becomes `_` and two lowercase hex digits (`/` is `_2f`, `_` itself `_5f`), so two different
+/// paths never share a name.
+fn escape_for_file_name(path: &str) -> String {
+    let mut name = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || byte == b'.' || byte == b'-' {
+            name.push(char::from(byte));
+        } else {
+            name.push_str(&format!("_{byte:02x}"));
+        }
+    }
+    name
 }
 
 fn parse_number(text: &str) -> Option<u32> {
@@ -100,6 +139,7 @@ impl fmt::Display for Scope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Scope::Display(n) => write!(f, "display :{n}"),
+            Scope::Wayland(path) => write!(f, "Wayland display {path}"),
             Scope::AnyDisplay => {
                 f.write_str("every display (this process's display could not be identified)")
             }
@@ -290,6 +330,31 @@ mod tests {
         assert_eq!(Scope::for_display(Some("unix:/tmp/.X11-unix/X3")), Scope::Display(3));
         assert_eq!(Scope::for_display(Some("/tmp/.X11-unix/X3.0")), Scope::Display(3));
         assert_eq!(Scope::Display(3).file_name().as_deref(), Some("display-3"));
+    }
+
+    #[test]
+    fn a_wayland_socket_has_its_own_record_never_an_x_displays() {
+        let scope = Scope::for_wayland_socket("/run/user/1000/wayland-1");
+        assert_eq!(scope, Scope::Wayland("/run/user/1000/wayland-1".into()));
+        assert_eq!(scope.file_name().as_deref(), Some("wayland-_2frun_2fuser_2f1000_2fwayland-1"));
+        assert_eq!(scope.to_string(), "Wayland display /run/user/1000/wayland-1");
+        // One to one: paths that a lossy escape would merge keep different names.
+        let names: Vec<_> = ["/a/b", "/a_b", "/a_2fb", "/a b", "/a/b/"]
+            .iter()
+            .map(|p| Scope::for_wayland_socket(p).file_name().expect("a name"))
+            .collect();
+        for (i, a) in names.iter().enumerate() {
+            assert!(!a.starts_with("display-") && !a.starts_with('.'), "{a}");
+            assert!(a.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)), "{a}");
+            assert!(names[i + 1..].iter().all(|b| b != a), "{names:?}");
+        }
+        assert_ne!(Scope::for_wayland_socket("/tmp/.X11-unix/X3").file_name(), Scope::Display(3).file_name());
+        assert_eq!(Scope::for_wayland_socket("wayland-1"), Scope::AnyDisplay, "not resolved");
+        assert_eq!(
+            Scope::for_wayland_socket(&format!("/{}", "d/".repeat(100))),
+            Scope::AnyDisplay,
+            "too long"
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use mcec_rules::stop_record::Scope;
 
-use crate::stop_record::StopRecords;
+use crate::stop_record::x_display_scope;
 
 /// The guard's directory under the home.
 const GUARD_DIR: &str = ".local/state/mcec/guard";
@@ -34,7 +34,7 @@ impl Place {
     /// This process's display, when it names one display (a guard for "some display" would
     /// bring processes of different displays together).
     pub fn for_this_process() -> Option<Place> {
-        let Scope::Display(display) = StopRecords::for_this_process().scope().clone() else { return None };
+        let Scope::Display(display) = x_display_scope() else { return None };
         let home = mcec_sessions::user_home::home_from_user_database().ok()?;
         let dir = home.join(GUARD_DIR);
         // No socket file (a server listening elsewhere only): one name for every server.
