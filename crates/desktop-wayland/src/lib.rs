@@ -20,10 +20,12 @@ mod desktop;
 pub mod ipc;
 mod keysyms;
 pub mod monitor;
+pub mod toplevel;
 pub mod wl;
 
 pub use desktop::SwayDesktop;
 pub use monitor::SwayMonitor;
+pub use toplevel::ForeignToplevels;
 
 /// True when this process runs inside a sway session: a Wayland display and sway's IPC socket
 /// are both named in the environment.
