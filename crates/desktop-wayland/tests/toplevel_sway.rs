@@ -66,8 +66,10 @@ fn a_window_appears_with_its_title_app_id_states_and_output_and_disappears() {
     let child = foot(&sway, "mcec-test-a", "Toplevel A");
     let t = seen(&mut l, "mcec-test-a");
     assert_eq!(t.title, "Toplevel A");
-    assert_eq!(t.outputs.len(), 1, "on sway's one output: {t:?}");
-    let t = until("the new window activated", || l.toplevel(t.id).ok().filter(|t| t.activated));
+    // Announced when the client makes it; on an output and activated once sway maps it.
+    let t = until("the new window activated on sway's one output", || {
+        l.toplevel(t.id).ok().filter(|t| t.activated && t.outputs.len() == 1)
+    });
     assert!(!t.minimized && !t.fullscreen, "{t:?}");
     end(child);
     until("the window gone from the list", || {
