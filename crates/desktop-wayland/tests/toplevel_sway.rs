@@ -71,6 +71,10 @@ fn a_window_appears_with_its_title_app_id_states_and_output_and_disappears() {
         l.toplevel(t.id).ok().filter(|t| t.activated && t.outputs.len() == 1)
     });
     assert!(!t.minimized && !t.fullscreen, "{t:?}");
+    let outputs = sway.swaymsg(&["-t", "get_outputs", "-r"]).expect("get_outputs").stdout;
+    let outputs: serde_json::Value = serde_json::from_slice(&outputs).expect("outputs");
+    let name = outputs[0]["name"].as_str().expect("sway's output name");
+    assert_eq!(t.outputs, [Some(name.to_string())], "named as sway names it");
     end(child);
     until("the window gone from the list", || {
         (!l.toplevels().expect("toplevels").iter().any(|x| x.app_id == "mcec-test-a")).then_some(())
@@ -133,5 +137,22 @@ fn geometry_is_unavailable_and_names_the_protocol() {
         assert_eq!(e.code, ErrorCode::Unavailable);
         assert_eq!(e.detail, NO_GEOMETRY);
     }
+    end(child);
+}
+
+#[test]
+fn a_fullscreen_window_is_seen_so_and_restored() {
+    let sway = Sway::start();
+    let mut l = lister(&sway);
+    let child = foot(&sway, "mcec-test-a", "A");
+    let t = seen(&mut l, "mcec-test-a");
+    let fullscreen_in_sway =
+        || sway.view("mcec-test-a").and_then(|v| v["fullscreen_mode"].as_u64()).unwrap_or(0) != 0;
+    let id = sway.view("mcec-test-a").and_then(|v| v["id"].as_u64()).expect("con id");
+    assert!(sway.swaymsg(&[&format!("[con_id={id}] fullscreen enable")]).expect("swaymsg").status.success());
+    until("the fullscreen state in the list", || l.toplevel(t.id).ok().filter(|t| t.fullscreen));
+    l.window_op(t.id, WindowOp::Restore).expect("restore");
+    until("fullscreen off in sway", || (!fullscreen_in_sway()).then_some(()));
+    until("fullscreen off in the list", || l.toplevel(t.id).ok().filter(|t| !t.fullscreen));
     end(child);
 }
