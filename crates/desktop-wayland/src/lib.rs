@@ -12,6 +12,10 @@
 //! `wlr-screencopy`. sway tells those devices apart from the operator's, which is what makes
 //! the stop physical-only here.
 //!
+//! `toplevel.rs` lists and activates windows through `wlr-foreign-toplevel-management`, the
+//! window list of wlroots compositors without sway's IPC; it is tested on sway, which offers
+//! it too, and not chosen by the binary yet (its windows have no position or size).
+//!
 //! Other Wayland compositors are not served by this crate: the binary refuses actuation there
 //! (`emergency-stop-unavailable`). Unix only; the binary names it in `platform.rs` alone.
 

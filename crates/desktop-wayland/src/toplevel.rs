@@ -10,6 +10,10 @@
 //! surfaces are told by their app id (`mcec_rules::own_windows`), as sway's lister tells them
 //! by class.
 //!
+//! Not a [`mcec_desktop::seams::WindowManager`] yet, though it answers the same questions
+//! with the same [`WindowOp`]: the seam's `WindowInfo` carries a required `bounds`, which this
+//! protocol cannot fill without inventing one (`docs/decisions.md`, sway section).
+//!
 //! The protocol gives a toplevel no id of its own; the id here is this connection's count of
 //! the toplevels it has been told of, never reused while the lister lives. Like `wl/`, the
 //! connection has no thread: every call first waits for a round trip, which delivers what the
