@@ -12,6 +12,10 @@
 //! `wlr-screencopy`. sway tells those devices apart from the operator's, which is what makes
 //! the stop physical-only here.
 //!
+//! `toplevel.rs` lists and activates windows through `wlr-foreign-toplevel-management`, the
+//! window list of wlroots compositors without sway's IPC; it is tested on sway, which offers
+//! it too, and not chosen by the binary yet (its windows have no position or size).
+//!
 //! Other Wayland compositors are not served by this crate: the binary refuses actuation there
 //! (`emergency-stop-unavailable`). Unix only; the binary names it in `platform.rs` alone.
 
@@ -20,10 +24,12 @@ mod desktop;
 pub mod ipc;
 mod keysyms;
 pub mod monitor;
+pub mod toplevel;
 pub mod wl;
 
 pub use desktop::SwayDesktop;
 pub use monitor::SwayMonitor;
+pub use toplevel::ForeignToplevels;
 
 /// True when this process runs inside a sway session: a Wayland display and sway's IPC socket
 /// are both named in the environment.

@@ -234,11 +234,10 @@ fn mcecs_own_windows_are_left_out_of_captures() {
     // A window named as mcec's banner is (its class is one of mcec's own).
     let child =
         sway.client_command(&["foot", "--app-id=mcec-overlay", "sleep", "600"]).spawn().expect("foot");
-    let own = until("the own window", || {
-        d.list_windows().ok()?.into_iter().find(|w| w.class_name == "mcec-overlay")
-    });
-    let cmd =
-        format!("[con_id={}] floating enable, resize set 200 100, move absolute position 300 200", own.id);
+    // No tool lists it, so sway's tree names it.
+    let own = until("the own window", || sway.view("mcec-overlay")?["id"].as_u64());
+    assert!(!d.list_windows().expect("list").iter().any(|w| w.id == own), "mcec's window is listed");
+    let cmd = format!("[con_id={own}] floating enable, resize set 200 100, move absolute position 300 200");
     assert!(sway.swaymsg(&[&cmd]).expect("swaymsg").status.success());
     let area = Rect::new(250, 150, 300, 200);
     let want = Rect::new(300, 200, 200, 100);

@@ -112,17 +112,25 @@ impl SwayDesktop {
         Ok(views(&self.request(Message::GetTree, "")?))
     }
 
+    /// One view by id; `window-not-found` for one of mcec's own, which no tool targets.
     fn view(&self, id: u64) -> Result<View, ToolError> {
-        self.views()?
-            .into_iter()
-            .find(|v| v.info.id == id)
-            .ok_or_else(|| ToolError::new(ErrorCode::WindowClosed, format!("window {id} no longer exists")))
+        let view = self.views()?.into_iter().find(|v| v.info.id == id).ok_or_else(|| {
+            ToolError::new(ErrorCode::WindowClosed, format!("window {id} no longer exists"))
+        })?;
+        if view.info.is_mcecs_own() {
+            return Err(ToolError::new(
+                ErrorCode::WindowNotFound,
+                format!("Window {id} is one of mcec's own windows, which no tool can target."),
+            ));
+        }
+        Ok(view)
     }
 }
 
 impl WindowManager for SwayDesktop {
+    /// Every view but mcec's own (banner, prompts), as on X11.
     fn list_windows(&self) -> Result<Vec<WindowInfo>, ToolError> {
-        Ok(self.views()?.into_iter().map(|v| v.info).collect())
+        Ok(self.views()?.into_iter().map(|v| v.info).filter(|w| !w.is_mcecs_own()).collect())
     }
 
     fn window_info(&self, id: u64) -> Result<WindowInfo, ToolError> {

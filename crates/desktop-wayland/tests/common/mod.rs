@@ -160,6 +160,23 @@ impl Sway {
         events
     }
 
+    /// sway's own record (from `GET_TREE`) of the window with `app_id`, when it has one: the
+    /// witness the listers are checked against.
+    pub fn view(&self, app_id: &str) -> Option<serde_json::Value> {
+        fn find(node: &serde_json::Value, app_id: &str) -> Option<serde_json::Value> {
+            if node.get("app_id").and_then(serde_json::Value::as_str) == Some(app_id) {
+                return Some(node.clone());
+            }
+            ["nodes", "floating_nodes"]
+                .iter()
+                .filter_map(|k| node.get(*k).and_then(serde_json::Value::as_array))
+                .flatten()
+                .find_map(|child| find(child, app_id))
+        }
+        let mut ipc = Ipc::connect(&self.swaysock).expect("ipc");
+        find(&ipc.request(Message::GetTree, "").expect("get_tree"), app_id)
+    }
+
     /// Ends sway (by PID), leaving the Xvfb.
     pub fn stop_sway(&mut self) {
         if let Some(mut sway) = self.sway.take() {
