@@ -479,7 +479,7 @@ async def test_get_text_from_the_tree_and_by_ocr(copy: Copy, desk: Desk, app: Ap
         assert image["name"] == "" and "text" not in image, image
         await refused(s, "get-text", {"elementId": image["elementId"], "source": "accessibility"}, "element-not-found")
         read = await ok(s, "get-text", {"elementId": image["elementId"]})
-        assert read["source"] == "ocr", read
+        assert (read["source"], read["engine"]) == ("ocr", "tesseract"), read
         words = {w["text"]: w for w in read["words"]}
         assert {"QUICK", "BROWN", "FOX"} <= set(words), read["words"]
         for w in words.values():
@@ -495,6 +495,9 @@ async def test_a_missing_ocr_engine_is_named(copy: Copy, desk: Desk, app: App) -
         image = (await ok(s, "find", {**MAIN, "by": "role", "value": "icon"}))["element"]
         detail = await refused(s, "get-text", {"elementId": image["elementId"]}, "unavailable")
         assert "tesseract-ocr" in detail and "tesseract-ocr-eng" in detail, detail
+        # Only Tesseract is tried here, and the detail says why it could not be used.
+        assert "(Tesseract: `/nonexistent/tesseract` cannot be started (" in detail, detail
+        assert "Windows.Media.Ocr" not in detail, detail
 
 
 def xclip(desk: Desk, *args: str, text: str | None = None) -> str:

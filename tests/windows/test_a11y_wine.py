@@ -97,15 +97,69 @@ def test_find_query_get_text_and_invoke_read_msaa(desk: WineDesk, tmp_path: Path
                 assert text["result"]["text"] == "hello msaa", text
                 pressed = await call(session, "invoke", elementId=ok["elementId"])
                 assert pressed["ok"] is True, pressed
-                # No Tesseract under Wine: OCR says so, with Windows' way to get it.
-                ocr = await call(session, "get-text", region={"x": 100, "y": 100, "width": 50, "height": 20})
-                assert ocr["ok"] is False and ocr["error"]["code"] == "unavailable", ocr
-                assert "tesseract.exe" in ocr["error"]["detail"] and "apt-get" not in ocr["error"]["detail"], ocr
 
         run(main)
         assert target.next("CLICKED") == "CLICKED id=1"
     finally:
         target.close()
+
+
+# What a fake Tesseract prints: tesseract's TSV for two words on one line.
+FAKE_TSV = (
+    "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
+    "5\t1\t1\t1\t1\t1\t2\t3\t20\t10\t91.5\tHELLO\n"
+    "5\t1\t1\t1\t1\t2\t25\t3\t20\t10\t88\tWINE\n"
+)
+
+
+def windows_path(path: Path) -> str:
+    """`path` as the Wine prefix's programs name it (Wine maps Z: to /)."""
+    return "Z:" + str(path).replace("/", "\\")
+
+
+def test_get_text_ocr_names_each_engine_tried_then_reads_with_tesseract(desk: WineDesk, tmp_path: Path) -> None:
+    """Wine has no Windows.Media.Ocr: OCR is `unavailable` naming its failure and Tesseract's;
+    with a Tesseract (here a .bat printing Tesseract's TSV) the read falls through to it."""
+    copy = wine_copy(desk, tmp_path, "AgentCommandsEnabled = true\n", COMMANDS)
+    region = {"x": 100, "y": 100, "width": 50, "height": 20}
+
+    answers: list[dict] = []
+
+    async def unavailable():
+        async with sdk_stdio(copy) as (session, _):
+            answers.append(await call(session, "get-text", region=region))
+
+    run(unavailable)
+    ocr = answers.pop()
+    assert ocr["ok"] is False and ocr["error"]["code"] == "unavailable", ocr
+    detail = ocr["error"]["detail"]
+    # Wine 8.0 registers no Windows.Media.Ocr class.
+    assert (
+        "Windows.Media.Ocr: the engine cannot be created: class not registered (REGDB_E_CLASSNOTREG) "
+        "(HRESULT 0x80040154)" in detail
+    ), detail
+    assert "; Tesseract: `tesseract` cannot be started (" in detail, detail
+    assert "tesseract.exe" in detail and "MCEC_TESSERACT" in detail and "apt-get" not in detail, detail
+
+    tsv = tmp_path / "words.tsv"
+    tsv.write_text(FAKE_TSV)
+    fake = tmp_path / "fake-tesseract.bat"
+    fake.write_text(f'@type "{windows_path(tsv)}"\r\n')
+
+    async def read():
+        async with sdk_stdio(copy, {"MCEC_TESSERACT": windows_path(fake)}) as (session, _):
+            answers.append(await call(session, "get-text", region=region))
+
+    run(read)
+    ocr = answers.pop()
+    assert ocr["ok"] is True, ocr
+    result = ocr["result"]
+    assert (result["source"], result["engine"], result["text"]) == ("ocr", "tesseract", "HELLO WINE"), result
+    assert result["words"][0] == {
+        "text": "HELLO",
+        "bounds": {"x": 102, "y": 103, "width": 20, "height": 10},
+        "confidence": 91.5,
+    }, result
 
 
 def test_the_programs_own_objects_are_found_invoked_selected_focused_and_stopped(

@@ -209,7 +209,7 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "get-text",
         kind: ToolKind::Observation,
         title: "Read text",
-        description: "Text of an element, a window or a desktop region: the accessibility tree first, else OCR (words, boxes, confidence); says which. Errors: element-not-found, ambiguous-selector, stale-element, no-target, unavailable.",
+        description: "Text of an element, a window or a desktop region: the accessibility tree first, else OCR (words, boxes, confidence where the engine gives one); says which. Errors: element-not-found, ambiguous-selector, stale-element, no-target, unavailable.",
         hints: OBSERVES,
     },
     ToolSpec {

@@ -25,7 +25,11 @@ pub struct GetTextResult {
     /// True when the text was longer than 100000 characters and was cut.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
-    /// For OCR: each word with its box in desktop pixels and Tesseract's confidence (0-100).
+    /// For OCR: the engine that read, `windows-media-ocr` (Windows' own) or `tesseract`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<&'static str>,
+    /// For OCR: each word with its box in desktop pixels and, from Tesseract, its confidence
+    /// (0-100; `Windows.Media.Ocr` gives none, so its words have no `confidence`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub words: Option<Vec<Word>>,
     /// The area read by OCR, in desktop pixels.
@@ -47,6 +51,7 @@ impl GetTextResult {
             source: "accessibility",
             text,
             truncated,
+            engine: None,
             words: None,
             bounds: None,
             element: None,
@@ -172,12 +177,13 @@ impl A11yTools {
 
     fn ocr(&self, area: Rect, stop: &StopFlag) -> Result<GetTextResult, ToolError> {
         let image = self.desktop.backend().capture(area)?.image;
-        let words = ocr::read_words(&image, Point::new(area.x, area.y), stop)?;
+        let reading = ocr::read(&image, Point::new(area.x, area.y), stop)?;
         Ok(GetTextResult {
             source: "ocr",
-            text: ocr::join_words(&words),
+            text: reading.text,
             truncated: false,
-            words: Some(words),
+            engine: Some(reading.engine),
+            words: Some(reading.words),
             bounds: Some(area),
             element: None,
             window: None,

@@ -8,43 +8,23 @@
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use mcec_desktop::types::{Point, Rect, RgbImage};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
-use serde::Serialize;
+
+use super::{NotUsable, OCR_TIMEOUT, POLL, Reading, Word, join_words, timed_out};
 
 /// The program run; `MCEC_TESSERACT` overrides it (tests point it at a missing file).
 const PROGRAM: &str = "tesseract";
-/// The longest one OCR may take.
-const OCR_TIMEOUT: Duration = Duration::from_secs(20);
-const POLL: Duration = Duration::from_millis(5);
-
-/// One word Tesseract read.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Word {
-    pub text: String,
-    /// In desktop pixels.
-    pub bounds: Rect,
-    /// Tesseract's confidence, 0 to 100.
-    pub confidence: f32,
-}
 
 fn program() -> String {
     std::env::var("MCEC_TESSERACT").ok().filter(|p| !p.is_empty()).unwrap_or_else(|| PROGRAM.to_string())
 }
 
-/// How to get the OCR program where it is missing.
-#[cfg(not(windows))]
-const HOW_TO_INSTALL: &str = "Install the Debian packages `tesseract-ocr` and `tesseract-ocr-eng` \
-     (apt-get install tesseract-ocr tesseract-ocr-eng).";
-#[cfg(windows)]
-const HOW_TO_INSTALL: &str = "Install Tesseract for Windows with its English data and put `tesseract.exe` on PATH, \
-     or set MCEC_TESSERACT to its full path; mcec does not use Windows' own OCR (Windows.Media.Ocr) yet.";
-
-fn missing(why: impl std::fmt::Display) -> ToolError {
-    ToolError::new(ErrorCode::Unavailable, format!("OCR is not available: {why}. {HOW_TO_INSTALL}"))
+/// Tesseract cannot be used, and why (the caller names it with the other engines tried).
+fn missing(why: impl std::fmt::Display) -> NotUsable {
+    NotUsable { engine: "Tesseract", why: why.to_string() }
 }
 
 fn ppm(image: &RgbImage) -> Vec<u8> {
@@ -53,9 +33,18 @@ fn ppm(image: &RgbImage) -> Vec<u8> {
     out
 }
 
-/// Read the words in `image`, whose top-left corner is `origin` on the desktop.
-pub fn read_words(image: &RgbImage, origin: Point, stop: &StopFlag) -> Result<Vec<Word>, ToolError> {
-    read_words_with(&program(), image, origin, stop)
+/// Read `image`, whose top-left corner is `origin` on the desktop: the reading, or why
+/// Tesseract cannot be used here (missing, no English data); an error for a failed run.
+pub fn read(
+    image: &RgbImage,
+    origin: Point,
+    stop: &StopFlag,
+) -> Result<Result<Reading, NotUsable>, ToolError> {
+    Ok(read_words_with(&program(), image, origin, stop)?.map(|words| Reading {
+        engine: "tesseract",
+        text: join_words(&words),
+        words,
+    }))
 }
 
 fn read_words_with(
@@ -63,14 +52,17 @@ fn read_words_with(
     image: &RgbImage,
     origin: Point,
     stop: &StopFlag,
-) -> Result<Vec<Word>, ToolError> {
-    let mut child = Command::new(program)
+) -> Result<Result<Vec<Word>, NotUsable>, ToolError> {
+    let spawned = Command::new(program)
         .args(["stdin", "stdout", "-l", "eng", "tsv"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| missing(format!("`{program}` cannot be started ({e})")))?;
+        .spawn();
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => return Ok(Err(missing(format!("`{program}` cannot be started ({e})")))),
+    };
     let input = ppm(image);
     let mut stdin = child.stdin.take();
     let writer = std::thread::spawn(move || {
@@ -97,7 +89,10 @@ fn read_words_with(
     });
     let started = Instant::now();
     let status = loop {
-        if let Some(status) = child.try_wait().map_err(missing)? {
+        let waited = child.try_wait().map_err(|e| {
+            ToolError::new(ErrorCode::Internal, format!("Tesseract cannot be waited for: {e}"))
+        })?;
+        if let Some(status) = waited {
             break status;
         }
         if stop.is_set() || started.elapsed() > OCR_TIMEOUT {
@@ -106,7 +101,7 @@ fn read_words_with(
             if stop.is_set() {
                 return Err(ToolError::emergency_stopped());
             }
-            return Err(ToolError::new(ErrorCode::Timeout, "OCR took longer than 20 s and was ended."));
+            return Err(timed_out());
         }
         std::thread::sleep(POLL);
     };
@@ -115,12 +110,12 @@ fn read_words_with(
     let errors = err_reader.join().unwrap_or_default();
     if !status.success() {
         if errors.contains("Failed loading language") || errors.contains("eng.traineddata") {
-            return Err(missing("Tesseract has no English data"));
+            return Ok(Err(missing("it has no English data (eng.traineddata)")));
         }
         let first = errors.lines().find(|l| !l.trim().is_empty()).unwrap_or("no message");
         return Err(ToolError::new(ErrorCode::Internal, format!("Tesseract failed ({status}): {first}")));
     }
-    Ok(parse_tsv(&tsv, origin))
+    Ok(Ok(parse_tsv(&tsv, origin)))
 }
 
 /// Words from Tesseract's TSV (level 5 rows with text), moved by `origin`.
@@ -147,27 +142,10 @@ pub fn parse_tsv(tsv: &str, origin: Point) -> Vec<Word> {
                     w.max(0).unsigned_abs(),
                     h.max(0).unsigned_abs(),
                 ),
-                confidence,
+                confidence: Some(confidence),
             })
         })
         .collect()
-}
-
-/// The words as lines of text: a new line where Tesseract's line changes.
-pub fn join_words(tsv_words: &[Word]) -> String {
-    let mut out = String::new();
-    let mut last: Option<Rect> = None;
-    for w in tsv_words {
-        if let Some(prev) = last {
-            let same_line = (w.bounds.y - prev.y).abs()
-                < i32::try_from(prev.height.max(1)).unwrap_or(i32::MAX) / 2
-                && w.bounds.x > prev.x;
-            out.push(if same_line { ' ' } else { '\n' });
-        }
-        out.push_str(&w.text);
-        last = Some(w.bounds);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -185,16 +163,17 @@ mod tests {
         let words = parse_tsv(TSV, Point::new(100, 200));
         assert_eq!(words.len(), 3);
         assert_eq!(words[0].bounds, Rect::new(116, 220, 120, 40));
-        assert!((words[1].confidence - 95.1).abs() < 0.01);
+        assert!((words[1].confidence.unwrap() - 95.1).abs() < 0.01);
         assert_eq!(join_words(&words), "QUICK BROWN\nFOX");
     }
 
     #[test]
-    fn a_missing_program_is_unavailable_saying_how_to_install_it() {
+    fn a_missing_program_is_not_usable_saying_why() {
         let image = RgbImage { width: 1, height: 1, pixels: vec![255, 255, 255] };
-        let err = read_words_with("/nonexistent/tesseract", &image, Point::new(0, 0), &StopFlag::new())
+        let why = read_words_with("/nonexistent/tesseract", &image, Point::new(0, 0), &StopFlag::new())
+            .unwrap()
             .unwrap_err();
-        assert_eq!(err.code, ErrorCode::Unavailable);
-        assert!(err.detail.contains(HOW_TO_INSTALL), "{}", err.detail);
+        assert_eq!(why.engine, "Tesseract");
+        assert!(why.why.starts_with("`/nonexistent/tesseract` cannot be started ("), "{}", why.why);
     }
 }
