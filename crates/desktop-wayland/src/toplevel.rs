@@ -71,7 +71,7 @@ struct Entry {
 /// What the event queue fills in.
 #[derive(Debug, Default)]
 pub struct State {
-    outputs: Vec<(wl_output::WlOutput, Option<String>)>,
+    outputs: crate::wl::NamedOutputs,
     entries: Vec<Entry>,
     next_id: u64,
     /// The compositor stopped sending toplevels (`finished`).
@@ -300,11 +300,7 @@ impl Dispatch<wl_output::WlOutput, ()> for State {
         _: &Connection,
         _: &QueueHandle<State>,
     ) {
-        if let wl_output::Event::Name { name } = event
-            && let Some(entry) = state.outputs.iter_mut().find(|(o, _)| o == output)
-        {
-            entry.1 = Some(name);
-        }
+        crate::wl::note_output_name(&mut state.outputs, output, event);
     }
 }
 

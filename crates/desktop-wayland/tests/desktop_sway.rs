@@ -5,9 +5,9 @@ mod common;
 
 use std::path::Path;
 use std::process::Child;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::Sway;
+use common::{GUARD, Sway, until};
 use mcec_desktop::keys::{Key, Modifier};
 use mcec_desktop::monitor::{LastPhysicalInput, MonitorSink, ProvenanceMonitor};
 use mcec_desktop::seams::{Injector, Screens, WindowManager, WindowOp};
@@ -18,23 +18,8 @@ use mcec_rules::StopFlag;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason};
 
-/// A hang guard for something that must happen, not a measured time.
-const GUARD: Duration = Duration::from_secs(20);
-
 fn desktop(sway: &Sway) -> SwayDesktop {
     SwayDesktop::connect_to(&sway.swaysock, &sway.runtime_dir.join(&sway.wayland_display)).expect("connect")
-}
-
-/// Waits (bounded) until `f` gives `Some`.
-fn until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + GUARD;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// Starts `foot` running `sh -c script` and waits for its window; returns it and the child.

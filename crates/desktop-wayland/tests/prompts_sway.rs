@@ -9,7 +9,7 @@ mod common;
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use common::Sway;
+use common::{GUARD, Sway};
 use mcec_desktop::monitor::{
     ChordControls, Control, LastPhysicalInput, MonitorHandle, MonitorSink, ProvenanceMonitor,
 };
@@ -21,8 +21,6 @@ use mcec_rules::activation::{Activation, ActivationRefusal, SHOW_SETTLE, activat
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason};
 
-/// A hang guard for something that must come, not a measured time.
-const GUARD: Duration = Duration::from_secs(20);
 const PHYSICAL_R: &str = "ctrl+alt+shift+r";
 const INJECTED_R: [&str; 15] =
     ["wtype", "-M", "ctrl", "-M", "alt", "-M", "shift", "-k", "r", "-m", "shift", "-m", "alt", "-m", "ctrl"];

@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::Sway;
+use common::{GUARD, Sway};
 use mcec_desktop::monitor::{
     LastPhysicalInput, MonitorHandle, MonitorSink, MonitorStatus, ProvenanceMonitor,
 };
@@ -16,9 +16,6 @@ use mcec_desktop_wayland::ipc::Frame;
 use mcec_rules::StopFlag;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason, TripKind};
-
-/// A hang guard for a trip that must come, not a measured time.
-const GUARD: Duration = Duration::from_secs(20);
 
 fn armed(sway: &Sway) -> (Latch, MonitorHandle) {
     let latch = Latch::new(StopFlag::new());

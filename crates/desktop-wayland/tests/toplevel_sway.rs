@@ -6,33 +6,17 @@
 mod common;
 
 use std::process::Child;
-use std::time::{Duration, Instant};
 
-use common::Sway;
+use common::{Sway, until};
 use mcec_desktop::seams::{WindowManager, WindowOp};
 use mcec_desktop::types::Point;
 use mcec_desktop_wayland::SwayDesktop;
 use mcec_desktop_wayland::toplevel::{ForeignToplevels, NO_GEOMETRY, Toplevel};
 use mcec_rules::ErrorCode;
 
-/// A hang guard for something that must happen, not a measured time.
-const GUARD: Duration = Duration::from_secs(20);
-
 fn lister(sway: &Sway) -> ForeignToplevels {
     ForeignToplevels::connect(&sway.runtime_dir.join(&sway.wayland_display))
         .expect("the foreign-toplevel lister")
-}
-
-/// Waits (bounded) until `f` gives `Some`.
-fn until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + GUARD;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// Starts `foot` with `app_id` and `title`, idle.

@@ -30,7 +30,7 @@ use keymap::Keymap;
 #[derive(Debug, Default)]
 pub struct State {
     /// Each output with the name the compositor gives it (wl_output 4), once known.
-    pub outputs: Vec<(wl_output::WlOutput, Option<String>)>,
+    pub outputs: NamedOutputs,
     /// The frame being captured, if any.
     pub frame: capture::FrameState,
 }
@@ -242,11 +242,24 @@ impl Dispatch<wl_output::WlOutput, ()> for State {
         _: &Connection,
         _: &QueueHandle<State>,
     ) {
-        if let wl_output::Event::Name { name } = event
-            && let Some(entry) = state.outputs.iter_mut().find(|(o, _)| o == output)
-        {
-            entry.1 = Some(name);
-        }
+        note_output_name(&mut state.outputs, output, event);
+    }
+}
+
+/// Outputs with the name each announces (`wl_output` v4), as this connection and the
+/// foreign-toplevel lister keep them.
+pub type NamedOutputs = Vec<(wl_output::WlOutput, Option<String>)>;
+
+/// Records an output's name when `event` announces it.
+pub(crate) fn note_output_name(
+    outputs: &mut NamedOutputs,
+    output: &wl_output::WlOutput,
+    event: wl_output::Event,
+) {
+    if let wl_output::Event::Name { name } = event
+        && let Some(entry) = outputs.iter_mut().find(|(o, _)| o == output)
+    {
+        entry.1 = Some(name);
     }
 }
 

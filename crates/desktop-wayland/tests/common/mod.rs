@@ -22,6 +22,8 @@ use mcec_desktop_wayland::ipc::{Ipc, Message};
 const USER: &str = "mcec-wayland";
 /// Upper bound for sway to come up: a hang guard, not a measured time.
 const START_GUARD: Duration = Duration::from_secs(30);
+/// A hang guard for what sway should do soon, not a measured time.
+pub const GUARD: Duration = Duration::from_secs(20);
 
 /// A running Xvfb with sway on it.
 pub struct Sway {
@@ -265,4 +267,16 @@ fn drop_to((uid, gid): &(String, String), runtime_dir: &Path) -> Vec<String> {
     let status = Command::new("chown").arg(format!("{uid}:{gid}")).arg(runtime_dir).status().expect("chown");
     assert!(status.success());
     vec!["setpriv".into(), format!("--reuid={uid}"), format!("--regid={gid}"), "--clear-groups".into()]
+}
+
+/// Waits (bounded) until `f` gives `Some`.
+pub fn until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + GUARD;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
