@@ -11,7 +11,8 @@ send_command; the activity banner is on screen while they run), then the operato
 chord (the red banner and the re-arm prompt open), then a physical click on Re-arm, and a
 last call that must succeed. After each phase it prints VmRSS and VmHWM (the kernel's peak
 resident set) of the `mcec mcp` process; `--smaps` also prints /proc/PID/smaps_rollup and the
-largest mappings by resident size, to see where the memory goes.
+largest mappings by resident size, to see where the memory goes; `--trace` prints, in the first
+two rounds, each call after which the peak rose, to see which call sets it.
 
 The peers (PyPI computer-control-mcp, npm computer-use-mcp; see bench/README.md) get the same
 number of calls of each of their desktop tools on the same desk, and their VmHWM summed over
@@ -117,18 +118,21 @@ async def checked(session: Any, tool: str, args: dict) -> dict:
     return json.loads(result.content[-1].text)
 
 
-async def mcec_session(desk: Desk, root: Path, calls: int, want_smaps: bool) -> int:
+async def mcec_session(desk: Desk, root: Path, calls: int, want_smaps: bool, trace: bool = False) -> int:
     copy = manual_copy(root / "mcec", settings="AgentCommandsEnabled = true\n", commands=COMMANDS)
     before = children_of(os.getpid())
     async with sdk_stdio(copy, {"DISPLAY": desk.inner}) as (session, _init):
         pid = mcec_pid(before)
         show("connected", pid)
         failures: dict[str, str] = {}
-        for _ in range(calls):
+        for round_no in range(calls):
             for tool, args in CALLS:
+                peak = status_kib(pid)["VmHWM"]
                 env = await checked(session, tool, args)
                 if not env["ok"]:
                     failures.setdefault(tool, json.dumps(env["error"])[:200])
+                if trace and round_no < 2 and status_kib(pid)["VmHWM"] > peak:
+                    show(f"  after {tool} {json.dumps(args)[:20]}", pid)
         for tool, why in failures.items():
             print(f"  FAILED {tool}: {why}")
         show(f"{calls} x {len(CALLS)} calls", pid)
@@ -194,7 +198,7 @@ async def bench(args: argparse.Namespace) -> None:
         try:
             wait_until(lambda: bool(desk.window_ids("")) and bool(desk._xdotool(desk.inner, ("search", "--class", TARGET_CLASS), ok=(0, 1)).split()), 10)
             print(f"mcec: {mcec_e2e.BIN}; desk outer {desk.outer} inner {desk.inner}")
-            rows = [("mcec mcp", await mcec_session(desk, root, args.calls, args.smaps))]
+            rows = [("mcec mcp", await mcec_session(desk, root, args.calls, args.smaps, args.trace))]
             if args.host:
                 rows.append(("mcec host, Settings open", host_with_settings(desk, root)))
             for key, path, make, hint in (
@@ -223,6 +227,7 @@ def main() -> None:
     parser.add_argument("--bin", type=Path, help="the mcec binary (default target/release/mcec)")
     parser.add_argument("--calls", type=int, default=30, help="calls of each desktop tool (default 30)")
     parser.add_argument("--smaps", action="store_true", help="print smaps_rollup and the largest mappings")
+    parser.add_argument("--trace", action="store_true", help="print each call of the first two rounds that raised the peak")
     parser.add_argument("--host", action="store_true", help="also the host `mcec` with its Settings window open")
     parser.add_argument(
         "--ccm", type=Path, default=Path(os.environ.get("PEER_CCM_BIN", "/work/peers/venv/bin/computer-control-mcp"))
