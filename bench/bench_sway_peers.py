@@ -4,7 +4,7 @@ against mcec on X11, in one sitting.
 
     .venv/bin/python bench/bench_sway_peers.py [--mcec PATH] [--ccm PATH] [--cum PATH]
         [--rounds 4] [--iters 15] [--capture-iters 5] [--cold-runs 10]
-        [--only mcec-sway,ccm,cum,mcec-x11] [--keep-images DIR]
+        [--only mcec-sway,ccm,cum,mcec-x11] [--session-type wayland|tty] [--keep-images DIR] [--keep-stderr DIR]
 
 One sway desk (`tests/e2e/swaydesk.py`: sway 1.7 on a 1280x800 Xvfb with `WLR_BACKENDS=x11`,
 its output set to 1280x800, the plasma background of `bench_desktop_peers.py` through swaybg)
@@ -17,7 +17,8 @@ each driven by the official MCP Python SDK over stdio:
                  the XWayland, where its banner goes): the sway backend;
   * ccm, cum  -- computer-control-mcp and computer-use-mcp (see bench_desktop_peers.py for
                  where they are installed), X11-only, given the same session with the XWayland
-                 as their `DISPLAY`;
+                 as their `DISPLAY` (and `XDG_SESSION_TYPE=wayland`, as a display manager sets
+                 it; `--session-type tty` is sway started from a console);
   * mcec-x11  -- `mcec mcp` on a plain 1280x800 Xvfb dressed as bench_desktop_peers.py's
                  desk (plasma, two xterms, x11-apps): mcec on X11, same machine, same sitting.
 
@@ -214,14 +215,14 @@ def aim(server: Server, x: int, y: int) -> None:
         ops["move"] = ("computer", {"action": "mouse_move", "coordinate": [x, y]})
 
 
-def session_env(sway: SwayDesk) -> dict[str, str]:
+def session_env(sway: SwayDesk, session_type: str) -> dict[str, str]:
     """What a program started in the sway session sees, with sway's XWayland as its X display."""
     return {
         "DISPLAY": sway.xwayland_display,
         "WAYLAND_DISPLAY": sway.wayland_display,
         "SWAYSOCK": sway.swaysock,
         "XDG_RUNTIME_DIR": str(sway.runtime_dir),
-        "XDG_SESSION_TYPE": "wayland",
+        "XDG_SESSION_TYPE": session_type,
     }
 
 
@@ -243,7 +244,7 @@ def make_servers(
         s.key, s.label = key, "mcec on sway" if on_sway else "mcec on X11"
         s.ops = {op: s.ops[op] for op in OPS}
         if on_sway:
-            s.env.update(session_env(sway))
+            s.env.update(session_env(sway, args.session_type))
             aim(s, *target)
         servers.append(s)
     for key, path, make in (("ccm", Path(args.ccm), peers.make_ccm), ("cum", Path(args.cum), peers.make_cum)):
@@ -253,7 +254,7 @@ def make_servers(
             skipped.append(f"{key}: not found at {path} (bench/README.md says how to install it)")
             continue
         s = make(path, work, sway.xwayland_display)
-        s.env.update(session_env(sway))
+        s.env.update(session_env(sway, args.session_type))
         s.label += " (XWayland)"
         s.ops = {op: v for op, v in s.ops.items() if op in OPS}
         aim(s, *target)
@@ -337,14 +338,15 @@ class Conn:
 
 class Pool:
     """The connected servers. A call that breaks its server (the process died, or no answer
-    within CALL_GUARD_S) is recorded in `broken`; the server is started afresh and that
-    operation is not asked of it again, so one fatal operation does not cost its other rows."""
+    within CALL_GUARD_S) is recorded in `broken` and the server is started afresh; an operation
+    that broke it twice is not asked of it again, so one fatal operation does not cost the
+    server's other rows (the second try rules out a state left by an earlier call)."""
 
     def __init__(self, servers: list[Server], errdir: Path) -> None:
         self.servers = {s.key: s for s in servers}
         self.errdir = errdir
         self.lives: dict[str, Conn] = {}
-        self.broken: dict[str, dict[str, str]] = {}
+        self.broken: dict[str, dict[str, list[str]]] = {}
         self.samples: dict[str, dict[str, list[float]]] = {s.key: {} for s in servers}
         self.failures: dict[str, dict[str, list[str]]] = {s.key: {} for s in servers}
         self.answers: dict[str, dict[str, str]] = {s.key: {} for s in servers}
@@ -366,7 +368,7 @@ class Pool:
             self.rss[key] = max(self.rss.get(key, 0), tree_hwm_kib(live.pid))
 
     def can(self, key: str, op: str) -> bool:
-        return key in self.lives and op in self.servers[key].ops and op not in self.broken.get(key, {})
+        return key in self.lives and op in self.servers[key].ops and len(self.broken.get(key, {}).get(op, [])) < 2
 
     async def call(self, key: str, op: str) -> tuple[float, Any]:
         """(seconds, result); result None when the call broke the server."""
@@ -375,7 +377,7 @@ class Pool:
             dt, result = await conn.call(op)
         except Exception as e:
             why = f"{e}"
-            self.broken.setdefault(key, {})[op] = why
+            self.broken.setdefault(key, {}).setdefault(op, []).append(why)
             self.answers[key].setdefault(op, f"(broke the server: {why})")
             print(f"  {self.servers[key].label}: {op} broke it ({why}); starting it afresh", flush=True)
             self._note_rss(key)
@@ -475,13 +477,16 @@ async def timed_rounds(pool: Pool, rounds: int, iters: int, capture_iters: int, 
 # --------------------------------------------------------------------------- report
 
 
-def cell(samples: list[float]) -> str:
+def cell(samples: list[float], failed: int, broke: int) -> str:
+    """p50 / p90 / p99; `error` when every call failed; `breaks it` when none answered."""
     if not samples:
-        return "-"
-    return " / ".join(peers.fmt_ms(pct(samples, p)) for p in (50, 90, 99))
+        return "breaks it" if broke else "-"
+    text = " / ".join(peers.fmt_ms(pct(samples, p)) for p in (50, 90, 99))
+    return f"error ({peers.fmt_ms(pct(samples, 50))})" if failed == len(samples) else text
 
 
-def report(servers: list[Server], samples: dict[str, dict[str, list[float]]], rss: dict[str, int]) -> None:
+def report(pool: Pool, samples: dict[str, dict[str, list[float]]], rss: dict[str, int]) -> None:
+    servers = list(pool.servers.values())
     widths = [20] + [27] * len(servers) + [12]
     keys = [s.key for s in servers]
     print(peers.row("", [s.label for s in servers] + ["sway/X11"], widths))
@@ -491,7 +496,10 @@ def report(servers: list[Server], samples: dict[str, dict[str, list[float]]], rs
         ("key ctrl+a", "key"), ("capture 1280x800", "capture"), ("cold start", "cold"),
     ]
     for label, op in rows:
-        cells = [cell(samples.get(k, {}).get(op, [])) for k in keys]
+        cells = [
+            cell(samples.get(k, {}).get(op, []), len(pool.failures[k].get(op, [])), len(pool.broken.get(k, {}).get(op, [])))
+            for k in keys
+        ]
         a, b = samples.get("mcec-sway", {}).get(op), samples.get("mcec-x11", {}).get(op)
         ratio = f"{pct(a, 50) / pct(b, 50):.2f}" if a and b else "-"
         print(peers.row(label, cells + [ratio], widths))
@@ -568,9 +576,11 @@ async def main_async(args: argparse.Namespace) -> int:
     print()
     print(f"load average at the end {load()}; `uptime`: {os.popen('uptime').read().strip()}")
     print(f"{args.rounds} rounds x {args.iters} calls (captures x{args.capture_iters}), cold start x{args.cold_runs}; "
+          f"XDG_SESSION_TYPE={args.session_type} on sway; "
           f"mcec {Path(args.mcec).resolve()}")
     print()
-    report(servers, samples, pool.rss)
+    report(pool, samples, pool.rss)
+    print("(error: every call answered an error, its p50 in brackets; breaks it: the call killed or hung the server)")
     print()
     print("what the calls did on the sway desk (a click with the other window focused; type into the focused target):")
     for s in servers:
@@ -586,9 +596,10 @@ async def main_async(args: argparse.Namespace) -> int:
             for op, text in pool.answers.get(s.key, {}).items():
                 print(f"  {s.label:34} {op:9} {text}")
     for key, ops in pool.broken.items():
-        for op, why in ops.items():
-            print(f"{pool.servers[key].label}: {op} broke the server ({why}); started afresh, {op} not asked again "
-                  f"(its stderr: {args.keep_stderr or 'pass --keep-stderr DIR'})")
+        for op, whys in ops.items():
+            then = "not asked again" if len(whys) > 1 else "it answered the second time"
+            print(f"{pool.servers[key].label}: {op} broke the server {len(whys)}x ({'; '.join(whys)}); "
+                  f"started afresh each time, {then} (stderr: {args.keep_stderr or 'pass --keep-stderr DIR'})")
     failed = [(s.label, op, msgs) for s in servers for op, msgs in pool.failures[s.key].items()]
     if failed:
         print("failed calls (counted in the timings):")
@@ -617,6 +628,8 @@ def main() -> int:
     p.add_argument("--warmup", type=int, default=3, help="untimed calls per operation and server first")
     p.add_argument("--cold-runs", type=int, default=10, help="spawn -> initialize runs per server")
     p.add_argument("--keep-images", default=None, metavar="DIR", help="copy the checked captures here")
+    p.add_argument("--session-type", default="wayland",
+                   help="XDG_SESSION_TYPE in the sway session (wayland: from a display manager; tty: from a console)")
     p.add_argument("--keep-stderr", default=None, metavar="DIR", help="copy the servers' stderr here")
     return asyncio.run(main_async(p.parse_args()))
 
