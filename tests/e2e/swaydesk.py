@@ -12,6 +12,10 @@ X client there) saw them, whereas in a session sway sees every key before any wi
 `wayland_env` is a session without any X display (no `DISPLAY`): mcec's stop record is then
 the Wayland display's (`wayland_stop_record`), removed when the desk starts and closes, as
 `xdesk` does for the displays it makes. Everything is stopped by PID.
+
+`SwayDesk(xwayland=True)` starts sway's XWayland too (`xwayland_display`, open to us through
+`xhost`), for X11-only programs in the session (the peer bench, `bench/bench_sway_peers.py`);
+`config_extra` adds lines to sway's config.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from waydesk import ensure_user
+from waydesk import ensure_user, stop_xwayland, xwayland_pid
 from xdesk import Screen, forget_stop_record
 
 #: Where mcec keeps its stop records (the home from the user database).
@@ -48,9 +52,10 @@ START_GUARD_S = 30.0
 
 class SwayDesk:
     """Xvfb + sway (x11 backend). `display` is the Xvfb, `swaysock` and `wayland_display` the
-    session, `operator_display` where mcec's own windows go. Use as a context manager."""
+    session, `operator_display` where mcec's own windows go; with `xwayland`,
+    `xwayland_display` is sway's XWayland. Use as a context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, xwayland: bool = False, config_extra: str = "") -> None:
         self.screen = Screen()
         self.display = self.screen.display
         self.operator_screen = Screen()
@@ -58,13 +63,25 @@ class SwayDesk:
         forget_stop_record(self.operator_display)
         as_root = os.geteuid() == 0
         user = ensure_user() if as_root else pwd.getpwuid(os.geteuid())
+        self._uid = user.pw_uid
+        self.xwayland_display = ""
+        self._xwayland_pid: int | None = None
         subprocess.run(["xhost", f"+si:localuser:{user.pw_name}"], env=self.screen.env(), check=True,
                        capture_output=True, timeout=30)
         self.runtime_dir = Path(tempfile.mkdtemp(prefix="mcec-sway-"))
         os.chmod(self.runtime_dir, 0o700)
         os.chown(self.runtime_dir, user.pw_uid, user.pw_gid)
         config = self.runtime_dir / "config"
-        config.write_text("default_border none\nfocus_follows_mouse no\nxwayland disable\n")
+        self._xwayland_ready = self.runtime_dir / "xwayland-display"
+        ready = self._xwayland_ready
+        x = (
+            "xwayland force\n"
+            f"exec sh -c 'xhost +si:localuser:{pwd.getpwuid(os.geteuid()).pw_name} >/dev/null && "
+            f'echo "$DISPLAY" > {ready}.tmp && mv {ready}.tmp {ready}\'\n'
+            if xwayland
+            else "xwayland disable\n"
+        )
+        config.write_text(f"default_border none\nfocus_follows_mouse no\n{x}{config_extra}")
         self._as_user = (
             ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"] if as_root else []
         )
@@ -86,6 +103,8 @@ class SwayDesk:
             )
         try:
             self._wait_ready()
+            if xwayland:
+                self._wait_xwayland()
         except BaseException:
             self.close()
             raise
@@ -105,6 +124,16 @@ class SwayDesk:
                 if inputs.returncode == 0 and any(i.get("type") == "keyboard" for i in json.loads(inputs.stdout)):
                     return
             time.sleep(0.05)
+
+    def _wait_xwayland(self) -> None:
+        deadline = time.monotonic() + START_GUARD_S
+        while not self._xwayland_ready.exists():
+            if self._sway.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"sway did not bring up XWayland (exit {self._sway.poll()}):\n{self.log()}")
+            time.sleep(0.05)
+        self.xwayland_display = self._xwayland_ready.read_text().strip()
+        forget_stop_record(self.xwayland_display)
+        self._xwayland_pid = xwayland_pid(self.xwayland_display, self._uid)
 
     def __enter__(self) -> "SwayDesk":
         return self
@@ -165,6 +194,9 @@ class SwayDesk:
             except subprocess.TimeoutExpired:
                 self._sway.kill()
                 self._sway.wait(timeout=10)
+        if self.xwayland_display:
+            stop_xwayland(self._xwayland_pid, self.xwayland_display, self._sway.pid)
+            forget_stop_record(self.xwayland_display)
         self.screen.close()
         self.operator_screen.close()
         forget_stop_record(self.operator_display)

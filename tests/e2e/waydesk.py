@@ -64,7 +64,7 @@ def _wait_pid_gone(pid: int, timeout: float) -> bool:
     return True
 
 
-def _xwayland_pid(display: str, uid: int) -> int:
+def xwayland_pid(display: str, uid: int) -> int:
     """The PID of the XWayland serving `display` for `uid` (wlroots forks it off, so it is no
     child of sway's; its command line names the display)."""
     for proc in Path("/proc").iterdir():
@@ -78,6 +78,28 @@ def _xwayland_pid(display: str, uid: int) -> int:
         if owner == uid and len(argv) > 1 and argv[0].endswith(b"Xwayland") and argv[1] == display.encode():
             return int(proc.name)
     raise RuntimeError(f"no Xwayland process serves {display}")
+
+
+def stop_xwayland(pid: int | None, display: str, compositor_pid: int) -> None:
+    """After the compositor `compositor_pid` was stopped: its XWayland `pid` (serving
+    `display`) is gone, and so are the lock and socket the compositor made for it."""
+    # XWayland is not sway's child once started (wlroots forks it off); it exits when the
+    # compositor goes, and is killed by its PID if it does not.
+    if pid is not None and not _wait_pid_gone(pid, 10):
+        os.kill(pid, signal.SIGKILL)
+        _wait_pid_gone(pid, 10)
+    if display:
+        # A killed compositor leaves the lock and socket it made for XWayland; remove them
+        # only while the lock still names our sway, never another server's.
+        number = display.lstrip(":")
+        lock = Path(f"/tmp/.X{number}-lock")
+        try:
+            ours = int(lock.read_text().strip()) == compositor_pid
+        except (OSError, ValueError):
+            ours = False
+        if ours:
+            (X11_UNIX / f"X{number}").unlink(missing_ok=True)
+            lock.unlink(missing_ok=True)
 
 
 class WaylandDesk:
@@ -148,7 +170,7 @@ class WaylandDesk:
             time.sleep(0.05)
         self.display, self.wayland_display = ready.read_text().split()
         forget_stop_record(self.display)
-        self._xwayland_pid = _xwayland_pid(self.display, self._uid)
+        self._xwayland_pid = xwayland_pid(self.display, self._uid)
         probe = subprocess.run(["xdpyinfo", "-display", self.display], capture_output=True, timeout=30)
         if probe.returncode != 0:
             raise RuntimeError(f"XWayland on {self.display} refused us: {probe.stderr.decode(errors='replace')}")
@@ -194,23 +216,7 @@ class WaylandDesk:
             except subprocess.TimeoutExpired:
                 self._sway.kill()
                 self._sway.wait(timeout=10)
-        # XWayland is not sway's child once started (wlroots forks it off); it exits when the
-        # compositor goes, and is killed by its PID if it does not.
-        if self._xwayland_pid is not None and not _wait_pid_gone(self._xwayland_pid, 10):
-            os.kill(self._xwayland_pid, signal.SIGKILL)
-            _wait_pid_gone(self._xwayland_pid, 10)
-        if self.display:
-            # A killed compositor leaves the lock and socket it made for XWayland; remove them
-            # only while the lock still names our sway, never another server's.
-            number = self.display.lstrip(":")
-            lock = Path(f"/tmp/.X{number}-lock")
-            try:
-                ours = int(lock.read_text().strip()) == self._sway.pid
-            except (OSError, ValueError):
-                ours = False
-            if ours:
-                (X11_UNIX / f"X{number}").unlink(missing_ok=True)
-                lock.unlink(missing_ok=True)
+        stop_xwayland(self._xwayland_pid, self.display, self._sway.pid)
         shutil.rmtree(self.runtime_dir, ignore_errors=True)
         if self._made_x11_unix:
             try:
