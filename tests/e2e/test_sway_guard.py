@@ -10,7 +10,9 @@ the claim against a ledger that had never seen the press and stayed stopped (or 
 agent). A real sway 1.7 on an Xvfb (`swaydesk.py`): xdotool on that Xvfb is the operator's
 keyboard, `wtype` the virtual one; mcec's windows are on a second Xvfb.
 
-The guard's word alone moves nobody: a program posing as the guard (it holds the lock and
+Tamper checks hold with members: the guard's re-arm binding removed while its prompt is shown
+is tampering, so the next physical press is refused for the quiet period and nobody re-arms;
+afterwards the physical chord re-arms all. The guard's word alone moves nobody: a program posing as the guard (it holds the lock and
 the socket) whose claim names a binding no member saw pressed, or one its members saw pressed
 from the virtual keyboard, re-arms none of them.
 
@@ -97,6 +99,41 @@ async def test_one_physical_chord_re_arms_every_process_on_sway_and_the_virtual_
         for member in members:
             assert audit_with(member, "re-armed by the operator in the guard's prompt"), member.log()
 
+
+async def test_a_prompt_binding_removed_under_a_guard_refuses_the_next_press_for_everyone(
+    tmp_path: Path, sway: SwayDesk
+) -> None:
+    copies = agents(tmp_path, 2)
+    async with AsyncExitStack() as stack:
+        sessions = []
+        for copy in copies:
+            session, _ = await stack.enter_async_context(sdk_stdio(copy, env_extra=sway.session_env()))
+            sessions.append(session)
+        until("the member joined the guard", lambda: joined(copies) == 1)
+        (guard,) = guards(copies)
+        sway.physical_key("ctrl+alt+shift+s")
+        assert [await wait_for_code(s, "emergency-stopped") for s in sessions] == ["emergency-stopped"] * 2
+        until("the re-arm chord bound", lambda: "presses re-arm while its prompt is shown" in guard.log())
+
+        # Another program of the user removes the guard's re-arm binding: tampering, seen at the
+        # guard's next check (which puts the binding back).
+        out = sway.swaymsg("unbindsym --inhibited --no-warn --input-device=0:0:X11_keyboard Ctrl+Mod1+Shift+r")
+        assert out.returncode == 0, out.stdout
+        until("the removal seen", lambda: "re-arm binding on 0:0:X11_keyboard was removed" in guard.log())
+
+        # The physical press within the quiet period: the guard refuses it and claims nothing.
+        async def refused() -> bool:
+            return bool(audit_with(guard, "rearm-refused", "forged input was detected"))
+
+        await press_until(lambda: sway.physical_key("ctrl+alt+shift+r"), refused)
+        assert [await code_of(s, "displays") for s in sessions] == ["emergency-stopped"] * 2
+        assert not any(audit_with(c, "re-armed") for c in copies)
+
+        # After the quiet period, the physical chord re-arms both (the positive control).
+        async def all_work() -> bool:
+            return [await code_of(s, "displays") for s in sessions] == [None] * 2
+
+        await press_until(lambda: sway.physical_key("ctrl+alt+shift+r"), all_work)
 
 async def test_end_on_a_members_agent_by_the_physical_chord_only(
     tmp_path: Path, sway: SwayDesk, port: int, token: str
