@@ -123,6 +123,24 @@ impl Binding {
     pub fn is_ours(&self, command: &str) -> bool {
         command.trim() == format!("nop {}", self.marker)
     }
+
+    /// The commitment to its marker that the guard tells its members ([`commitment`]).
+    pub fn commitment(&self) -> String {
+        commitment(&self.marker)
+    }
+}
+
+/// The marker of an mcec binding a fired binding's `command` carries (anyone's), if it is one.
+pub fn marker_of(command: &str) -> Option<&str> {
+    command.trim().strip_prefix("nop ").filter(|m| m.starts_with("mcec-") && !m.contains(char::is_whitespace))
+}
+
+/// A one-way digest of a binding's marker (SHA-256, hex): what a guard tells its members of a
+/// binding before it is pressed, so that the socket, which anyone of the user can connect to,
+/// reveals no nonce; the press reveals the marker, which then matches its commitment.
+pub fn commitment(marker: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(marker.as_bytes()))
 }
 
 /// A device identifier as one sway argument. sway writes spaces in identifiers as `_`, so a
@@ -140,6 +158,19 @@ mod tests {
 
     fn chord(spec: &str) -> String {
         sway_chord(&Hotkey::parse(spec).expect(spec))
+    }
+
+    #[test]
+    fn a_marker_is_read_from_any_mcec_binding_and_committed_to_one_way() {
+        assert_eq!(marker_of(" nop mcec-re-arm-00ff "), Some("mcec-re-arm-00ff"));
+        assert_eq!(marker_of("nop other"), None);
+        assert_eq!(marker_of("exec mcec-re-arm-00ff"), None);
+        assert_eq!(marker_of("nop mcec-a; exec x"), None);
+        let b = Binding::prompt("re-arm", &Hotkey::default(), "00ff");
+        assert_eq!(b.commitment(), commitment("mcec-re-arm-00ff"));
+        assert_eq!(b.commitment().len(), 64);
+        assert!(!b.commitment().contains("00ff"));
+        assert_ne!(commitment("mcec-re-arm-00fe"), b.commitment());
     }
 
     #[test]

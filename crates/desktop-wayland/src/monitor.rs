@@ -20,6 +20,10 @@
 //! shown, its chord (`Ctrl+Alt+Shift+R` re-arms) is bound on the physical keyboards with a
 //! nonce of its own, and the `binding` event with that nonce is the press of its control,
 //! handed to the core through `mcec_desktop::monitor::ChordControls` and judged there.
+//! A member of a display's guard binds none: its guard announces commitments to its bindings'
+//! markers, and a fired binding of the guard whose marker matches one is recorded here as a
+//! press of that control, physical or injected as announced (`ChordControls::pressed_vouched`);
+//! the guard's claim names the marker, and the member judges its own record of the press.
 //!
 //! What it cannot see: a keyboard created below the compositor (a uinput device) looks
 //! physical to sway, as it does to X; a binding replaced by one with another command for the
@@ -39,7 +43,7 @@ use mcec_desktop::monitor::{
 use mcec_rules::latch::StopReason;
 use serde_json::Value;
 
-use crate::chord::Binding;
+use crate::chord::{Binding, commitment, marker_of};
 use crate::ipc::{EventKind, Frame, Ipc, Message};
 use guard::Guard;
 use prompts::{Binder, Marks};
@@ -193,14 +197,20 @@ impl Run {
     /// control (physical or not, as the binding's keyboard was).
     fn binding_fired(&self, event: &Value) {
         let command = event.pointer("/binding/command").and_then(Value::as_str).unwrap_or("");
+        let code = event.pointer("/binding/input_code").and_then(Value::as_u64).unwrap_or(0);
+        let code = u32::try_from(code).unwrap_or(0);
+        let controls = &self.sink.controls;
         if self.binding.is_ours(command) {
             self.sink.latch.trip(StopReason::Chord(self.sink.hotkey.to_string()));
         } else if let Some((control, generation, provenance)) = self.marks.find(command) {
-            let code = event.pointer("/binding/input_code").and_then(Value::as_u64).unwrap_or(0);
-            let code = u32::try_from(code).unwrap_or(0);
-            if !self.sink.controls.pressed(control, generation, code, provenance, &self.sink.ledger) {
+            let marker = marker_of(command).unwrap_or("");
+            if !controls.pressed(control, generation, marker, code, provenance, &self.sink.ledger) {
                 tracing::debug!("sway: a {control} chord of a prompt no longer shown");
             }
+        } else if let Some(marker) = marker_of(command)
+            && controls.pressed_vouched(&commitment(marker), marker, code, &self.sink.ledger)
+        {
+            tracing::debug!("sway: a press of a binding the display's guard announced");
         }
     }
 

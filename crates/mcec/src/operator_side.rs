@@ -74,6 +74,9 @@ pub struct OperatorSide {
     consent: Option<Arc<OperatorConsent>>,
     /// Set when the operator's attested End reaches this process (`end.rs`).
     end: Arc<AgentEnd>,
+    /// The prompts' chords, where the monitor answers them (sway); the guard's members learn
+    /// of the guard's bindings through them.
+    controls: ChordControls,
 }
 
 /// What to bring up.
@@ -136,6 +139,7 @@ impl OperatorSide {
                     guard_link: GuardLink::default(),
                     consent: None,
                     end: Arc::default(),
+                    controls,
                 };
             }
         };
@@ -189,6 +193,7 @@ impl OperatorSide {
             guard_link: GuardLink::default(),
             consent: None,
             end: Arc::default(),
+            controls,
         }
     }
 
@@ -255,6 +260,7 @@ impl OperatorSide {
             guard_link,
             consent,
             end,
+            controls,
             ..
         } = self;
         record.attach(agent.clone(), ui.clone());
@@ -278,6 +284,7 @@ impl OperatorSide {
                     who,
                     consent,
                     end: end.clone(),
+                    chords: controls,
                 },
                 guard_link,
             ),

@@ -20,7 +20,7 @@ mod queue;
 
 use serde::{Deserialize, Serialize};
 
-pub use claim::{ClaimRefusal, claim_activation, claim_of};
+pub use claim::{ClaimRefusal, MAX_MARKER, claim_activation, claim_of, witnessed_activation};
 pub use console::{ACTIVITY_LINES, ActivityLine, AgentRow, AgentState, Whose, age};
 pub use display::{DisplayCount, DisplayLook, headline};
 pub use end::{EndEffect, end_question};
@@ -121,6 +121,23 @@ pub enum ToMember {
     Handover,
     /// The operator's answer to the member's request `id`.
     ConsentAnswer { id: u64, answer: ConsentAnswer },
+    /// The chords the guard's provenance source binds now, for the prompts it shows (sway):
+    /// for each, commitments to the binding's marker on the physical keyboards and on the
+    /// virtual one. Sent whenever they change and to a member as it joins; none while no
+    /// prompt is shown. A member's own source records the presses of these bindings.
+    Bound { chords: Vec<BoundChord> },
+}
+
+/// One control's bindings in the guard's source, as [`ToMember::Bound`] names them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BoundChord {
+    /// The control (`re-arm`, `allow`, `opt-in`, `end`, `reveal`).
+    pub control: String,
+    /// SHA-256 (hex) of the marker bound on the physical keyboards: its press is physical.
+    pub physical: String,
+    /// SHA-256 (hex) of the marker bound on the virtual keyboard: its press is injected.
+    pub injected: String,
 }
 
 /// What the operator did with a member's consent request in the guard's prompt.
@@ -138,7 +155,7 @@ pub enum ConsentAnswer {
 
 /// The identity of the event that pressed `Re-arm` (or a consent request's `Allow`) in the
 /// guard's prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PressClaim {
     /// The press: the X server time and the button or key.
@@ -147,6 +164,12 @@ pub struct PressClaim {
     pub release: Option<ClaimEvent>,
     /// How long before the guard sent the claim its prompt was first shown, in milliseconds.
     pub shown_ms_before: u64,
+    /// Where the press was a chord binding of the guard's source (sway): the marker its
+    /// command carried (revealed by the press: sway sent it to every subscriber). The member
+    /// judges its own record of that binding's press, not `press`, which is the guard's own
+    /// identity of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binding: Option<String>,
 }
 
 /// One input event of a claim.
@@ -219,7 +242,9 @@ mod tests {
             press: ClaimEvent { time: 7, button: Some(1), key: None, down: true },
             release: Some(ClaimEvent { time: 9, button: Some(1), key: None, down: false }),
             shown_ms_before: 900,
+            binding: None,
         });
+        assert!(!encode(&claim).contains("binding"), "an X11 claim reads as before");
         assert_eq!(decode_to_member(&encode(&claim)), Ok(claim.clone()));
         let ToMember::Rearm(press) = claim else { unreachable!("a re-arm was built above") };
         let end = ToMember::End(press);
@@ -233,6 +258,19 @@ mod tests {
         let denied = ToMember::ConsentAnswer { id: 3, answer: ConsentAnswer::Denied };
         assert_eq!(encode(&denied), "{\"type\":\"consentAnswer\",\"id\":3,\"answer\":\"denied\"}\n");
         assert_eq!(decode_to_member(&encode(&denied)), Ok(denied));
+        let bound = ToMember::Bound {
+            chords: vec![BoundChord {
+                control: "re-arm".into(),
+                physical: "ab".into(),
+                injected: "cd".into(),
+            }],
+        };
+        assert_eq!(
+            encode(&bound),
+            "{\"type\":\"bound\",\"chords\":[{\"control\":\"re-arm\",\"physical\":\"ab\",\"injected\":\"cd\"}]}\n"
+        );
+        assert_eq!(decode_to_member(&encode(&bound)), Ok(bound.clone()));
+        assert!(decode_to_guard(&encode(&bound)).is_err(), "a member cannot announce bindings");
         let ask = ToGuard::Consent { id: 3, reason: "to save".into(), commands: vec!["launch".into()] };
         assert_eq!(decode_to_guard(&encode(&ask)), Ok(ask));
     }

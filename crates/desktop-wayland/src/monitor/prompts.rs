@@ -19,12 +19,16 @@
 //! program of the same user cannot learn a nonce no press has revealed. When the prompt closes
 //! the bindings go. They are checked like the stop's (`guard.rs`): one removed while its
 //! prompt is shown is tampering, which stops, and a press refuses while tampering is recent.
+//!
+//! With several mcec on the display only the guard shows the prompts, so only its binder
+//! binds; it announces commitments to its markers (`ChordControls::announce`), which the guard
+//! tells its members before sway can fire them (`mcec_desktop::monitor` `vouched.rs`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-use mcec_desktop::monitor::{CONTROLS, ChordControls, Control, MonitorSink};
+use mcec_desktop::monitor::{CONTROLS, ChordControls, Control, MonitorSink, Vouch, Vouches};
 use mcec_rules::activation::Provenance;
 
 use super::guard::{Guard, VIRTUAL_KEYBOARD};
@@ -98,12 +102,14 @@ impl Binder {
                 } else {
                     tracing::error!("sway: the prompts' chords cannot be bound any more: {why}");
                     self.marks.set(Default::default());
+                    self.sink.controls.announce(Default::default());
                     return;
                 }
             }
         }
         let decoys = unbind_decoys(&self.marks.get());
         self.marks.set(Default::default());
+        self.sink.controls.announce(Default::default());
         let _ = self.set_bindings(Vec::new(), &decoys);
         self.guard.remove_all();
     }
@@ -133,6 +139,9 @@ impl Binder {
         // The event thread knows the new marks before sway can fire them; presses of the old
         // ones are of a past generation, which the controls refuse.
         self.marks.set(now.clone());
+        if now != before {
+            self.sink.controls.announce(vouches_of(&now));
+        }
         let physical: Vec<Binding> = now.iter().flatten().map(|m| m.physical.clone()).collect();
         let gone: Vec<Option<Mark>> =
             before.iter().zip(&now).map(|(b, n)| b.clone().filter(|b| Some(b) != n.as_ref())).collect();
@@ -171,6 +180,13 @@ impl Binder {
         }
         Ok(())
     }
+}
+
+/// The commitments to `marks`' markers, for the guard's members.
+fn vouches_of(marks: &[Option<Mark>; CONTROLS]) -> Vouches {
+    marks.each_ref().map(|m| {
+        m.as_ref().map(|m| Vouch { physical: m.physical.commitment(), injected: m.injected.commitment() })
+    })
 }
 
 /// The commands that remove `marks`' virtual-keyboard bindings.

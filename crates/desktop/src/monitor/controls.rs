@@ -18,6 +18,12 @@
 //!
 //! The event identity is a counter of this process, not a platform time: the source that uses
 //! this is the only writer of its ledger, so no other event can carry the same identity.
+//!
+//! With several processes on one display only the guard binds; its members learn of its
+//! bindings and record their presses through the same meeting point (`vouched.rs`):
+//! [`ChordControls::announce`] and [`ChordControls::marker_of`] on the guard's side,
+//! [`ChordControls::adopt`], [`ChordControls::pressed_vouched`] and
+//! [`ChordControls::witnessed`] on a member's.
 
 use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -26,6 +32,7 @@ use std::time::{Duration, Instant};
 use mcec_rules::activation::{Activation, ActivationEvents, InputEventId, Pressed, Provenance};
 use mcec_rules::hotkey::{Hotkey, MainKey};
 
+use super::vouched::{Relayed, SeenPress, Vouches};
 use super::{LastPhysicalInput, RawInput};
 
 /// A control a chord can press.
@@ -89,6 +96,11 @@ impl Control {
         }
     }
 
+    /// The control called `name` ([`Control::name`]).
+    pub fn from_name(name: &str) -> Option<Control> {
+        Control::ALL.into_iter().find(|c| c.name() == name)
+    }
+
     /// What the audit and the log call it.
     pub fn name(self) -> &'static str {
         match self {
@@ -110,6 +122,9 @@ impl fmt::Display for Control {
 /// What the core does with a press of a control's chord (called on the source's thread).
 pub type PressHook = Arc<dyn Fn(Control, Activation) + Send + Sync>;
 
+/// What the guard does with its source's announcement of what it binds now.
+pub type AnnounceHook = Arc<dyn Fn(&Vouches) + Send + Sync>;
+
 /// One control's prompt as the source should bind for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Showing {
@@ -129,6 +144,9 @@ struct State {
     hook: Option<PressHook>,
     /// The identity of the next press (never 0).
     next_time: u32,
+    /// Another process's bindings, and this one's told to others.
+    relayed: Relayed,
+    announce_hook: Option<AnnounceHook>,
 }
 
 /// Shared between the core and the provenance source; cheap to clone.
@@ -207,25 +225,25 @@ impl ChordControls {
     /// `generation`. The press goes into `ledger`; the core's hook gets the activation naming
     /// it. The binding's nonce is spent either way (its generation moves on), so the source
     /// binds a fresh one. `false` (and nothing recorded) when the prompt closed or was bound
-    /// afresh since: the binding was not this showing's.
+    /// afresh since: the binding was not this showing's. `marker` is the binding's, which
+    /// [`ChordControls::marker_of`] gives back for the press (the guard's claim names it).
     pub fn pressed(
         &self,
         control: Control,
         generation: u64,
+        marker: &str,
         code: u32,
         provenance: Provenance,
         ledger: &LastPhysicalInput,
     ) -> bool {
-        let at = Instant::now();
         let (hook, activation) = {
             let mut s = self.lock();
             let showing = s.showing[control.index()];
             if showing.generation != generation || showing.shown_at.is_none() {
                 return false;
             }
-            s.next_time = s.next_time.wrapping_add(1).max(1);
-            let press = InputEventId { time: s.next_time, what: Pressed::Key(code), down: true };
-            ledger.record(RawInput { time: press.time, what: press.what, down: true, provenance, at });
+            let press = Self::record(&mut s, code, provenance, ledger);
+            s.relayed.pressed_own(press.time, marker);
             s.showing[control.index()].generation += 1;
             self.changed(&mut s);
             let activation =
@@ -236,6 +254,72 @@ impl ChordControls {
             hook(control, activation);
         }
         true
+    }
+
+    /// A press with the next identity of this process, recorded in `ledger`.
+    fn record(s: &mut State, code: u32, provenance: Provenance, ledger: &LastPhysicalInput) -> InputEventId {
+        s.next_time = s.next_time.wrapping_add(1).max(1);
+        let press = InputEventId { time: s.next_time, what: Pressed::Key(code), down: true };
+        let at = Instant::now();
+        ledger.record(RawInput { time: press.time, what: press.what, down: true, provenance, at });
+        press
+    }
+
+    /// Source side, as the guard: the commitments to the bindings made for the prompts shown
+    /// now, told to the members before sway can fire them.
+    pub fn announce(&self, vouches: Vouches) {
+        let hook = {
+            let mut s = self.lock();
+            s.relayed.announced = vouches.clone();
+            s.announce_hook.clone()
+        };
+        if let Some(hook) = hook {
+            hook(&vouches);
+        }
+    }
+
+    /// Core side, as the guard: who is told each announcement (`None`: nobody).
+    pub fn on_announce(&self, hook: Option<AnnounceHook>) {
+        self.lock().announce_hook = hook;
+    }
+
+    /// Core side, as the guard: the last announcement, for a member that joins later.
+    pub fn announced(&self) -> Vouches {
+        self.lock().relayed.announced.clone()
+    }
+
+    /// Core side, as the guard: the marker of the binding whose press has identity `time`.
+    pub fn marker_of(&self, time: u32) -> Option<String> {
+        self.lock().relayed.marker_of(time)
+    }
+
+    /// Core side, as a member: the guard's bindings now (only from the guard lock's holder).
+    pub fn adopt(&self, vouches: Vouches) {
+        self.lock().relayed.adopted = vouches;
+    }
+
+    /// Source side, as a member: a binding of another process fired, `marker` being its
+    /// command's marker and `commitment` the digest of it. When the guard announced it, the
+    /// press goes into `ledger` with the provenance the announcement names (`true`); the
+    /// binding is spent either way.
+    pub fn pressed_vouched(
+        &self,
+        commitment: &str,
+        marker: &str,
+        code: u32,
+        ledger: &LastPhysicalInput,
+    ) -> bool {
+        let mut s = self.lock();
+        let Some((control, provenance)) = s.relayed.take_adopted(commitment) else { return false };
+        let event = Self::record(&mut s, code, provenance, ledger);
+        s.relayed.saw(SeenPress { marker: marker.to_owned(), control, event });
+        true
+    }
+
+    /// Core side, as a member: this process's own record of the press of `marker`, if its
+    /// source saw one.
+    pub fn witnessed(&self, marker: &str) -> Option<SeenPress> {
+        self.lock().relayed.witnessed(marker)
     }
 }
 
@@ -290,7 +374,7 @@ mod tests {
         let shown = Instant::now().checked_sub(SHOW_SETTLE * 2).expect("a past instant");
         controls.shown(Control::Rearm, Some(shown));
         let generation = controls.showing()[0].generation;
-        assert!(controls.pressed(Control::Rearm, generation, 27, Provenance::Physical, &ledger));
+        assert!(controls.pressed(Control::Rearm, generation, "m", 27, Provenance::Physical, &ledger));
         let (control, act) = got.lock().expect("presses")[0];
         assert_eq!(control, Control::Rearm);
         assert_eq!(act.shown_at, Some(shown));
@@ -298,7 +382,7 @@ mod tests {
         assert!(verdict.is_ok(), "{verdict:?}");
         assert_ne!(controls.showing()[0].generation, generation, "the nonce is spent");
         assert!(
-            !controls.pressed(Control::Rearm, generation, 27, Provenance::Physical, &ledger),
+            !controls.pressed(Control::Rearm, generation, "m", 27, Provenance::Physical, &ledger),
             "a spent binding presses nothing"
         );
         assert_eq!(got.lock().expect("presses").len(), 1);
@@ -311,14 +395,61 @@ mod tests {
         let shown = Instant::now().checked_sub(SHOW_SETTLE * 2).expect("a past instant");
         controls.shown(Control::Allow, Some(shown));
         let generation = controls.showing()[1].generation;
-        assert!(controls.pressed(Control::Allow, generation, 38, Provenance::Injected, &ledger));
+        assert!(controls.pressed(Control::Allow, generation, "m", 38, Provenance::Injected, &ledger));
         let (_, act) = got.lock().expect("presses")[0];
         let verdict = activation_verdict(&act, |e| ledger.witness(e), None, Instant::now());
         assert!(matches!(verdict, Err(ActivationRefusal::Synthetic { .. })), "{verdict:?}");
         controls.shown(Control::Allow, None);
         let closed = controls.showing()[1].generation;
-        assert!(!controls.pressed(Control::Allow, closed, 38, Provenance::Physical, &ledger));
+        assert!(!controls.pressed(Control::Allow, closed, "m", 38, Provenance::Physical, &ledger));
         assert_eq!(got.lock().expect("presses").len(), 1);
+    }
+
+    #[test]
+    fn a_member_records_only_announced_presses_with_the_announced_provenance() {
+        use crate::monitor::{Vouch, Vouches};
+        let guard = ChordControls::default();
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let sink = told.clone();
+        guard.on_announce(Some(Arc::new(move |v: &Vouches| sink.lock().expect("told").push(v.clone()))));
+        let mut vouches: Vouches = Default::default();
+        vouches[Control::Rearm.index()] = Some(Vouch { physical: "hp".into(), injected: "hi".into() });
+        guard.announce(vouches.clone());
+        assert_eq!(*told.lock().expect("told"), vec![vouches.clone()]);
+        guard.on_announce(None);
+        assert_eq!(guard.announced(), vouches, "a member joining later is told the current one");
+        let ledger = LastPhysicalInput::new();
+        guard.shown(Control::Rearm, Some(Instant::now()));
+        let generation = guard.showing()[0].generation;
+        assert!(guard.pressed(
+            Control::Rearm,
+            generation,
+            "mcec-re-arm-p1",
+            27,
+            Provenance::Physical,
+            &ledger
+        ));
+        assert_eq!(guard.marker_of(1).as_deref(), Some("mcec-re-arm-p1"));
+        assert_eq!(guard.marker_of(2), None);
+
+        let member = ChordControls::default();
+        let ledger = LastPhysicalInput::new();
+        assert!(!member.pressed_vouched("hp", "mcec-re-arm-p1", 27, &ledger), "nothing adopted yet");
+        member.adopt(vouches.clone());
+        assert!(!member.pressed_vouched("other", "mcec-stop-x", 27, &ledger), "not announced");
+        assert!(member.pressed_vouched("hp", "mcec-re-arm-p1", 27, &ledger));
+        assert!(!member.pressed_vouched("hp", "mcec-re-arm-p1", 27, &ledger), "a binding serves one press");
+        let seen = member.witnessed("mcec-re-arm-p1").expect("seen");
+        assert_eq!(seen.control, Control::Rearm);
+        assert!(ledger.witness(&seen.event).physical.is_some());
+        assert_eq!(member.witnessed("mcec-re-arm-forged"), None, "a marker only claimed was never seen");
+
+        member.adopt(vouches);
+        assert!(member.pressed_vouched("hi", "mcec-re-arm-i1", 27, &ledger));
+        let injected = member.witnessed("mcec-re-arm-i1").expect("seen");
+        assert_ne!(injected.event, seen.event);
+        let witness = ledger.witness(&injected.event);
+        assert!(witness.physical.is_none() && witness.synthetic.is_some(), "{witness:?}");
     }
 
     #[test]

@@ -24,6 +24,7 @@
 mod controls;
 mod ledger;
 mod sink;
+mod vouched;
 pub mod wayland;
 
 use std::fmt;
@@ -32,12 +33,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-pub use controls::{CONTROLS, ChordControls, Control, PressHook, Showing};
+pub use controls::{AnnounceHook, CONTROLS, ChordControls, Control, PressHook, Showing};
 pub use ledger::{InputSnapshot, LastPhysicalInput, RAW_RING_SIZE, RawInput};
 pub use mcec_rules::activation::{InputEventId, Pressed, Provenance, Witness};
 pub use mcec_rules::chord::{ChordDetector, Key};
 pub use mcec_rules::latch::Latch;
 pub use sink::{Dispatcher, MonitorSink, MonitorStats, StatsSnapshot};
+pub use vouched::{SeenPress, Vouch, Vouches};
 pub use wayland::{WAYLAND_REASON, WaylandSession};
 
 /// A pressed or released thing.

@@ -10,7 +10,10 @@
 //! claim, then ends its own agent. The stop itself stays in each process: every process has
 //! its own monitor, latch and stop worker, so a hung or dead guard never lets an agent act.
 //! The messages and every pure decision are `mcec_rules::guard`; `wire.rs` is the socket's
-//! plumbing (peer credentials, bounded lines).
+//! plumbing (peer credentials, bounded lines). On sway (`sway.rs`) a press is a chord binding
+//! of the guard's source: the guard tells its members commitments to its bindings, each
+//! member's own source records their presses, and a claim names the binding, whose press the
+//! member judges from its own record.
 //!
 //! Only a process with operator windows and an armed stop on an identified display takes
 //! part; on Windows nothing does yet (one interactive desktop, no socket here).
@@ -22,12 +25,15 @@ mod member;
 #[cfg(unix)]
 mod place;
 #[cfg(unix)]
+mod sway;
+#[cfg(unix)]
 mod wire;
 
 use std::sync::Arc;
 #[cfg(unix)]
 use std::sync::{Mutex, PoisonError};
 
+use mcec_desktop::monitor::ChordControls;
 use mcec_operator::OperatorState;
 use mcec_rules::StopFlag;
 use mcec_rules::activation::Activation;
@@ -63,6 +69,10 @@ pub(super) struct Sides {
     pub consent: Option<Arc<OperatorConsent>>,
     /// Ends this process's agent when a member's End claim is judged the operator's.
     pub end: Arc<AgentEnd>,
+    /// The prompts' chords where the monitor answers them (sway): as the guard, what its
+    /// source binds (told to the members) and the binding each press fired (named in a
+    /// claim); as a member, the guard's bindings and this process's record of their presses.
+    pub chords: ChordControls,
 }
 
 /// This process's place in its display's guard, for the windows' event handler and the

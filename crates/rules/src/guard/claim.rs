@@ -11,6 +11,13 @@
 //! at least [`crate::activation::SHOW_SETTLE`] after the guard's prompt appeared, at most
 //! [`crate::latch::REARM_INPUT_MAX_AGE`] old, and (the latch's rule) later than the member's
 //! own stop.
+//!
+//! Where a press is a chord binding of the guard's source (sway), the member's ledger cannot
+//! have the guard's identity of the event (a counter of the guard's process): its own source
+//! recorded the press of the guard's binding under an identity of its own. There the claim names
+//! the binding's marker, and [`witnessed_activation`] turns it into the member's own record of
+//! that press (refused when its source saw none, or saw it press another control), which is
+//! then judged the same way.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -25,6 +32,11 @@ pub enum ClaimRefusal {
     NotTheGuard { peer: Option<u32>, holder: Option<u32> },
     /// An event names both or neither of a button and a key, or a click's release is missing.
     Malformed,
+    /// Prompts are answered by chord bindings here, and this process's own source saw no
+    /// press of the binding the claim names (or the claim names none).
+    NotSeen,
+    /// The binding the claim names pressed another control here.
+    OtherControl,
 }
 
 impl ClaimRefusal {
@@ -33,6 +45,8 @@ impl ClaimRefusal {
         match self {
             ClaimRefusal::NotTheGuard { .. } => "not-from-guard",
             ClaimRefusal::Malformed => "claim-malformed",
+            ClaimRefusal::NotSeen => "not-seen",
+            ClaimRefusal::OtherControl => "other-control",
         }
     }
 }
@@ -48,6 +62,12 @@ impl fmt::Display for ClaimRefusal {
                 pid(holder)
             ),
             ClaimRefusal::Malformed => f.write_str("the guard's message names no single press and release"),
+            ClaimRefusal::NotSeen => f.write_str(
+                "this process's own monitor saw no press of the chord binding the guard's message names",
+            ),
+            ClaimRefusal::OtherControl => {
+                f.write_str("the chord binding the guard's message names was pressed for another control")
+            }
         }
     }
 }
@@ -86,6 +106,28 @@ pub fn claim_activation(
     Ok(Activation { events: Some(events), shown_at })
 }
 
+/// Longest binding marker a claim may name (`mcec-<control>-<16 hex digits>` is 29 bytes).
+pub const MAX_MARKER: usize = 64;
+
+/// Where this process's prompts are answered by chord bindings (sway): the activation `act` (from
+/// [`claim_activation`]) with its event replaced by this process's own record of the press of the
+/// binding `claim` names. `seen` looks that record up by marker: the control it pressed (by name)
+/// and the identity this process's ledger has it under. A claim naming no binding, one too long,
+/// one never seen pressed here, or one that pressed another control than `control`, is refused.
+pub fn witnessed_activation(
+    claim: &PressClaim,
+    act: Activation,
+    control: &str,
+    seen: impl FnOnce(&str) -> Option<(&'static str, InputEventId)>,
+) -> Result<Activation, ClaimRefusal> {
+    let marker = claim.binding.as_deref().filter(|m| m.len() <= MAX_MARKER).ok_or(ClaimRefusal::NotSeen)?;
+    let (pressed, press) = seen(marker).ok_or(ClaimRefusal::NotSeen)?;
+    if pressed != control {
+        return Err(ClaimRefusal::OtherControl);
+    }
+    Ok(Activation { events: Some(ActivationEvents::Key { press }), ..act })
+}
+
 /// The claim a guard sends for the activation that pressed its prompt's `Re-arm`, sent at
 /// `now`; `None` when the window could not name the event (nothing to claim).
 pub fn claim_of(act: &Activation, now: Instant) -> Option<PressClaim> {
@@ -102,7 +144,7 @@ pub fn claim_of(act: &Activation, now: Instant) -> Option<PressClaim> {
     };
     let shown = act.shown_at?;
     let shown_ms_before = u64::try_from(now.saturating_duration_since(shown).as_millis()).unwrap_or(u64::MAX);
-    Some(PressClaim { press, release, shown_ms_before })
+    Some(PressClaim { press, release, shown_ms_before, binding: None })
 }
 
 #[cfg(test)]
@@ -118,6 +160,7 @@ mod tests {
             press: ClaimEvent { time: press, button: Some(1), key: None, down: true },
             release: Some(ClaimEvent { time: release, button: Some(1), key: None, down: false }),
             shown_ms_before: 1500,
+            binding: None,
         }
     }
 
@@ -280,6 +323,57 @@ mod tests {
             claim_activation(&no_release, Some(GUARD), Some(GUARD), now),
             Err(ClaimRefusal::Malformed)
         );
+    }
+
+    /// A guard's claim for a chord binding's press: the guard's own counter as its event.
+    fn chord_claim(binding: Option<&str>) -> PressClaim {
+        PressClaim {
+            press: ClaimEvent { time: 1, button: None, key: Some(27), down: true },
+            release: None,
+            shown_ms_before: 1500,
+            binding: binding.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_chord_claim_is_judged_by_the_members_own_record_of_the_binding() {
+        let stopped_at = Instant::now();
+        let now = stopped_at + Duration::from_secs(3);
+        // The member recorded the guard's physical binding under its own identity 7, and its
+        // own identity 1 (the guard's counter) is an unrelated physical press of long ago.
+        let own = InputEventId { time: 7, what: Pressed::Key(27), down: true };
+        let ledger = Ledger(vec![
+            (7, true, Provenance::Physical, now - Duration::from_millis(200)),
+            (8, true, Provenance::Injected, now - Duration::from_millis(100)),
+            (1, true, Provenance::Physical, now - Duration::from_millis(100)),
+        ]);
+        let seen = |marker: &str| match marker {
+            "mcec-re-arm-p" => Some(("re-arm", own)),
+            "mcec-re-arm-i" => Some(("re-arm", InputEventId { time: 8, ..own })),
+            "mcec-end-p" => Some(("end", own)),
+            _ => None,
+        };
+        let verdict = |claim: &PressClaim, control: &str| -> Result<(), String> {
+            let act =
+                claim_activation(claim, Some(GUARD), Some(GUARD), now).map_err(|r| r.code().to_string())?;
+            let act = witnessed_activation(claim, act, control, seen).map_err(|r| r.code().to_string())?;
+            assert_eq!(act.shown_at, now.checked_sub(Duration::from_millis(1500)));
+            let judged = activation_verdict(&act, |e| ledger.witness(e), None, now)
+                .map_err(|r| r.code().to_string())?;
+            rearm_verdict(&judged.attestation(None), stopped_at, None, now).map_err(|r| format!("{r:?}"))
+        };
+        assert_eq!(verdict(&chord_claim(Some("mcec-re-arm-p")), "re-arm"), Ok(()));
+        assert_eq!(verdict(&chord_claim(Some("mcec-re-arm-i")), "re-arm"), Err("synthetic".into()));
+        assert_eq!(verdict(&chord_claim(Some("mcec-re-arm-forged")), "re-arm"), Err("not-seen".into()));
+        assert_eq!(
+            verdict(&chord_claim(None), "re-arm"),
+            Err("not-seen".into()),
+            "the guard's own identity is never looked up in the member's ledger"
+        );
+        assert_eq!(verdict(&chord_claim(Some("mcec-end-p")), "re-arm"), Err("other-control".into()));
+        assert_eq!(verdict(&chord_claim(Some("mcec-end-p")), "end"), Ok(()));
+        let long = format!("mcec-re-arm-{}", "0".repeat(MAX_MARKER));
+        assert_eq!(verdict(&chord_claim(Some(&long)), "re-arm"), Err("not-seen".into()));
     }
 
     #[test]

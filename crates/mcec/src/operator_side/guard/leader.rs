@@ -4,8 +4,9 @@
 //! each member the judged event's identity. Its members' consent requests wait in one queue
 //! and are put to the operator one at a time in its own consent prompt, each naming its agent;
 //! an `Allow` is sent back as the events that pressed it, and the console's End for a member's
-//! agent as the events that pressed the End prompt's `End`, to that member only. It decides
-//! nothing for a member.
+//! agent as the events that pressed the End prompt's `End`, to that member only. On sway it
+//! also tells its members what its source binds for its prompts (`sway.rs`), and each claim
+//! names the binding its press fired. It decides nothing for a member.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -14,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use mcec_desktop::monitor::{ChordControls, Vouches};
 use mcec_mcp::audit::audit;
 use mcec_operator::OperatorState;
 use mcec_rules::StopFlag;
@@ -21,13 +23,14 @@ use mcec_rules::activation::Activation;
 use mcec_rules::consent::{Outcome, sanitize_reason};
 use mcec_rules::guard::{
     AgentRow, ConsentAnswer, ConsentQueue, DisplayCount, Hello, MAX_TEXT, MemberState, Queued, ToGuard,
-    ToMember, Whose, claim_of, decode_to_guard, encode,
+    ToMember, Whose, decode_to_guard, encode,
 };
 use mcec_rules::text::ellipsize;
 use mcec_sessions::InstanceLock;
 
 use super::member::Ended;
 use super::place::Place;
+use super::sway::{bound_message, claim};
 use super::wire::{Lines, Sender, same_user_peer};
 use super::{Sides, Who};
 use crate::consent::OperatorConsent;
@@ -42,6 +45,8 @@ pub struct Leader {
     members: Mutex<Members>,
     queue: Mutex<ConsentQueue>,
     queued: Condvar,
+    /// The prompts' chords (sway): what the source binds, and which binding each press fired.
+    chords: ChordControls,
 }
 
 /// How long a new connection may take to say `hello`.
@@ -80,10 +85,11 @@ impl Leader {
 
     /// Send every member the identity of the event that pressed `Re-arm` here.
     pub fn claim_rearm(&self, by: &Activation) {
-        let Some(claim) = claim_of(by, Instant::now()) else { return };
+        let Some(claim) = claim(&self.chords, by, Instant::now()) else { return };
+        let line = encode(&ToMember::Rearm(claim));
         let mut members = self.members();
         for member in members.by_id.values_mut() {
-            if let Err(e) = member.sender.send(&encode(&ToMember::Rearm(claim))) {
+            if let Err(e) = member.sender.send(&line) {
                 tracing::warn!("cannot send the re-arm to {}: {e}", member.label);
             }
         }
@@ -93,7 +99,7 @@ impl Leader {
     /// Send member `id` the identity of the event that pressed `End` for its agent here; its
     /// label, or `None` when it is not (or no longer) connected.
     pub fn claim_end(&self, id: u64, by: &Activation) -> Option<String> {
-        let claim = claim_of(by, Instant::now())?;
+        let claim = claim(&self.chords, by, Instant::now())?;
         let mut members = self.members();
         let member = members.by_id.get_mut(&id)?;
         if let Err(e) = member.sender.send(&encode(&ToMember::End(claim))) {
@@ -103,8 +109,23 @@ impl Leader {
         Some(member.label.clone())
     }
 
-    fn join(&self, hello: &Hello, sender: Sender) -> (u64, String) {
+    /// Tell every member what the source binds now (sway).
+    fn announce(&self, vouches: &Vouches) {
+        let line = encode(&bound_message(vouches));
+        for member in self.members().by_id.values_mut() {
+            if let Err(e) = member.sender.send(&line) {
+                tracing::warn!("cannot tell {} the prompts' bindings: {e}", member.label);
+            }
+        }
+    }
+
+    fn join(&self, hello: &Hello, mut sender: Sender) -> (u64, String) {
         let mut members = self.members();
+        // Read under the members' lock: a later announcement reaches this member too.
+        let bound = self.chords.announced();
+        if bound.iter().any(Option::is_some) {
+            let _ = sender.send(&encode(&bound_message(&bound)));
+        }
         let id = members.next;
         members.next += 1;
         let label = hello.label();
@@ -250,7 +271,7 @@ impl Leader {
                 None => (Outcome::Unavailable("the display's guard has no consent prompt".into()), None),
             };
             let answer = match outcome {
-                Outcome::Granted => by.and_then(|by| claim_of(&by, Instant::now())).map_or_else(
+                Outcome::Granted => by.and_then(|by| claim(&self.chords, &by, Instant::now())).map_or_else(
                     || ConsentAnswer::Unavailable("no event pressed Allow".into()),
                     ConsentAnswer::Allowed,
                 ),
@@ -310,7 +331,16 @@ pub fn lead(
         members: Mutex::new(Members::default()),
         queue: Mutex::new(ConsentQueue::default()),
         queued: Condvar::new(),
+        chords: sides.chords.clone(),
     });
+    {
+        let told = Arc::downgrade(&leader);
+        sides.chords.on_announce(Some(Arc::new(move |vouches: &Vouches| {
+            if let Some(leader) = told.upgrade() {
+                leader.announce(vouches);
+            }
+        })));
+    }
     {
         let (leader, consent) = (leader.clone(), sides.consent.clone());
         super::super::spawn("mcec-guard-consent", move || leader.put_requests(consent.as_deref()));
@@ -352,6 +382,7 @@ pub fn lead(
         }
     }
     // Handed over: the windows are the host's now.
+    sides.chords.on_announce(None);
     *leading.lock().unwrap_or_else(PoisonError::into_inner) = None;
     sides.ui.set_others(None);
     sides.ui.set_member(true);

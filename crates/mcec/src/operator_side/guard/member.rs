@@ -1,7 +1,8 @@
 //! The election and the member's side. A process takes the display's guard lock when it can
 //! (then it leads, `leader.rs`); otherwise it connects to the guard, says who it is, shows none
 //! of its own windows, reports its stop and its agent's actions, and judges every re-arm and
-//! End claim itself. When the guard goes away it elects again; while no guard answers for
+//! End claim itself (on sway against its own record of the press of the guard's binding the
+//! claim names, `sway.rs`). When the guard goes away it elects again; while no guard answers for
 //! [`ALONE_GRACE`] it shows its own windows, so nothing stopped is ever left without a prompt.
 
 use std::collections::HashMap;
@@ -11,6 +12,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use mcec_desktop::monitor::{ChordControls, Control};
 use mcec_mcp::audit::audit;
 use mcec_operator::Mode;
 use mcec_rules::StopFlag;
@@ -23,6 +25,7 @@ use mcec_sessions::{InstanceLock, LockError};
 
 use super::leader::lead;
 use super::place::Place;
+use super::sway::{adopted, own_activation};
 use super::wire::{Lines, Sender, same_user_peer};
 use super::{GuardLink, Sides};
 use crate::attest::Attestor;
@@ -37,6 +40,7 @@ pub struct Connection {
     lock: PathBuf,
     next: AtomicU64,
     pending: Mutex<HashMap<u64, mpsc::Sender<ConsentAnswer>>>,
+    chords: ChordControls,
 }
 
 impl Connection {
@@ -86,7 +90,9 @@ impl Connection {
 
     fn judge_allow(&self, claim: &PressClaim, stop: &StopFlag, attestor: &Attestor) -> Outcome {
         let holder = mcec_sessions::lock::holder_pid(&self.lock);
-        match claim_activation(claim, Some(self.guard_pid), holder, Instant::now()) {
+        let act = claim_activation(claim, Some(self.guard_pid), holder, Instant::now())
+            .and_then(|act| own_activation(&self.chords, claim, act, Control::Allow));
+        match act {
             Err(refusal) => {
                 audit(
                     "consent-refused",
@@ -227,6 +233,7 @@ fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, 
         lock: place.lock.clone(),
         next: AtomicU64::new(1),
         pending: Mutex::new(HashMap::new()),
+        chords: sides.chords.clone(),
     });
     *link.member.lock().unwrap_or_else(PoisonError::into_inner) = Some(connection.clone());
     sides.ui.set_member(true);
@@ -249,6 +256,18 @@ fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, 
                 ended = Ended::HandedOver;
                 break;
             }
+            Ok(ToMember::Bound { chords }) => {
+                if mcec_sessions::lock::holder_pid(&place.lock) == Some(guard_pid) {
+                    sides.chords.adopt(adopted(&chords));
+                } else {
+                    audit(
+                        "guard-refused",
+                        &format!(
+                            "not-from-guard: chord bindings announced by pid {guard_pid}, not the lock's holder"
+                        ),
+                    );
+                }
+            }
             Ok(ToMember::ConsentAnswer { id, answer }) => {
                 let waiting = connection.pending.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
                 if let Some(waiting) = waiting {
@@ -259,6 +278,7 @@ fn follow(place: &Place, sides: &Sides, stream: std::os::unix::net::UnixStream, 
         }
     }
     alive.store(false, Ordering::Relaxed);
+    sides.chords.adopt(Default::default());
     *link.member.lock().unwrap_or_else(PoisonError::into_inner) = None;
     // A request waiting on the guard's prompt ends: its sender goes.
     connection.pending.lock().unwrap_or_else(PoisonError::into_inner).clear();
@@ -322,7 +342,9 @@ fn judge_claim(place: &Place, sides: &Sides, claim: &PressClaim, guard_pid: u32,
         return;
     }
     let holder = mcec_sessions::lock::holder_pid(&place.lock);
-    let reason = match claim_activation(claim, Some(guard_pid), holder, received) {
+    let act = claim_activation(claim, Some(guard_pid), holder, received)
+        .and_then(|act| own_activation(&sides.chords, claim, act, Control::Rearm));
+    let reason = match act {
         Err(refusal) => {
             audit(
                 "rearm-refused",
@@ -348,7 +370,9 @@ fn judge_claim(place: &Place, sides: &Sides, claim: &PressClaim, guard_pid: u32,
 fn judge_end(place: &Place, sides: &Sides, claim: &PressClaim, guard_pid: u32, sender: &Mutex<Sender>) {
     let received = Instant::now();
     let holder = mcec_sessions::lock::holder_pid(&place.lock);
-    let reason = match claim_activation(claim, Some(guard_pid), holder, received) {
+    let act = claim_activation(claim, Some(guard_pid), holder, received)
+        .and_then(|act| own_activation(&sides.chords, claim, act, Control::End));
+    let reason = match act {
         Err(refusal) => {
             audit(
                 "end-refused",
