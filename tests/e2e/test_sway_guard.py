@@ -12,9 +12,9 @@ keyboard, `wtype` the virtual one; mcec's windows are on a second Xvfb.
 
 Tamper checks hold with members: the guard's re-arm binding removed while its prompt is shown
 is tampering, so the next physical press is refused for the quiet period and nobody re-arms;
-afterwards the physical chord re-arms all. The guard's word alone moves nobody: a program posing as the guard (it holds the lock and
-the socket) whose claim names a binding no member saw pressed, or one its members saw pressed
-from the virtual keyboard, re-arms none of them.
+afterwards the physical chord re-arms all. The guard's word alone moves nobody: a program
+posing as the guard (it holds the lock and the socket) whose claim names a binding no member
+saw pressed, or one its members saw pressed from the virtual keyboard, re-arms none of them.
 
 Build first: `cargo build -p mcec`."""
 
@@ -33,7 +33,16 @@ from typing import Any, Callable, Iterator
 import anyio
 import pytest
 
-from mcec_e2e import audit_lines, audit_with, code_of, host_settings, manual_copy, sdk_stdio, start_host, wait_for_code
+from mcec_e2e import (
+    audit_lines,
+    audit_with,
+    code_of,
+    host_settings,
+    manual_copy,
+    sdk_stdio,
+    start_host,
+    wait_for_code,
+)
 from swaydesk import SwayDesk
 from test_console_end import END_TITLE, HOST_TITLE, row_end
 from test_guard import agents, guard_files, guards, joined
@@ -237,7 +246,10 @@ async def test_a_program_posing_as_the_guard_on_sway_rearms_nobody(tmp_path: Pat
             # A binding announced but never pressed: no member saw it fire.
             for m in members:
                 m.sendall(chord_claim(physical))
-            until("every member refused not-seen", lambda: all(audit_with(c, "rearm-refused", "not-seen") for c in copies))
+            until(
+                "every member refused not-seen",
+                lambda: all(audit_with(c, "rearm-refused", "not-seen") for c in copies),
+            )
 
             # The virtual keyboard's press of the announced injected binding, then its claim.
             try:
@@ -245,7 +257,10 @@ async def test_a_program_posing_as_the_guard_on_sway_rearms_nobody(tmp_path: Pat
                 await anyio.sleep(0.3)
                 for m in members:
                     m.sendall(chord_claim(injected))
-                until("every member refused synthetic", lambda: all(audit_with(c, "rearm-refused", "synthetic") for c in copies))
+                until(
+                    "every member refused synthetic",
+                    lambda: all(audit_with(c, "rearm-refused", "synthetic") for c in copies),
+                )
             finally:
                 sway.swaymsg(f"unbindsym --inhibited --no-warn --input-device=0:0:virtual_keyboard {chord}")
             assert [await code_of(s, "displays") for s in sessions] == ["emergency-stopped"] * 2
