@@ -333,9 +333,12 @@ fn find_by_automation_id_answers_each_standard_control_by_its_control_id() {
     let _g = serial();
     let c = Controls::open("mcec msaa automationid");
     let (t, _dir) = tools();
-    for (id, role, name) in
-        [("1", "push-button", "OK"), ("100", "text", "Name:"), ("101", "check-box", "Remember me"), ("102", "label", "Name:")]
-    {
+    for (id, role, name) in [
+        ("1", "push-button", "OK"),
+        ("100", "text", "Name:"),
+        ("101", "check-box", "Remember me"),
+        ("102", "label", "Name:"),
+    ] {
         let e = find(&t, &c, "automationid", id);
         assert_eq!(
             (e["role"].as_str(), e["name"].as_str(), e["automationId"].as_str(), e["via"].as_str()),
@@ -357,7 +360,9 @@ fn set_text_is_read_back_by_get_text() {
     assert_eq!(text_of(&t, &edit).expect("get-text before")["text"], "hello msaa");
     let set = t
         .invoke(
-            &req::<InvokeRequest>(json!({"elementId": edit, "action": "setText", "text": "set by mcec, read back"})),
+            &req::<InvokeRequest>(
+                json!({"elementId": edit, "action": "setText", "text": "set by mcec, read back"}),
+            ),
             &StopFlag::new(),
         )
         .expect("set the edit box's text");
@@ -459,7 +464,9 @@ fn an_element_of_a_closed_window_is_stale_and_never_the_next_windows() {
     let mut next = Controls::open_with("mcec msaa stale", &["own"]);
     let stop = StopFlag::new();
     let set_text = json!({"elementId": edit, "action": "setText", "text": "stale"});
-    for (id, ask) in [(&ok, json!({"elementId": ok})), (&edit, set_text), (&apply, json!({"elementId": apply}))] {
+    for (id, ask) in
+        [(&ok, json!({"elementId": ok})), (&edit, set_text), (&apply, json!({"elementId": apply}))]
+    {
         let err = t.invoke(&req::<InvokeRequest>(ask), &stop).expect_err("an element of a closed window");
         assert_eq!(err.code, ErrorCode::StaleElement, "{id}: {err:?}");
         assert!(err.detail.contains("find it again"), "{err:?}");

@@ -63,8 +63,8 @@ mod controls {
     use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
     use windows_sys::Win32::UI::WindowsAndMessaging::{
         BM_GETCHECK, BN_CLICKED, BS_AUTOCHECKBOX, BS_PUSHBUTTON, CreateWindowExW, EN_CHANGE, ES_AUTOHSCROLL,
-        GetDlgItem, GetWindowTextW, PostMessageW, SendMessageW, SetForegroundWindow, WM_APP, WM_CLOSE, WM_COMMAND,
-        WM_GETOBJECT, WS_BORDER, WS_CHILD, WS_TABSTOP, WS_VISIBLE,
+        GetDlgItem, GetWindowTextW, PostMessageW, SendMessageW, SetForegroundWindow, WM_APP, WM_CLOSE,
+        WM_COMMAND, WM_GETOBJECT, WS_BORDER, WS_CHILD, WS_TABSTOP, WS_VISIBLE,
     };
 
     use crate::test_window::{self, Spec};
