@@ -25,9 +25,10 @@ from mcec_e2e import audit_with, sdk_stdio  # noqa: E402 (wine_desk puts tests/e
 # One test latches the stop, which mcec.exe records in the prefix: no test here inherits it.
 pytestmark = pytest.mark.usefixtures("no_stop_record")
 
-COMMANDS = ("query", "find", "invoke", "get-text", "displays")
+COMMANDS = ("query", "find", "invoke", "get-text", "wait-for", "displays")
 TITLE = "mcec a11y wine"
 OWN_TITLE = "mcec own accessible"
+CASES_TITLE = "mcec a11y cases"
 
 
 class Controls:
@@ -67,11 +68,15 @@ class Controls:
             self.read_to = i + 1
             return self.lines[i]
 
+    def tell(self, line: str) -> None:
+        """One line on the program's stdin (`state`, `later MS`, `close`)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
     def own_state(self) -> str:
         """The own panel's state as the program holds it now."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.write("state\n")
-        self.proc.stdin.flush()
+        self.tell("state")
         return self.next("STATE")
 
     def close(self) -> None:
@@ -102,6 +107,84 @@ def test_find_query_get_text_and_invoke_read_msaa(desk: WineDesk, tmp_path: Path
         assert target.next("CLICKED") == "CLICKED id=1"
     finally:
         target.close()
+
+
+def test_automation_id_set_text_wait_for_ambiguity_and_a_closed_window(desk: WineDesk, tmp_path: Path) -> None:
+    """The Win32 test window's remaining cases through mcec.exe: `find` by AutomationId (the
+    control id), `setText` read back by `get-text`, `wait-for` of a button the program makes
+    1.5 s after it is asked, two buttons of one name listed both, and the elements of a
+    window that closed answering `stale-element` while a window like it has taken its place."""
+    copy = wine_copy(desk, tmp_path, "AgentCommandsEnabled = true\n", COMMANDS)
+    target = Controls(desk, CASES_TITLE)
+    targets = [target]
+
+    async def line(prefix: str) -> str:
+        return await anyio.to_thread.run_sync(target.next, prefix)
+
+    try:
+
+        async def main():
+            async with sdk_stdio(copy) as (session, _):
+                found = await call(session, "find", window=CASES_TITLE, by="automationid", value="100")
+                assert found["ok"] is True, found
+                edit = found["result"]["element"]
+                assert (edit["role"], edit["automationId"], edit["via"]) == ("text", "100", "msaa"), edit
+                ok = (await call(session, "find", window=CASES_TITLE, by="automationid", value="1"))["result"]["element"]
+                assert (ok["role"], ok["name"]) == ("push-button", "OK"), ok
+
+                set_text = await call(session, "invoke", elementId=edit["elementId"], action="setText",
+                                      text="typed by no one")
+                assert set_text["ok"] is True and set_text["result"]["done"] == "setText", set_text
+                assert await line("EDIT") == "EDIT text=typed by no one"
+                read = await call(session, "get-text", elementId=edit["elementId"])
+                assert (read["result"]["text"], read["result"]["source"]) == ("typed by no one", "accessibility"), read
+
+                later = {"window": CASES_TITLE, "by": "name", "value": "Later"}
+                absent = await call(session, "find", **later)
+                assert absent["ok"] is False and absent["error"]["code"] == "element-not-found", absent
+                target.tell("later 1500")
+                waited = await call(session, "wait-for", **later, timeoutMs=20000)
+                assert waited["ok"] is True, waited
+                first = waited["result"]["element"]
+                assert (first["role"], first["automationId"], first["via"]) == ("push-button", "103", "msaa"), first
+                assert await line("LATER") == "LATER id=103"
+
+                target.tell("later 0")
+                assert await line("LATER") == "LATER id=104"
+                second = (await call(session, "find", window=CASES_TITLE, by="automationid", value="104"))
+                second = second["result"]["element"]
+                for tool in ("find", "wait-for", "invoke"):
+                    both = await call(session, tool, **later)
+                    assert both["ok"] is False and both["error"]["code"] == "ambiguous-selector", (tool, both)
+                    detail = both["error"]["detail"]
+                    assert detail.startswith("2 elements match"), (tool, detail)
+                    for e in (first, second):
+                        assert f'{e["elementId"]} push-button "Later"' in detail, (tool, e, detail)
+                # The refused invoke pressed nothing: the next press reported is the one asked for.
+                pressed = await call(session, "invoke", elementId=second["elementId"])
+                assert pressed["ok"] is True, pressed
+                assert await line("CLICKED") == "CLICKED id=104"
+
+                target.tell("close")
+                assert await line("CLOSED") == "CLOSED"
+                # A window like it in its place (same title, same controls), untouched by the old ids.
+                replacement = await anyio.to_thread.run_sync(Controls, desk, CASES_TITLE)
+                targets.append(replacement)
+                for args in ({"elementId": ok["elementId"]},
+                             {"elementId": edit["elementId"], "action": "setText", "text": "stale"},
+                             {"elementId": first["elementId"]}):
+                    stale = await call(session, "invoke", **args)
+                    assert not stale["ok"] and stale["error"]["code"] == "stale-element", (args, stale)
+                stale = await call(session, "get-text", elementId=edit["elementId"])
+                assert not stale["ok"] and stale["error"]["code"] == "stale-element", stale
+                fresh = await call(session, "get-text", window=CASES_TITLE, by="automationid", value="100")
+                assert fresh["ok"] is True and fresh["result"]["text"] == "hello msaa", fresh
+                assert fresh["result"]["element"]["elementId"] != edit["elementId"], fresh
+
+        run(main)
+    finally:
+        for t in targets:
+            t.close()
 
 
 # What a fake Tesseract prints: tesseract's TSV for two words on one line.

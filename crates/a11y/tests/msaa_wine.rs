@@ -20,7 +20,7 @@ use mcec_desktop::api::{DesktopConfig, DesktopTools};
 use mcec_desktop::requests::{ClickRequest, ElementTarget, FocusRequest, WindowSelector};
 use mcec_desktop_windows::WindowsDesktop;
 use mcec_desktop_windows::clipboard::WindowsClipboard;
-use mcec_rules::{ErrorCode, StopFlag};
+use mcec_rules::{ErrorCode, StopFlag, ToolError};
 use serde_json::{Value, json};
 
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -97,11 +97,16 @@ impl Controls {
         }
     }
 
+    /// Sends the program one line on stdin (`state`, `later MS`, `close`).
+    fn tell(&mut self, line: &str) {
+        let stdin = self.child.stdin.as_mut().expect("stdin");
+        writeln!(stdin, "{line}").and_then(|()| stdin.flush()).expect("write to mcec-controls");
+    }
+
     /// The own panel's state as the program holds it now (`STATE applied=...`); every `OWN`
     /// line printed before is skipped.
     fn own_state(&mut self) -> String {
-        let stdin = self.child.stdin.as_mut().expect("stdin");
-        writeln!(stdin, "state").and_then(|()| stdin.flush()).expect("ask the state");
+        self.tell("state");
         self.until("STATE")
     }
 }
@@ -130,6 +135,23 @@ fn find(t: &A11yTools, c: &Controls, by: &str, value: &str) -> Value {
         .find(&req::<FindRequest>(json!({"handle": c.hwnd, "by": by, "value": value})), &StopFlag::new())
         .unwrap_or_else(|e| panic!("find {by}={value}: {e:?}"));
     serde_json::to_value(found).expect("json")["element"].clone()
+}
+
+/// The error of a `find` that must not answer one element.
+fn find_err(t: &A11yTools, c: &Controls, by: &str, value: &str) -> ToolError {
+    t.find(&req::<FindRequest>(json!({"handle": c.hwnd, "by": by, "value": value})), &StopFlag::new())
+        .map(|found| panic!("find {by}={value} answered {:?}", serde_json::to_value(found)))
+        .unwrap_err()
+}
+
+/// The text `get-text` reads from the element `id`.
+fn text_of(t: &A11yTools, id: &str) -> Result<Value, ToolError> {
+    t.get_text(&req::<GetTextRequest>(json!({"elementId": id})), &StopFlag::new())
+        .map(|r| serde_json::to_value(r).expect("json"))
+}
+
+fn id_of(e: &Value) -> String {
+    e["elementId"].as_str().unwrap_or_else(|| panic!("no elementId in {e}")).to_string()
 }
 
 fn window_rect(t: &A11yTools, c: &Controls) -> (i64, i64, i64, i64) {
@@ -307,6 +329,98 @@ fn a_hung_provider_costs_one_call_timeout_and_answers_unavailable() {
 }
 
 #[test]
+fn find_by_automation_id_answers_each_standard_control_by_its_control_id() {
+    let _g = serial();
+    let c = Controls::open("mcec msaa automationid");
+    let (t, _dir) = tools();
+    for (id, role, name) in [
+        ("1", "push-button", "OK"),
+        ("100", "text", "Name:"),
+        ("101", "check-box", "Remember me"),
+        ("102", "label", "Name:"),
+    ] {
+        let e = find(&t, &c, "automationid", id);
+        assert_eq!(
+            (e["role"].as_str(), e["name"].as_str(), e["automationId"].as_str(), e["via"].as_str()),
+            (Some(role), Some(name), Some(id), Some("msaa")),
+            "{e}"
+        );
+    }
+    // The whole id, exactly: "10" is neither 100 nor 101, and no control has it.
+    assert_eq!(find_err(&t, &c, "automationid", "10").code, ErrorCode::ElementNotFound);
+    assert_eq!(find_err(&t, &c, "automationid", "OK").code, ErrorCode::ElementNotFound);
+}
+
+#[test]
+fn set_text_is_read_back_by_get_text() {
+    let _g = serial();
+    let c = Controls::open("mcec msaa set text");
+    let (t, _dir) = tools();
+    let edit = id_of(&find(&t, &c, "automationid", "100"));
+    assert_eq!(text_of(&t, &edit).expect("get-text before")["text"], "hello msaa");
+    let set = t
+        .invoke(
+            &req::<InvokeRequest>(
+                json!({"elementId": edit, "action": "setText", "text": "set by mcec, read back"}),
+            ),
+            &StopFlag::new(),
+        )
+        .expect("set the edit box's text");
+    assert_eq!(serde_json::to_value(set).unwrap()["element"]["via"], "msaa");
+    assert_eq!(c.until("EDIT"), "EDIT text=set by mcec, read back");
+    let read = text_of(&t, &edit).expect("get-text after");
+    assert_eq!(
+        (read["text"].as_str(), read["source"].as_str()),
+        (Some("set by mcec, read back"), Some("accessibility")),
+        "{read}"
+    );
+    // Found by its new contents, no longer by the old.
+    assert_eq!(id_of(&find(&t, &c, "text", "read back")), edit);
+    assert_eq!(find_err(&t, &c, "text", "hello msaa").code, ErrorCode::ElementNotFound);
+}
+
+#[test]
+fn wait_for_sees_a_control_made_later_and_two_of_one_name_are_ambiguous() {
+    let _g = serial();
+    let mut c = Controls::open("mcec msaa later");
+    let (t, _dir) = tools();
+    let stop = StopFlag::new();
+    let later = json!({"handle": c.hwnd, "by": "name", "value": "Later", "timeoutMs": 20_000});
+    // Not there before the program is asked to make it.
+    assert_eq!(find_err(&t, &c, "name", "Later").code, ErrorCode::ElementNotFound);
+    c.tell("later 1500");
+    let waited = t.wait_for(&req::<WaitForRequest>(later.clone()), &stop).expect("wait-for appears");
+    let first = serde_json::to_value(waited).expect("json")["element"].clone();
+    assert_eq!(
+        (first["role"].as_str(), first["automationId"].as_str(), first["via"].as_str()),
+        (Some("push-button"), Some("103"), Some("msaa")),
+        "{first}"
+    );
+    assert_eq!(c.until("LATER"), "LATER id=103");
+    // A second control of the same name: never "the first", both listed.
+    c.tell("later 0");
+    assert_eq!(c.until("LATER"), "LATER id=104");
+    let second = find(&t, &c, "automationid", "104");
+    let listed = |err: &ToolError| {
+        assert_eq!(err.code, ErrorCode::AmbiguousSelector, "{err:?}");
+        assert!(err.detail.starts_with("2 elements match"), "{err:?}");
+        for e in [&first, &second] {
+            assert!(err.detail.contains(&format!("{} push-button \"Later\"", id_of(e))), "{e} in {err:?}");
+        }
+    };
+    listed(&find_err(&t, &c, "name", "Later"));
+    listed(&t.wait_for(&req::<WaitForRequest>(later), &stop).expect_err("wait-for of two"));
+    let err = t
+        .invoke(&req::<InvokeRequest>(json!({"handle": c.hwnd, "by": "name", "value": "Later"})), &stop)
+        .expect_err("invoke of two");
+    listed(&err);
+    // The refused invoke pressed nothing: the next press the program reports is the one asked
+    // for by id (posted to the same thread's queue, so a press before it would come first).
+    t.invoke(&req::<InvokeRequest>(json!({"elementId": id_of(&second)})), &stop).expect("press the second");
+    assert_eq!(c.until("CLICKED"), "CLICKED id=104");
+}
+
+#[test]
 fn wait_for_sees_the_check_box_take_the_focus_when_clicked() {
     let _g = serial();
     let c = Controls::open("mcec msaa wait");
@@ -336,14 +450,36 @@ fn wait_for_sees_the_check_box_take_the_focus_when_clicked() {
 }
 
 #[test]
-fn an_element_of_a_closed_window_is_stale() {
+fn an_element_of_a_closed_window_is_stale_and_never_the_next_windows() {
     let _g = serial();
-    let c = Controls::open("mcec msaa stale");
+    let mut c = Controls::open_with("mcec msaa stale", &["own"]);
     let (t, _dir) = tools();
-    let id = find(&t, &c, "name", "OK")["elementId"].as_str().expect("id").to_string();
-    drop(c);
-    let err = t.invoke(&req::<InvokeRequest>(json!({"elementId": id})), &StopFlag::new()).unwrap_err();
-    assert_eq!(err.code, ErrorCode::StaleElement, "{err:?}");
+    let ok = id_of(&find(&t, &c, "name", "OK"));
+    let edit = id_of(&find(&t, &c, "automationid", "100"));
+    let apply = id_of(&find(&t, &c, "name", "Apply"));
+    // The window closes; its program goes on running.
+    c.tell("close");
+    assert_eq!(c.until("CLOSED"), "CLOSED");
+    // A window like it in its place: the same title, the same controls.
+    let mut next = Controls::open_with("mcec msaa stale", &["own"]);
+    let stop = StopFlag::new();
+    let set_text = json!({"elementId": edit, "action": "setText", "text": "stale"});
+    for (id, ask) in
+        [(&ok, json!({"elementId": ok})), (&edit, set_text), (&apply, json!({"elementId": apply}))]
+    {
+        let err = t.invoke(&req::<InvokeRequest>(ask), &stop).expect_err("an element of a closed window");
+        assert_eq!(err.code, ErrorCode::StaleElement, "{id}: {err:?}");
+        assert!(err.detail.contains("find it again"), "{err:?}");
+        let err = text_of(&t, id).expect_err("get-text of a closed window's element");
+        assert_eq!(err.code, ErrorCode::StaleElement, "{id}: {err:?}");
+    }
+    // The next window was not touched: its edit box and its panel are as they started, and
+    // what is found in it now are its own elements.
+    let next_edit = find(&t, &next, "automationid", "100");
+    assert_ne!(id_of(&next_edit), edit, "{next_edit}");
+    assert_eq!(text_of(&t, &id_of(&next_edit)).expect("get-text")["text"], "hello msaa");
+    assert_eq!(next.own_state(), "STATE applied=0 bold=0 selected=- focus=-");
+    assert_ne!(id_of(&find(&t, &next, "name", "Apply")), apply);
 }
 
 /// Wine's own `winecfg`, ended when dropped.

@@ -16,9 +16,14 @@
 //! Lines (stdout, flushed): `READY hwnd=0x.. pid=N`, then one per notification from a
 //! control: `CLICKED id=N` (a button pressed), `CHECK id=N state=0|1`, `EDIT text=...` (the
 //! edit box changed), and one per change of the own panel: `OWN press|toggle|select|focus|
-//! select+focus applied=N bold=0|1 selected=NAME|- focus=NAME|-`. A line `state` on stdin is
-//! answered `STATE applied=...` (the own panel's state now, in the same form). The program
-//! ends when stdin closes.
+//! select+focus applied=N bold=0|1 selected=NAME|- focus=NAME|-`.
+//!
+//! Lines on stdin: `state` is answered `STATE applied=...` (the own panel's state now, in the
+//! same form); `later MS` makes one more push button `&Later` MS milliseconds later (control
+//! ids 103, 104, ..., each printed `LATER id=N` once it exists: a control that appears after a
+//! delay, and two of the same name); `close` closes the window, printed `CLOSED` once it is
+//! gone, while the program goes on running (an element of a window that closed). Anything
+//! else is answered `UNKNOWN <line>`. The program ends when stdin closes.
 
 #[cfg(windows)]
 fn main() {
@@ -51,14 +56,15 @@ mod own_panel;
 #[allow(unsafe_code)]
 mod controls {
     use std::io::{BufRead, Write};
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+    use std::time::Duration;
 
     use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, WPARAM};
     use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
     use windows_sys::Win32::UI::WindowsAndMessaging::{
         BM_GETCHECK, BN_CLICKED, BS_AUTOCHECKBOX, BS_PUSHBUTTON, CreateWindowExW, EN_CHANGE, ES_AUTOHSCROLL,
-        GetDlgItem, GetWindowTextW, SendMessageW, SetForegroundWindow, WM_COMMAND, WM_GETOBJECT, WS_BORDER,
-        WS_CHILD, WS_TABSTOP, WS_VISIBLE,
+        GetDlgItem, GetWindowTextW, PostMessageW, SendMessageW, SetForegroundWindow, WM_APP, WM_CLOSE,
+        WM_COMMAND, WM_GETOBJECT, WS_BORDER, WS_CHILD, WS_TABSTOP, WS_VISIBLE,
     };
 
     use crate::test_window::{self, Spec};
@@ -68,9 +74,18 @@ mod controls {
     pub const EDIT: i32 = 100;
     pub const CHECK: i32 = 101;
     pub const LABEL: i32 = 102;
+    /// The first `Later` button's control id; each next one takes the next id.
+    pub const LATER: i32 = 103;
+
+    /// What stdin's reader posts to the window for `later`: make one more `Later` button.
+    const WM_LATER: u32 = WM_APP + 1;
 
     /// Whether `WM_GETOBJECT` hangs (the `hang` argument).
     static HANG: AtomicBool = AtomicBool::new(false);
+    /// The main window, for stdin's reader (0 before it exists).
+    static MAIN: AtomicUsize = AtomicUsize::new(0);
+    /// `Later` buttons made so far.
+    static LATERS: AtomicI32 = AtomicI32::new(0);
 
     pub fn say(line: &str) {
         let mut out = std::io::stdout().lock();
@@ -116,6 +131,15 @@ mod controls {
         if msg == WM_GETOBJECT && HANG.load(Ordering::SeqCst) {
             say("GETOBJECT hanging");
             std::thread::sleep(std::time::Duration::from_secs(20));
+        }
+        if msg == WM_LATER {
+            let n = LATERS.fetch_add(1, Ordering::SeqCst);
+            let id = LATER + n;
+            // Two a row right of OK, rows below it; past three rows they overlap (no test makes so many).
+            let at = (110 + 90 * (n % 2), 90 + 34 * (n / 2).min(2), 80, 28);
+            child(hwnd, "BUTTON", "&Later", WS_TABSTOP | BS_PUSHBUTTON as u32, id, at);
+            say(&format!("LATER id={id}"));
+            return 0;
         }
         if msg == WM_COMMAND {
             let id = (w & 0xFFFF) as i32;
@@ -189,14 +213,42 @@ mod controls {
         // SAFETY: our own window, just created.
         unsafe { SetForegroundWindow(hwnd) };
         say(&format!("READY hwnd={:#x} pid={}", hwnd as usize, std::process::id()));
+        MAIN.store(hwnd as usize, Ordering::SeqCst);
         std::thread::spawn(|| {
             for line in std::io::stdin().lock().lines().map_while(Result::ok) {
-                if line.trim() == "state" {
-                    say(&format!("STATE {}", own_state::get().line()));
-                }
+                command(line.trim());
             }
             std::process::exit(0);
         });
         test_window::run_message_loop();
+        say("CLOSED");
+        // The window is gone, the program is not: its thread goes on serving COM calls (the own
+        // panel's objects, still referenced from elsewhere) until stdin closes.
+        test_window::run_message_loop();
+    }
+
+    /// One line from stdin.
+    fn command(line: &str) {
+        let mut words = line.split_whitespace();
+        match (words.next(), words.next(), words.next()) {
+            (Some("state"), None, _) => say(&format!("STATE {}", own_state::get().line())),
+            (Some("later"), Some(ms), None) => match ms.parse::<u64>() {
+                Ok(ms) => {
+                    std::thread::spawn(move || {
+                        std::thread::sleep(Duration::from_millis(ms));
+                        post(WM_LATER);
+                    });
+                }
+                Err(_) => say(&format!("UNKNOWN {line}")),
+            },
+            (Some("close"), None, _) => post(WM_CLOSE),
+            _ => say(&format!("UNKNOWN {line}")),
+        }
+    }
+
+    /// Posts `msg` to the main window (handled on its thread).
+    fn post(msg: u32) {
+        // SAFETY: a message without pointers to our own window (a stale handle is refused).
+        unsafe { PostMessageW(MAIN.load(Ordering::SeqCst) as HWND, msg, 0, 0) };
     }
 }
