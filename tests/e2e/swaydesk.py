@@ -4,7 +4,7 @@
 Wayland client of the session (`wtype`, `foot`) as sway's user.
 
 sway refuses to run as root, so as root it runs as the unprivileged user of `waydesk.py`,
-with its own runtime directory; the Xvfb lets that user in (`xhost +si:localuser:`). No
+with its own runtime directory; the Xvfb lets that user in (`xhost +si:localuser:`). By default no
 XWayland: mcec's operator windows and its stop record use the DISPLAY of a second Xvfb
 (`operator_display`), as they would use XWayland's in a real session. Not the first Xvfb's:
 there a prompt given the X focus would take the keys of the Xvfb's keyboard before sway (an
