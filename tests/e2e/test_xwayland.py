@@ -9,6 +9,12 @@ monitor took for the operator's own, latches nothing; with
 use are audited. The positive control runs the same calls on a plain
 Xvfb, where the stop arms and the unsafe key changes nothing.
 
+mcec takes the X11 path here because its environment has no `WAYLAND_DISPLAY` (as a program of
+the session's X server may not), or on a compositor that offers no wlroots protocol (GNOME,
+KDE). With the session's `WAYLAND_DISPLAY`, sway (a wlroots compositor) is served by the
+Wayland backend without IPC instead (`test_wlroots.py`); one test here checks that choice on
+this session too.
+
 Build first: `cargo build -p mcec && cargo build -p mcec-desktop-x11 --bin mcec-testwin`."""
 
 from __future__ import annotations
@@ -104,15 +110,15 @@ async def observation_works(session: Any, window: str) -> None:
 # --------------------------------------------------------------------------- XWayland
 
 
-@pytest.mark.parametrize("from_session", [True, False], ids=["session-env", "server-signals-only"])
+@pytest.mark.parametrize("from_session", [True, False], ids=["session-type-env", "server-signals-only"])
 async def test_actuation_is_refused_on_xwayland_and_observation_works(
     tmp_path: Path, wayland: WaylandDesk, windows, from_session: bool
 ) -> None:
-    """With the session's WAYLAND_DISPLAY beside DISPLAY, and with DISPLAY alone (then only
-    what the X server itself shows, its `XWAYLAND0` output, gives it away)."""
+    """With the session's XDG_SESSION_TYPE=wayland beside DISPLAY, and with DISPLAY alone (then
+    only what the X server itself shows, its `XWAYLAND0` output, gives it away)."""
     copy = copy_with(tmp_path)
     win = windows(wayland.env(), "Wayfarer")
-    env_extra = wayland.session_env() if from_session else wayland.env()
+    env_extra = wayland.env(XDG_SESSION_TYPE="wayland") if from_session else wayland.env()
     async with sdk_stdio(copy, env_extra=env_extra) as (session, _):
         for tool, args in ACTUATIONS:
             env, result = await call(session, tool, args)
@@ -121,7 +127,7 @@ async def test_actuation_is_refused_on_xwayland_and_observation_works(
             detail = env["error"]["detail"]
             assert WAYLAND_REASON in detail, detail
             assert "RandR output XWAYLAND" in detail, detail
-            assert ("WAYLAND_DISPLAY=" in detail) == from_session, detail
+            assert ("XDG_SESSION_TYPE=wayland" in detail) == from_session, detail
             assert "X11 session" in detail, detail
         await observation_works(session, "Wayfarer")
         status = await ok(session, "session-status")
@@ -143,7 +149,7 @@ async def test_the_unsafe_setting_lets_agents_act_without_a_stop_and_is_audited(
 ) -> None:
     copy = copy_with(tmp_path, UNSAFE)
     win = windows(wayland.env(), "Wayfarer")
-    async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
+    async with sdk_stdio(copy, env_extra=wayland.env()) as (session, _):
         await ok(session, "click", {"at": {"x": 20, "y": 20}, "className": "Wayfarer"})
         assert win.wait_for(lambda line: line.startswith("press")).startswith("press 1 20 20")
         await ok(session, "click", {"at": {"x": 30, "y": 30}, "className": "Wayfarer"})
@@ -191,7 +197,7 @@ async def test_a_wayland_virtual_keyboard_cannot_press_the_stop(tmp_path: Path, 
     chord = ["-P", "Control_L", "-P", "Alt_L", "-P", "Shift_L", "-k", "s"]
     chord += ["-p", "Shift_L", "-p", "Alt_L", "-p", "Control_L"]
     type_chord_until_seen(wayland, win, chord)
-    async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
+    async with sdk_stdio(copy, env_extra=wayland.env(XDG_SESSION_TYPE="wayland")) as (session, _):
         # Positive control: the whole chord, its `s` last, reached an X client of the session.
         type_chord_until_seen(wayland, win, chord)
         env, _ = await call(session, "click", {"at": {"x": 20, "y": 20}, "className": "Wayfarer"})
@@ -212,10 +218,28 @@ async def test_turning_the_stop_off_does_not_unlock_xwayland(
         stop = (await ok(session, "session-status"))["emergencyStop"]
         assert stop["armed"] is False and stop["actuationAllowed"] is True, stop
         assert "EmergencyStopEnabled is false" in stop["status"], stop
-    async with sdk_stdio(copy_with(tmp_path, off, "wl"), env_extra=wayland.session_env()) as (session, _):
+    async with sdk_stdio(copy_with(tmp_path, off, "wl"), env_extra=wayland.env()) as (session, _):
         env, _ = await call(session, "key", {"keys": "a"})
         assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
         assert WAYLAND_REASON in env["error"]["detail"], env
+
+
+async def test_with_the_sessions_wayland_display_the_wlroots_compositor_is_served_and_named(
+    tmp_path: Path, wayland: WaylandDesk, windows
+) -> None:
+    """The session's own environment (`WAYLAND_DISPLAY`, no `SWAYSOCK`): sway offers the
+    wlroots protocols, so mcec serves the Wayland display, lists the XWayland window through
+    the foreign-toplevel list (no `bounds` there) and refuses actuation naming the compositor."""
+    copy = copy_with(tmp_path)
+    win = windows(wayland.env(), "Wayfarer")
+    async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
+        env, _ = await call(session, "click", {"at": {"x": 20, "y": 20}})
+        assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
+        assert "`sway`" in env["error"]["detail"] and WAYLAND_REASON not in env["error"]["detail"], env
+        listed = await ok(session, "windows", {"title": "Wayfarer"})
+        assert [w["title"] for w in listed["windows"]] == ["Wayfarer"], listed
+        assert "bounds" not in listed["windows"][0] and listed["windows"][0]["boundsUnavailable"], listed
+    assert inputs(win) == [], "a refused call still reached the window"
 
 
 # --------------------------------------------------------------------------- positive control

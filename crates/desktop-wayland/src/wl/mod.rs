@@ -266,7 +266,8 @@ impl Dispatch<wl_registry::WlRegistry, GlobalListContents> for State {
         _: &Connection,
         _: &QueueHandle<State>,
     ) {
-        // Outputs that come and go later are seen through sway's IPC; capture re-binds.
+        // Outputs that come and go later are seen through sway's IPC on sway; without it an
+        // output added after start is not seen until mcec restarts.
     }
 }
 
