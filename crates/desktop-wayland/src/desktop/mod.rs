@@ -76,6 +76,8 @@ impl WlrDesktop {
         let wl = Wl::connect_observing(wayland).map_err(|e| ToolError::new(ErrorCode::NoDesktop, e))?;
         let toplevels = match ForeignToplevels::connect(wayland) {
             Ok(lister) => Ok(Mutex::new(lister)),
+            // Not offered: window calls answer `unavailable` saying so; no compositor at all
+            // is no desktop.
             Err(e) if e.code == ErrorCode::Unavailable => Err(e),
             Err(e) => return Err(e),
         };
