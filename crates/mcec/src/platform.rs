@@ -10,9 +10,10 @@
 //! the same crate without IPC and without a stop: actuation refused, naming the compositor,
 //! unless the operator's unsafe key allows it. Other Wayland compositors keep the X11 path,
 //! whose XWayland check refuses actuation there. The choice is made once
-//! (`mcec_desktop_wayland::choice::chosen`). On Windows it is `mcec-desktop-windows` (GDI, `EnumWindows`, `SendInput`,
-//! and the low-level hooks as the provenance monitor). A backend that cannot connect answers
-//! `no-desktop`; a monitor that cannot start leaves actuation at `emergency-stop-unavailable`.
+//! (`mcec_desktop_wayland::choice::chosen`). On Windows it is `mcec-desktop-windows` (GDI,
+//! `EnumWindows`, `SendInput`, and the low-level hooks as the provenance monitor). A backend
+//! that cannot connect answers `no-desktop`; a monitor that cannot start leaves actuation at
+//! `emergency-stop-unavailable`.
 
 mod a11y;
 

@@ -3,7 +3,7 @@
 //! beneath another's window), input from the one virtual keyboard and pointer (`input.rs`).
 //! Screens and windows come from sway's IPC on sway (`screens.rs`, `windows.rs`), and on any
 //! other compositor (or sway without `SWAYSOCK`) from what every client is told: `wl_output`
-//! for the layout and `wlr-foreign-toplevel-management` for the windows (`toplevels.rs`),
+//! and xdg-output for the layout and `wlr-foreign-toplevel-management` for the windows (`toplevels.rs`),
 //! which has no window geometry.
 
 mod input;

@@ -1,6 +1,6 @@
 //! Outputs from sway's `GET_OUTPUTS` (layout position, logical size, scale), or without
-//! sway's IPC from `wl_output` (`wl/outputs.rs`), and their pixels through `wlr-screencopy`,
-//! cut to the asked area in layout coordinates.
+//! sway's IPC from `wl_output` and xdg-output (`wl/outputs.rs`), and their pixels through
+//! `wlr-screencopy`, cut to the asked area in layout coordinates.
 
 use mcec_desktop::seams::Screens;
 use mcec_desktop::types::{

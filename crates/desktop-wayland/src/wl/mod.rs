@@ -15,6 +15,7 @@ use std::time::Instant;
 use wayland_client::globals::{GlobalListContents, registry_queue_init};
 use wayland_client::protocol::{wl_buffer, wl_output, wl_registry, wl_seat, wl_shm, wl_shm_pool};
 use wayland_client::{Connection, Dispatch, EventQueue, Proxy as _, QueueHandle, WEnum, delegate_noop};
+use wayland_protocols::xdg::xdg_output::zv1::client::{zxdg_output_manager_v1, zxdg_output_v1};
 use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
     zwp_virtual_keyboard_manager_v1::ZwpVirtualKeyboardManagerV1,
     zwp_virtual_keyboard_v1::ZwpVirtualKeyboardV1,
@@ -87,6 +88,8 @@ impl Wl {
         let keyboards: Option<ZwpVirtualKeyboardManagerV1> = globals.bind(&qh, 1..=1, ()).ok();
         let pointers: Option<ZwlrVirtualPointerManagerV1> = globals.bind(&qh, 1..=2, ()).ok();
         let screencopy = globals.bind(&qh, 1..=3, ()).ok();
+        let xdg_outputs: Option<zxdg_output_manager_v1::ZxdgOutputManagerV1> =
+            globals.bind(&qh, 1..=3, ()).ok();
         let mut state = State::default();
         for global in globals.contents().clone_list() {
             if global.interface == "wl_output" {
@@ -96,6 +99,10 @@ impl Wl {
                     &qh,
                     (),
                 );
+                if let Some(manager) = &xdg_outputs {
+                    // Lives as long as the connection: its events keep the facts current.
+                    let _ = manager.get_xdg_output(&output, &qh, output.clone());
+                }
                 state.facts.push((output.clone(), outputs::OutputFacts::default()));
                 state.outputs.push((output, None));
             }
@@ -324,6 +331,22 @@ delegate_noop!(State: ZwpVirtualKeyboardV1);
 delegate_noop!(State: ZwlrVirtualPointerManagerV1);
 delegate_noop!(State: ZwlrVirtualPointerV1);
 delegate_noop!(State: zwlr_screencopy_manager_v1::ZwlrScreencopyManagerV1);
+delegate_noop!(State: zxdg_output_manager_v1::ZxdgOutputManagerV1);
+
+impl Dispatch<zxdg_output_v1::ZxdgOutputV1, wl_output::WlOutput> for State {
+    fn event(
+        state: &mut State,
+        _: &zxdg_output_v1::ZxdgOutputV1,
+        event: zxdg_output_v1::Event,
+        output: &wl_output::WlOutput,
+        _: &Connection,
+        _: &QueueHandle<State>,
+    ) {
+        if let Some((_, facts)) = state.facts.iter_mut().find(|(o, _)| o == output) {
+            facts.note_logical(&event);
+        }
+    }
+}
 
 impl Dispatch<zwlr_screencopy_frame_v1::ZwlrScreencopyFrameV1, ()> for State {
     fn event(
