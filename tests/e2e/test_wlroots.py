@@ -106,6 +106,29 @@ async def listed(session: Any, app_id: str) -> dict | None:
     return next((w for w in windows if w["className"] == app_id), None)
 
 
+def json_outputs(sway: SwayDesk) -> list[dict]:
+    """sway's own account of its outputs (the witness)."""
+    return json.loads(sway.swaymsg("-t", "get_outputs").stdout)
+
+
+def shown(sway: SwayDesk, app_id: str) -> bool:
+    """Whether sway shows a window with `app_id`."""
+    return any(v.get("app_id") == app_id and v.get("visible") for v in views(sway.tree()))
+
+
+async def until_async(f: Callable[[], Any]) -> Any:
+    """`f()` (awaited when it is a coroutine) once it is truthy; 20 s is a hang guard."""
+    deadline = time.monotonic() + 20.0
+    while True:
+        got = f()
+        if hasattr(got, "__await__"):
+            got = await got
+        if got:
+            return got
+        assert time.monotonic() < deadline, "timed out"
+        await anyio.sleep(0.05)
+
+
 async def test_windows_displays_and_capture_come_from_the_protocols_and_actuation_is_refused(
     tmp_path: Path, sway: SwayDesk, clients
 ) -> None:
@@ -120,7 +143,7 @@ async def test_windows_displays_and_capture_come_from_the_protocols_and_actuatio
         assert [(d["bounds"]["width"], d["bounds"]["height"]) for d in displays["displays"]] == [
             (rect["width"], rect["height"])
         ], displays
-        red = await _until_async(lambda: listed(session, "mcec-e2e-red"))
+        red = await until_async(lambda: listed(session, "mcec-e2e-red"))
         assert "bounds" not in red and PROTOCOL in red["boundsUnavailable"], red
         assert red["title"] == "mcec-e2e-red", red
 
@@ -138,7 +161,7 @@ async def test_windows_displays_and_capture_come_from_the_protocols_and_actuatio
 
         # A window with one of mcec's own app ids: never listed, never in a picture.
         foot(sway, clients, "mcec-overlay", "00ff00")
-        await _until_async(lambda: _shown(sway, "mcec-overlay"))
+        await until_async(lambda: shown(sway, "mcec-overlay"))
         assert await listed(session, "mcec-overlay") is None
         env, result = await call(session, "capture", {})
         assert env["ok"], env
@@ -157,31 +180,10 @@ async def test_with_the_unsafe_key_focus_works_and_window_relative_points_are_re
     right = foot(sway, clients, "mcec-e2e-right", "0000ff")
     until("the newest window focused", lambda: focused(sway) == right["id"])
     async with sdk_stdio(copy, env_extra=without_ipc(sway)) as (session, _):
-        target = await _until_async(lambda: listed(session, "mcec-e2e-left"))
+        target = await until_async(lambda: listed(session, "mcec-e2e-left"))
         assert target["foreground"] is False, target
         result = await ok(session, "focus", {"handle": target["id"]})
         assert result["window"]["foreground"] is True, result
         until("the left window focused in sway", lambda: focused(sway) == left["id"])
         env, _ = await call(session, "click", {"handle": target["id"], "at": {"x": 5, "y": 5}})
         assert env["error"]["code"] == "unavailable" and PROTOCOL in env["error"]["detail"], env
-
-
-def json_outputs(sway: SwayDesk) -> list[dict]:
-    return json.loads(sway.swaymsg("-t", "get_outputs").stdout)
-
-
-def _shown(sway: SwayDesk, app_id: str) -> bool:
-    return any(v.get("app_id") == app_id and v.get("visible") for v in views(sway.tree()))
-
-
-async def _until_async(f: Callable[[], Any]) -> Any:
-    """`f()` (awaited when it is a coroutine) once it is truthy; 20 s is a hang guard."""
-    deadline = time.monotonic() + 20.0
-    while True:
-        got = f()
-        if hasattr(got, "__await__"):
-            got = await got
-        if got:
-            return got
-        assert time.monotonic() < deadline, "timed out"
-        await anyio.sleep(0.05)
