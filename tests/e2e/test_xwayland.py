@@ -20,9 +20,12 @@ Build first: `cargo build -p mcec && cargo build -p mcec-desktop-x11 --bin mcec-
 from __future__ import annotations
 
 import shutil
+import subprocess
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import anyio
 import pytest
 
 from mcec_e2e import Copy, audit_lines, manual_copy, sdk_envelope, sdk_stdio
@@ -240,6 +243,44 @@ async def test_with_the_sessions_wayland_display_the_wlroots_compositor_is_serve
         assert [w["title"] for w in listed["windows"]] == ["Wayfarer"], listed
         assert "bounds" not in listed["windows"][0] and listed["windows"][0]["boundsUnavailable"], listed
     assert inputs(win) == [], "a refused call still reached the window"
+
+
+def overlay_rect(wayland: WaylandDesk) -> dict | None:
+    """mcec's overlay on XWayland as the X server places it (xdotool, not mcec), if mapped."""
+    found = subprocess.run(["xdotool", "search", "--onlyvisible", "--class", "mcec-overlay"],
+                           env=wayland.env(), capture_output=True, text=True, timeout=30)
+    ids = found.stdout.split()
+    if not ids:
+        return None
+    shell = subprocess.run(["xdotool", "getwindowgeometry", "--shell", ids[0]],
+                           env=wayland.env(), capture_output=True, text=True, timeout=30).stdout
+    geo = dict(line.split("=", 1) for line in shell.split())
+    return {"x": int(geo["X"]), "y": int(geo["Y"]), "width": int(geo["WIDTH"]), "height": int(geo["HEIGHT"])}
+
+
+async def test_on_the_wlroots_backend_mcecs_xwayland_windows_are_blanked_where_they_are(
+    tmp_path: Path, wayland: WaylandDesk, windows
+) -> None:
+    """The foreign-toplevel list has no geometry, but mcec's own windows are X11 windows on
+    the compositor's XWayland, whose X server says where they are: a capture blanks the
+    overlay's rectangle, not the whole output."""
+    windows(wayland.env(), "Wayfarer")
+    async with sdk_stdio(copy_with(tmp_path), env_extra=wayland.session_env()) as (session, _):
+        env, _ = await call(session, "click", {"at": {"x": 1, "y": 1}})
+        assert "`sway`" in env["error"]["detail"], f"not the wlroots backend: {env}"
+        full = (await ok(session, "displays"))["virtualBounds"]
+        deadline = time.monotonic() + 20.0
+        while True:
+            # The overlay shows while an agent works; each capture is work.
+            shot = await ok(session, "capture")
+            rect = overlay_rect(wayland)
+            if rect and shot.get("leftOut"):
+                break
+            assert time.monotonic() < deadline, f"the overlay never showed: {shot}"
+            await anyio.sleep(0.1)
+        assert shot["leftOut"]["how"] == "blanked", shot
+        assert rect in shot["leftOut"]["areas"], (rect, shot["leftOut"])
+        assert full not in shot["leftOut"]["areas"], shot["leftOut"]
 
 
 # --------------------------------------------------------------------------- positive control

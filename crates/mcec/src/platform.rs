@@ -35,7 +35,13 @@ pub fn connect_desktop(config: DesktopConfig, tools: &ToolDisplay) -> Result<Des
         let backend = match chosen() {
             Choice::Sway => Some(mcec_desktop_wayland::WlrDesktop::connect()?),
             Choice::Wlroots(c) => {
-                Some(mcec_desktop_wayland::WlrDesktop::connect_without_ipc(&c.socket, &c.name)?)
+                let desktop = mcec_desktop_wayland::WlrDesktop::connect_without_ipc(&c.socket, &c.name)?;
+                Some(match xwayland_display() {
+                    Some(display) => desktop.locate_own_windows_with(Box::new(move || {
+                        mcec_desktop_x11::own_window_rects(&display)
+                    })),
+                    None => desktop,
+                })
             }
             Choice::X11 => None,
         };
@@ -77,6 +83,18 @@ pub fn connect_desktop(config: DesktopConfig, tools: &ToolDisplay) -> Result<Des
         }
     }
     Ok(desktop)
+}
+
+/// The X display of this process when its own server says it is XWayland (mcec's windows
+/// are then in the Wayland layout at their X11 place), for a Wayland backend without
+/// window geometry.
+#[cfg(unix)]
+fn xwayland_display() -> Option<String> {
+    let crate::desktop_find::Desktop::Found { display, .. } = crate::desktop_find::desktop() else {
+        return None;
+    };
+    let judged = mcec_desktop_x11::X11Monitor::new(Some(&display)).and_then(|m| m.wayland_session());
+    matches!(judged, Ok(Some(_))).then_some(display)
 }
 
 /// Lets this user into a session's own X server, display `number`, with its `cookie`.

@@ -21,6 +21,10 @@ use crate::ipc::Ipc;
 use crate::toplevel::ForeignToplevels;
 use crate::wl::Wl;
 
+/// Finds where mcec's own windows are in the layout by other means (their X11 geometry on the
+/// compositor's XWayland), for a source whose window list has no geometry.
+pub type OwnWindowLocator = Box<dyn Fn() -> Result<Vec<mcec_desktop::types::Rect>, String> + Send + Sync>;
+
 /// Where the layout and the windows come from.
 enum Source {
     /// sway's IPC: outputs with their names, windows with their geometry.
@@ -30,6 +34,8 @@ enum Source {
         compositor: String,
         /// The window list, or why the compositor offers none.
         toplevels: toplevels::Lister,
+        /// Where mcec's own windows are, when the platform layer knows a way.
+        locator: Option<OwnWindowLocator>,
     },
 }
 
@@ -81,8 +87,17 @@ impl WlrDesktop {
             Err(e) if e.code == ErrorCode::Unavailable => Err(e),
             Err(e) => return Err(e),
         };
-        let source = Source::Protocols { compositor: compositor.to_string(), toplevels };
+        let source = Source::Protocols { compositor: compositor.to_string(), toplevels, locator: None };
         Ok(WlrDesktop::new(source, wl, wayland))
+    }
+
+    /// Lets a capture without sway's IPC blank only mcec's own windows, located by `locator`,
+    /// instead of every output they are on (`toplevels.rs` says when it is believed).
+    pub fn locate_own_windows_with(mut self, locator: OwnWindowLocator) -> WlrDesktop {
+        if let Source::Protocols { locator: slot, .. } = &mut self.source {
+            *slot = Some(locator);
+        }
+        self
     }
 
     fn new(source: Source, wl: Wl, wayland: &Path) -> WlrDesktop {

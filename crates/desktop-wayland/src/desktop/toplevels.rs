@@ -5,9 +5,12 @@
 //! `unavailable` (the lister's own refusal). A compositor that does not offer the protocol
 //! answers every window call `unavailable` saying so.
 //!
-//! mcec's own windows are told by their app id. Where they are cannot be known either, so a
-//! capture blanks every output one of them is on, and every output when the compositor does
-//! not name them (`wl_output` before version 4, e.g. sway 1.7): never a pixel of theirs shown.
+//! mcec's own windows are told by their app id. Where they are the protocol does not say.
+//! When the platform layer gave a locator (their X11 geometry on the compositor's XWayland,
+//! which wlroots maps one to one onto the layout) and it finds at least as many of them as
+//! the list shows, a capture blanks just those rectangles; otherwise it blanks every output
+//! one of them is on, and every output when the compositor does not name its outputs: never
+//! a pixel of theirs shown.
 
 use std::sync::{Mutex, PoisonError};
 
@@ -15,7 +18,7 @@ use mcec_desktop::seams::WindowOp;
 use mcec_desktop::types::{Rect, WindowInfo};
 use mcec_rules::ToolError;
 
-use super::WlrDesktop;
+use super::{OwnWindowLocator, WlrDesktop};
 use crate::toplevel::{ForeignToplevels, NO_GEOMETRY, Toplevel};
 
 /// The lister, or why there is none.
@@ -83,15 +86,39 @@ fn own_areas(own: &[Toplevel], outputs: &[(String, Rect)]) -> Vec<Rect> {
 impl WlrDesktop {
     /// Where mcec's own windows may be shown now (see the module docs). Without the window
     /// list there is no telling: the whole layout.
-    pub(super) fn own_toplevel_areas(&self, lister: &Lister) -> Result<Vec<Rect>, ToolError> {
+    pub(super) fn own_toplevel_areas(
+        &self,
+        lister: &Lister,
+        locator: Option<&OwnWindowLocator>,
+    ) -> Result<Vec<Rect>, ToolError> {
         let outputs: Vec<(String, Rect)> = self.outputs()?.into_iter().map(|o| (o.name, o.rect)).collect();
         let own = match lister {
             Ok(_) => with(lister, ForeignToplevels::own)?,
             Err(_) => return Ok(outputs.into_iter().map(|(_, r)| r).collect()),
         };
         let shown: Vec<Toplevel> = own.into_iter().filter(|t| !t.minimized).collect();
-        Ok(own_areas(&shown, &outputs))
+        let located = match locator.map(|locate| locate()) {
+            Some(Ok(rects)) => rects,
+            Some(Err(e)) => {
+                tracing::warn!("cannot locate mcec's own windows ({e}); blanking their outputs whole");
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
+        Ok(blanked(located, &shown, &outputs))
     }
+}
+
+/// What a capture blanks: every `located` own window (even one the window list does not
+/// recognise), and, when the list shows more own windows than were located, every output
+/// those are on.
+fn blanked(located: Vec<Rect>, shown: &[Toplevel], outputs: &[(String, Rect)]) -> Vec<Rect> {
+    if shown.len() <= located.len() {
+        return located;
+    }
+    let mut areas = located;
+    areas.extend(own_areas(shown, outputs));
+    areas
 }
 
 #[cfg(test)]
@@ -110,6 +137,16 @@ mod tests {
             [Rect::new(10, 0, 10, 10), Rect::new(0, 0, 10, 10)]
         );
         assert!(own_areas(&[Toplevel::default()], &outputs).is_empty(), "on no output: nothing shown");
+    }
+
+    #[test]
+    fn located_windows_are_blanked_alone_only_when_they_account_for_every_shown_one() {
+        let outputs = [("A".to_string(), Rect::new(0, 0, 10, 10))];
+        let shown = [Toplevel { outputs: vec![Some("A".into())], ..Toplevel::default() }];
+        let strip = Rect::new(2, 0, 4, 1);
+        assert_eq!(blanked(vec![strip], &shown, &outputs), [strip]);
+        assert_eq!(blanked(vec![], &shown, &outputs), [Rect::new(0, 0, 10, 10)], "not located: the output");
+        assert_eq!(blanked(vec![strip], &[], &outputs), [strip], "located though not listed as ours");
     }
 
     #[test]

@@ -102,8 +102,8 @@ pub(crate) fn command(view: &View, op: WindowOp) -> Result<String, String> {
 impl WlrDesktop {
     /// Where mcec's own windows (banner, prompts) are shown now: captures leave them out.
     pub(crate) fn own_window_areas(&self) -> Result<Vec<mcec_desktop::types::Rect>, ToolError> {
-        if let Source::Protocols { toplevels, .. } = &self.source {
-            return self.own_toplevel_areas(toplevels);
+        if let Source::Protocols { toplevels, locator, .. } = &self.source {
+            return self.own_toplevel_areas(toplevels, locator.as_ref());
         }
         Ok(self
             .views()?
