@@ -9,14 +9,23 @@ monitor took for the operator's own, latches nothing; with
 use are audited. The positive control runs the same calls on a plain
 Xvfb, where the stop arms and the unsafe key changes nothing.
 
+mcec takes the X11 path here because its environment has no `WAYLAND_DISPLAY` (as a program of
+the session's X server may not), or on a compositor that offers no wlroots protocol (GNOME,
+KDE). With the session's `WAYLAND_DISPLAY`, sway (a wlroots compositor) is served by the
+Wayland backend without IPC instead (`test_wlroots.py`); one test here checks that choice on
+this session too.
+
 Build first: `cargo build -p mcec && cargo build -p mcec-desktop-x11 --bin mcec-testwin`."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import anyio
 import pytest
 
 from mcec_e2e import Copy, audit_lines, manual_copy, sdk_envelope, sdk_stdio
@@ -104,15 +113,15 @@ async def observation_works(session: Any, window: str) -> None:
 # --------------------------------------------------------------------------- XWayland
 
 
-@pytest.mark.parametrize("from_session", [True, False], ids=["session-env", "server-signals-only"])
+@pytest.mark.parametrize("from_session", [True, False], ids=["session-type-env", "server-signals-only"])
 async def test_actuation_is_refused_on_xwayland_and_observation_works(
     tmp_path: Path, wayland: WaylandDesk, windows, from_session: bool
 ) -> None:
-    """With the session's WAYLAND_DISPLAY beside DISPLAY, and with DISPLAY alone (then only
-    what the X server itself shows, its `XWAYLAND0` output, gives it away)."""
+    """With the session's XDG_SESSION_TYPE=wayland beside DISPLAY, and with DISPLAY alone (then
+    only what the X server itself shows, its `XWAYLAND0` output, gives it away)."""
     copy = copy_with(tmp_path)
     win = windows(wayland.env(), "Wayfarer")
-    env_extra = wayland.session_env() if from_session else wayland.env()
+    env_extra = wayland.env(XDG_SESSION_TYPE="wayland") if from_session else wayland.env()
     async with sdk_stdio(copy, env_extra=env_extra) as (session, _):
         for tool, args in ACTUATIONS:
             env, result = await call(session, tool, args)
@@ -121,7 +130,7 @@ async def test_actuation_is_refused_on_xwayland_and_observation_works(
             detail = env["error"]["detail"]
             assert WAYLAND_REASON in detail, detail
             assert "RandR output XWAYLAND" in detail, detail
-            assert ("WAYLAND_DISPLAY=" in detail) == from_session, detail
+            assert ("XDG_SESSION_TYPE=wayland" in detail) == from_session, detail
             assert "X11 session" in detail, detail
         await observation_works(session, "Wayfarer")
         status = await ok(session, "session-status")
@@ -143,7 +152,7 @@ async def test_the_unsafe_setting_lets_agents_act_without_a_stop_and_is_audited(
 ) -> None:
     copy = copy_with(tmp_path, UNSAFE)
     win = windows(wayland.env(), "Wayfarer")
-    async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
+    async with sdk_stdio(copy, env_extra=wayland.env()) as (session, _):
         await ok(session, "click", {"at": {"x": 20, "y": 20}, "className": "Wayfarer"})
         assert win.wait_for(lambda line: line.startswith("press")).startswith("press 1 20 20")
         await ok(session, "click", {"at": {"x": 30, "y": 30}, "className": "Wayfarer"})
@@ -191,7 +200,7 @@ async def test_a_wayland_virtual_keyboard_cannot_press_the_stop(tmp_path: Path, 
     chord = ["-P", "Control_L", "-P", "Alt_L", "-P", "Shift_L", "-k", "s"]
     chord += ["-p", "Shift_L", "-p", "Alt_L", "-p", "Control_L"]
     type_chord_until_seen(wayland, win, chord)
-    async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
+    async with sdk_stdio(copy, env_extra=wayland.env(XDG_SESSION_TYPE="wayland")) as (session, _):
         # Positive control: the whole chord, its `s` last, reached an X client of the session.
         type_chord_until_seen(wayland, win, chord)
         env, _ = await call(session, "click", {"at": {"x": 20, "y": 20}, "className": "Wayfarer"})
@@ -212,10 +221,66 @@ async def test_turning_the_stop_off_does_not_unlock_xwayland(
         stop = (await ok(session, "session-status"))["emergencyStop"]
         assert stop["armed"] is False and stop["actuationAllowed"] is True, stop
         assert "EmergencyStopEnabled is false" in stop["status"], stop
-    async with sdk_stdio(copy_with(tmp_path, off, "wl"), env_extra=wayland.session_env()) as (session, _):
+    async with sdk_stdio(copy_with(tmp_path, off, "wl"), env_extra=wayland.env()) as (session, _):
         env, _ = await call(session, "key", {"keys": "a"})
         assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
         assert WAYLAND_REASON in env["error"]["detail"], env
+
+
+async def test_with_the_sessions_wayland_display_the_wlroots_compositor_is_served_and_named(
+    tmp_path: Path, wayland: WaylandDesk, windows
+) -> None:
+    """The session's own environment (`WAYLAND_DISPLAY`, no `SWAYSOCK`): sway offers the
+    wlroots protocols, so mcec serves the Wayland display, lists the XWayland window through
+    the foreign-toplevel list (no `bounds` there) and refuses actuation naming the compositor."""
+    copy = copy_with(tmp_path)
+    win = windows(wayland.env(), "Wayfarer")
+    async with sdk_stdio(copy, env_extra=wayland.session_env()) as (session, _):
+        env, _ = await call(session, "click", {"at": {"x": 20, "y": 20}})
+        assert env.get("error", {}).get("code") == "emergency-stop-unavailable", env
+        assert "`sway`" in env["error"]["detail"] and WAYLAND_REASON not in env["error"]["detail"], env
+        listed = await ok(session, "windows", {"title": "Wayfarer"})
+        assert [w["title"] for w in listed["windows"]] == ["Wayfarer"], listed
+        assert "bounds" not in listed["windows"][0] and listed["windows"][0]["boundsUnavailable"], listed
+    assert inputs(win) == [], "a refused call still reached the window"
+
+
+def overlay_rect(wayland: WaylandDesk) -> dict | None:
+    """mcec's overlay on XWayland as the X server places it (xdotool, not mcec), if mapped."""
+    found = subprocess.run(["xdotool", "search", "--onlyvisible", "--class", "mcec-overlay"],
+                           env=wayland.env(), capture_output=True, text=True, timeout=30)
+    ids = found.stdout.split()
+    if not ids:
+        return None
+    shell = subprocess.run(["xdotool", "getwindowgeometry", "--shell", ids[0]],
+                           env=wayland.env(), capture_output=True, text=True, timeout=30).stdout
+    geo = dict(line.split("=", 1) for line in shell.split())
+    return {"x": int(geo["X"]), "y": int(geo["Y"]), "width": int(geo["WIDTH"]), "height": int(geo["HEIGHT"])}
+
+
+async def test_on_the_wlroots_backend_mcecs_xwayland_windows_are_blanked_where_they_are(
+    tmp_path: Path, wayland: WaylandDesk, windows
+) -> None:
+    """The foreign-toplevel list has no geometry, but mcec's own windows are X11 windows on
+    the compositor's XWayland, whose X server says where they are: a capture blanks the
+    overlay's rectangle, not the whole output."""
+    windows(wayland.env(), "Wayfarer")
+    async with sdk_stdio(copy_with(tmp_path), env_extra=wayland.session_env()) as (session, _):
+        env, _ = await call(session, "click", {"at": {"x": 1, "y": 1}})
+        assert "`sway`" in env["error"]["detail"], f"not the wlroots backend: {env}"
+        full = (await ok(session, "displays"))["virtualBounds"]
+        deadline = time.monotonic() + 20.0
+        while True:
+            # The overlay shows while an agent works; each capture is work.
+            shot = await ok(session, "capture")
+            rect = overlay_rect(wayland)
+            if rect and shot.get("leftOut"):
+                break
+            assert time.monotonic() < deadline, f"the overlay never showed: {shot}"
+            await anyio.sleep(0.1)
+        assert shot["leftOut"]["how"] == "blanked", shot
+        assert rect in shot["leftOut"]["areas"], (rect, shot["leftOut"])
+        assert full not in shot["leftOut"]["areas"], shot["leftOut"]
 
 
 # --------------------------------------------------------------------------- positive control

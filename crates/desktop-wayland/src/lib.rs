@@ -12,13 +12,15 @@
 //! `wlr-screencopy`. sway tells those devices apart from the operator's, which is what makes
 //! the stop physical-only here.
 //!
-//! `toplevel.rs` lists and activates windows through `wlr-foreign-toplevel-management`, the
-//! window list of wlroots compositors without sway's IPC; it is tested on sway, which offers
-//! it too, and not chosen by the binary yet (its windows have no position or size).
-//!
-//! Other Wayland compositors are not served by this crate: the binary refuses actuation there
-//! (`emergency-stop-unavailable`). Unix only; the binary names it in `platform.rs` alone.
+//! On a wlroots compositor without sway's IPC (labwc, river, Hyprland, wayfire, or sway with
+//! `SWAYSOCK` unset) the same backend reads the layout from `wl_output` and the windows from
+//! `wlr-foreign-toplevel-management` (`toplevel.rs`; no window positions or sizes there), and
+//! there is no stop: the binary refuses actuation there (`emergency-stop-unavailable` naming
+//! the compositor) unless the operator's unsafe key allows it. `choice.rs` decides, once,
+//! which of these a process runs. Compositors offering neither protocol (GNOME, KDE) are not
+//! served by this crate. Unix only; the binary names it in `platform.rs` alone.
 
+pub mod choice;
 pub mod chord;
 mod desktop;
 pub mod ipc;
@@ -27,7 +29,7 @@ pub mod monitor;
 pub mod toplevel;
 pub mod wl;
 
-pub use desktop::SwayDesktop;
+pub use desktop::WlrDesktop;
 pub use monitor::SwayMonitor;
 pub use toplevel::ForeignToplevels;
 

@@ -10,9 +10,9 @@
 //! surfaces are told by their app id (`mcec_rules::own_windows`), as sway's lister tells them
 //! by class.
 //!
-//! Not a [`mcec_desktop::seams::WindowManager`] yet, though it answers the same questions
-//! with the same [`WindowOp`]: the seam's `WindowInfo` carries a required `bounds`, which this
-//! protocol cannot fill without inventing one (`docs/decisions.md`, sway section).
+//! The backend's window seam without sway's IPC (`desktop/toplevels.rs`) answers through it,
+//! with `WindowInfo.bounds` absent and this protocol's limit as the reason
+//! (`docs/decisions.md`, sway section).
 //!
 //! The protocol gives a toplevel no id of its own; the id here is this connection's count of
 //! the toplevels it has been told of, never reused while the lister lives. Like `wl/`, the
@@ -151,6 +151,11 @@ impl ForeignToplevels {
     /// own surfaces left out.
     pub fn toplevels(&mut self) -> Result<Vec<Toplevel>, ToolError> {
         Ok(self.all()?.into_iter().filter(|t| !t.is_mcecs_own()).collect())
+    }
+
+    /// mcec's own toplevels (banner, prompts): what a capture must not show.
+    pub fn own(&mut self) -> Result<Vec<Toplevel>, ToolError> {
+        Ok(self.all()?.into_iter().filter(Toplevel::is_mcecs_own).collect())
     }
 
     /// Every described toplevel, mcec's own included.

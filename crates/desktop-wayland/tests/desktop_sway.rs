@@ -13,17 +13,17 @@ use mcec_desktop::monitor::{LastPhysicalInput, MonitorSink, ProvenanceMonitor};
 use mcec_desktop::seams::{Injector, Screens, WindowManager, WindowOp};
 use mcec_desktop::types::{Point, Rect, ScrollDirection, WindowInfo};
 use mcec_desktop_wayland::ipc::Frame;
-use mcec_desktop_wayland::{SwayDesktop, SwayMonitor};
+use mcec_desktop_wayland::{SwayMonitor, WlrDesktop};
 use mcec_rules::StopFlag;
 use mcec_rules::hotkey::Hotkey;
 use mcec_rules::latch::{Latch, StopReason};
 
-fn desktop(sway: &Sway) -> SwayDesktop {
-    SwayDesktop::connect_to(&sway.swaysock, &sway.runtime_dir.join(&sway.wayland_display)).expect("connect")
+fn desktop(sway: &Sway) -> WlrDesktop {
+    WlrDesktop::connect_to(&sway.swaysock, &sway.runtime_dir.join(&sway.wayland_display)).expect("connect")
 }
 
 /// Starts `foot` running `sh -c script` and waits for its window; returns it and the child.
-fn foot(sway: &Sway, d: &SwayDesktop, script: &str) -> (WindowInfo, Child) {
+fn foot(sway: &Sway, d: &WlrDesktop, script: &str) -> (WindowInfo, Child) {
     let before: Vec<u64> = d.list_windows().expect("list").iter().map(|w| w.id).collect();
     let child = sway.client_command(&["foot", "sh", "-c", script]).spawn().expect("foot");
     let w = until("foot's window", || {
@@ -93,8 +93,8 @@ fn a_click_lands_on_the_window_under_it() {
     until("the second window focused", || d.window_info(right.id).ok().filter(|w| w.foreground));
     let left = d.window_info(left.id).expect("left");
     let at = Point::new(
-        left.bounds.x + (left.bounds.width / 2) as i32,
-        left.bounds.y + (left.bounds.height / 2) as i32,
+        left.bounds.unwrap().x + (left.bounds.unwrap().width / 2) as i32,
+        left.bounds.unwrap().y + (left.bounds.unwrap().height / 2) as i32,
     );
     d.pointer_move(at).expect("move");
     assert_eq!(d.pointer_position().expect("position"), at);
@@ -171,9 +171,11 @@ fn a_floating_window_moves_and_resizes_and_minimizes_to_the_scratchpad() {
         d.window_op(w.id, WindowOp::Resize { width: 400, height: 300 }).expect("resize");
         d.window_op(w.id, WindowOp::Move(Point::new(100, 50))).expect("move");
         std::thread::sleep(Duration::from_millis(200));
-        d.window_info(w.id).ok().filter(|i| i.bounds.x == 100 && i.bounds.y == 50 && i.bounds.width == 400)
+        d.window_info(w.id).ok().filter(|i| {
+            i.bounds.unwrap().x == 100 && i.bounds.unwrap().y == 50 && i.bounds.unwrap().width == 400
+        })
     });
-    assert_eq!(moved.bounds.height, 300, "{:?}", moved.bounds);
+    assert_eq!(moved.bounds.unwrap().height, 300, "{:?}", moved.bounds);
     d.window_op(w.id, WindowOp::Minimize).expect("minimize");
     until("the scratchpad", || d.window_info(w.id).ok().filter(|i| i.minimized));
     d.window_op(w.id, WindowOp::Foreground).expect("bring back");

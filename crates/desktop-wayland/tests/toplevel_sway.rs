@@ -10,7 +10,7 @@ use std::process::Child;
 use common::{Sway, until};
 use mcec_desktop::seams::{WindowManager, WindowOp};
 use mcec_desktop::types::Point;
-use mcec_desktop_wayland::SwayDesktop;
+use mcec_desktop_wayland::WlrDesktop;
 use mcec_desktop_wayland::toplevel::{ForeignToplevels, NO_GEOMETRY, Toplevel};
 use mcec_rules::ErrorCode;
 
@@ -99,7 +99,7 @@ fn mcecs_own_surfaces_are_absent_on_both_listers() {
     assert!(!listed.iter().any(|t| t.app_id == "mcec-prompt"), "{listed:?}");
     // The sway (GET_TREE) lister leaves it out as well, and refuses it as a target.
     let d =
-        SwayDesktop::connect_to(&sway.swaysock, &sway.runtime_dir.join(&sway.wayland_display)).expect("sway");
+        WlrDesktop::connect_to(&sway.swaysock, &sway.runtime_dir.join(&sway.wayland_display)).expect("sway");
     let windows = d.list_windows().expect("list");
     assert!(windows.iter().any(|w| w.class_name == "mcec-test-b"), "{windows:?}");
     assert!(!windows.iter().any(|w| w.class_name == "mcec-prompt"), "{windows:?}");

@@ -122,7 +122,8 @@ mod tests {
             instance: class.to_lowercase(),
             pid: Some(pid),
             process: Some(class.to_lowercase()),
-            bounds: Rect::new(0, 0, 10, 10),
+            bounds: Some(Rect::new(0, 0, 10, 10)),
+            bounds_unavailable: None,
             foreground: fg,
             minimized: false,
         }

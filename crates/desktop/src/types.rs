@@ -3,6 +3,7 @@
 //! Nothing here knows X11: a Windows or Wayland backend speaks the same types. Everything an
 //! agent sees serialises with camelCase names.
 
+use mcec_rules::ToolError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -180,8 +181,14 @@ pub struct WindowInfo {
     /// The owning process's short name (`/proc/<pid>/comm` on Linux).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub process: Option<String>,
-    /// Outer position and size on the virtual desktop.
-    pub bounds: Rect,
+    /// Outer position and size on the virtual desktop; absent where the platform gives
+    /// clients no window geometry (`wlr-foreign-toplevel-management`), with the reason in
+    /// `bounds_unavailable`. Every X11, Windows and sway window has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<Rect>,
+    /// Why `bounds` is absent (names the protocol's limit); absent whenever `bounds` is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds_unavailable: Option<String>,
     /// True for the window that has the keyboard focus.
     pub foreground: bool,
     /// True when the window is minimised (iconic or hidden).
@@ -198,6 +205,18 @@ impl WindowInfo {
             self.process.as_deref(),
             self.pid,
         )
+    }
+
+    /// The window's position and size, or `unavailable` naming why the platform cannot tell
+    /// (what window capture, window-relative points and move/resize checks answer there).
+    pub fn geometry(&self) -> Result<Rect, ToolError> {
+        self.bounds.ok_or_else(|| {
+            let why = self.bounds_unavailable.as_deref().unwrap_or("the platform does not say");
+            ToolError::new(
+                mcec_rules::ErrorCode::Unavailable,
+                format!("Window {} has no known position or size: {why}.", self.id),
+            )
+        })
     }
 }
 

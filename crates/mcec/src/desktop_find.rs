@@ -76,11 +76,13 @@ pub fn settle() {
             };
             Desktop::Found { display, source }
         }
-        // A sway session: the backend is sway's and needs no X display; one the search found
-        // need not be the session's (no XWayland: the operator's windows are not shown).
-        None if crate::platform::sway_session() => Desktop::Missing(
-            "No X display: DISPLAY is not set, and in a sway session mcec does not look for one \
-             (the sway backend acts on the Wayland display; its stop record is that display's)."
+        // A Wayland backend (sway's, or a wlroots compositor's without sway's IPC) needs no X
+        // display; one the search found need not be the session's (no XWayland: the
+        // operator's windows are not shown).
+        None if crate::platform::wayland_backend() => Desktop::Missing(
+            "No X display: DISPLAY is not set, and on a Wayland backend (sway, or a wlroots compositor \
+             without sway's IPC) mcec does not look for one (the backend acts on the Wayland display; \
+             its stop record is that display's)."
                 .into(),
         ),
         None => match find() {

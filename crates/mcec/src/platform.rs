@@ -5,10 +5,15 @@
 //! found by `desktop_find` when the client did not pass it, with [`probe_display`] asking
 //! each X socket), except inside a sway session (`WAYLAND_DISPLAY` and `SWAYSOCK` both set),
 //! where it is `mcec-desktop-wayland`: sway's IPC, the virtual keyboard and pointer, and the
-//! stop as per-device sway bindings. Other Wayland compositors keep the X11 path, whose
-//! XWayland check refuses actuation there; on Windows it is `mcec-desktop-windows` (GDI, `EnumWindows`, `SendInput`,
-//! and the low-level hooks as the provenance monitor). A backend that cannot connect answers
-//! `no-desktop`; a monitor that cannot start leaves actuation at `emergency-stop-unavailable`.
+//! stop as per-device sway bindings. A Wayland compositor without sway's IPC that offers
+//! `wlr-foreign-toplevel-management` or `wlr-screencopy` (labwc, river, Hyprland, wayfire) gets
+//! the same crate without IPC and without a stop: actuation refused, naming the compositor,
+//! unless the operator's unsafe key allows it. Other Wayland compositors keep the X11 path,
+//! whose XWayland check refuses actuation there. The choice is made once
+//! (`mcec_desktop_wayland::choice::chosen`). On Windows it is `mcec-desktop-windows` (GDI,
+//! `EnumWindows`, `SendInput`, and the low-level hooks as the provenance monitor). A backend
+//! that cannot connect answers `no-desktop`; a monitor that cannot start leaves actuation at
+//! `emergency-stop-unavailable`.
 
 mod a11y;
 
@@ -23,11 +28,26 @@ use crate::tool_display::ToolDisplay;
 /// server); `no-desktop` (naming what was tried) when there is none.
 #[cfg(unix)]
 pub fn connect_desktop(config: DesktopConfig, tools: &ToolDisplay) -> Result<DesktopTools, ToolError> {
+    use mcec_desktop_wayland::choice::{Choice, chosen};
     use mcec_desktop_x11::{ProgramSetup, X11Desktop};
     let no_desktop = |detail: &str| ToolError::new(mcec_rules::ErrorCode::NoDesktop, detail);
-    if matches!(tools, ToolDisplay::Operator) && mcec_desktop_wayland::in_sway_session() {
-        let backend = mcec_desktop_wayland::SwayDesktop::connect()?;
-        return Ok(DesktopTools::new(std::sync::Arc::new(backend), config));
+    if matches!(tools, ToolDisplay::Operator) {
+        let backend = match chosen() {
+            Choice::Sway => Some(mcec_desktop_wayland::WlrDesktop::connect()?),
+            Choice::Wlroots(c) => {
+                let desktop = mcec_desktop_wayland::WlrDesktop::connect_without_ipc(&c.socket, &c.name)?;
+                Some(match xwayland_display() {
+                    Some(display) => desktop.locate_own_windows_with(Box::new(move || {
+                        mcec_desktop_x11::own_window_rects(&display)
+                    })),
+                    None => desktop,
+                })
+            }
+            Choice::X11 => None,
+        };
+        if let Some(backend) = backend {
+            return Ok(DesktopTools::new(std::sync::Arc::new(backend), config));
+        }
     }
     let operator = crate::desktop_find::desktop();
     let backend = match (tools, &operator) {
@@ -65,6 +85,18 @@ pub fn connect_desktop(config: DesktopConfig, tools: &ToolDisplay) -> Result<Des
     Ok(desktop)
 }
 
+/// The X display of this process when its own server says it is XWayland (mcec's windows
+/// are then in the Wayland layout at their X11 place), for a Wayland backend without
+/// window geometry.
+#[cfg(unix)]
+fn xwayland_display() -> Option<String> {
+    let crate::desktop_find::Desktop::Found { display, .. } = crate::desktop_find::desktop() else {
+        return None;
+    };
+    let judged = mcec_desktop_x11::X11Monitor::new(Some(&display)).and_then(|m| m.wayland_session());
+    matches!(judged, Ok(Some(_))).then_some(display)
+}
+
 /// Lets this user into a session's own X server, display `number`, with its `cookie`.
 #[cfg(unix)]
 pub fn let_user_in(socket_dir: &std::path::Path, number: u32, cookie: &[u8]) -> Result<(), String> {
@@ -82,10 +114,10 @@ pub fn desktop_found() -> Option<(String, mcec_rules::desktop_choice::Source)> {
 }
 
 /// Why this process has no display to act on (the display search's words), `None` with one
-/// (in a sway session, the Wayland display is the one).
+/// (on a Wayland backend, the Wayland display is the one).
 #[cfg(unix)]
 pub fn no_desktop() -> Option<String> {
-    if sway_session() {
+    if wayland_backend() {
         return None;
     }
     match crate::desktop_find::desktop() {
@@ -100,19 +132,29 @@ pub fn probe_display(display: &str) -> mcec_rules::desktop_choice::SocketAnswer 
     mcec_desktop_x11::probe::answer(display)
 }
 
-/// Whether this process runs the sway backend (`WAYLAND_DISPLAY` and `SWAYSOCK` both set):
-/// its stop record is then the Wayland display's, and no X display is looked for.
+/// Whether this process runs a Wayland backend (sway's, or a wlroots compositor's without
+/// sway's IPC): its stop record is then the Wayland display's, and no X display is looked for.
 #[cfg(unix)]
-pub fn sway_session() -> bool {
-    mcec_desktop_wayland::in_sway_session()
+pub fn wayland_backend() -> bool {
+    !matches!(mcec_desktop_wayland::choice::chosen(), mcec_desktop_wayland::choice::Choice::X11)
 }
 
 /// Says in the log which display this process uses and how it was found, or why none.
 #[cfg(unix)]
 pub fn log_desktop() {
-    if mcec_desktop_wayland::in_sway_session() {
-        let wayland = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
-        tracing::info!("desktop: sway, Wayland display `{wayland}` (the sway backend; SWAYSOCK is set)");
+    use mcec_desktop_wayland::choice::{Choice, chosen};
+    let wayland = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
+    match chosen() {
+        Choice::Sway => {
+            tracing::info!("desktop: sway, Wayland display `{wayland}` (the sway backend; SWAYSOCK is set)");
+        }
+        Choice::Wlroots(c) => tracing::info!(
+            "desktop: `{}`, Wayland display `{wayland}` without sway's IPC (window list: {}, screencopy: {})",
+            c.name,
+            if c.toplevels { "wlr-foreign-toplevel-management" } else { "none" },
+            if c.screencopy { "yes" } else { "no" },
+        ),
+        Choice::X11 => {}
     }
     match crate::desktop_find::desktop() {
         crate::desktop_find::Desktop::Found { display: name, source } => {
@@ -125,9 +167,9 @@ pub fn log_desktop() {
 #[cfg(windows)]
 pub fn log_desktop() {}
 
-/// Never a sway session on Windows.
+/// Never a Wayland backend on Windows.
 #[cfg(windows)]
-pub fn sway_session() -> bool {
+pub fn wayland_backend() -> bool {
     false
 }
 
@@ -147,19 +189,29 @@ pub fn desktop_found() -> Option<(String, mcec_rules::desktop_choice::Source)> {
 #[cfg(unix)]
 pub fn start_provenance_monitor(sink: MonitorSink) -> Result<MonitorHandle, MonitorError> {
     use mcec_desktop::monitor::ProvenanceMonitor as _;
-    if mcec_desktop_wayland::in_sway_session() {
-        return mcec_desktop_wayland::SwayMonitor::from_env().and_then(|monitor| monitor.start(sink));
+    use mcec_desktop_wayland::choice::{Choice, chosen};
+    match chosen() {
+        Choice::Sway => {
+            return mcec_desktop_wayland::SwayMonitor::from_env().and_then(|monitor| monitor.start(sink));
+        }
+        // Not reached (`wayland_session` refuses first); fail closed if it ever is.
+        Choice::Wlroots(c) => return Err(MonitorError::Unsupported(c.no_stop_reason())),
+        Choice::X11 => {}
     }
     mcec_desktop_x11::X11Monitor::new(None).and_then(|monitor| monitor.start(sink))
 }
 
-/// The Wayland session whose X server this is (where the X11 stop cannot see the operator's
-/// keyboard), or `None` on a plain X server and in a sway session, where the sway backend's
-/// own stop is armed instead.
+/// Why the stop cannot be armed on this Wayland session: on a wlroots compositor without
+/// sway's IPC (named), or on a Wayland session's X server (where the X11 stop cannot see the
+/// operator's keyboard); `None` on a plain X server and in a sway session, where the sway
+/// backend's own stop is armed instead.
 #[cfg(unix)]
 pub fn wayland_session() -> Result<Option<String>, MonitorError> {
-    if mcec_desktop_wayland::in_sway_session() {
-        return Ok(None);
+    use mcec_desktop_wayland::choice::{Choice, chosen};
+    match chosen() {
+        Choice::Sway => return Ok(None),
+        Choice::Wlroots(c) => return Ok(Some(c.no_stop_reason())),
+        Choice::X11 => {}
     }
     let monitor = mcec_desktop_x11::X11Monitor::new(None)?;
     Ok(monitor.wayland_session()?.map(|session| session.to_string()))

@@ -96,7 +96,7 @@ fn report(scope: &Scope, path: &Path, id: StopId, before: &Observation) -> Repor
         "\nOnly your own click on Re-arm in each mcec's prompt (or the host's menu) re-arms it; no command does.",
     );
     let warning = (!matches!(scope, Scope::Display(_) | Scope::Wayland(_))).then(|| {
-        if crate::platform::sway_session() {
+        if crate::platform::wayland_backend() {
             "WAYLAND_DISPLAY and XDG_RUNTIME_DIR do not name a Wayland display's socket, so mcec processes \
              that know their display were not stopped; run `mcec stop` with the session's WAYLAND_DISPLAY \
              and XDG_RUNTIME_DIR"

@@ -148,12 +148,12 @@ impl StopRecords {
     }
 }
 
-/// The desktop this process acts on: on the sway backend (chosen with the backend, by
-/// `platform::sway_session`) the Wayland display in `WAYLAND_DISPLAY`, whatever `DISPLAY`
+/// The desktop this process acts on: on a Wayland backend (sway's or a wlroots compositor's, chosen with the backend, by
+/// `platform::wayland_backend`) the Wayland display in `WAYLAND_DISPLAY`, whatever `DISPLAY`
 /// says; otherwise the X display in `DISPLAY`.
 #[cfg(unix)]
 fn this_desktop() -> Scope {
-    if crate::platform::sway_session() {
+    if crate::platform::wayland_backend() {
         let var = |name: &str| std::env::var(name).ok();
         return wayland_scope_of(var("WAYLAND_DISPLAY").as_deref(), var("XDG_RUNTIME_DIR").as_deref());
     }

@@ -1,5 +1,7 @@
 //! A display where the stop cannot be armed: a Wayland session's X server (XWayland), where
-//! the X11 stop cannot see the operator's keyboard (`mcec_desktop::monitor::wayland`).
+//! the X11 stop cannot see the operator's keyboard (`mcec_desktop::monitor::wayland`), or a
+//! wlroots compositor without sway's IPC, which has no per-device binding to carry it
+//! (`mcec_desktop_wayland::choice`).
 //!
 //! There actuation is refused, unless the operator's `UnsafeAllowActuationWithoutStopOnWayland`
 //! lets agents act anyway; that is audited at start, and each actuation tool's first use is
@@ -13,7 +15,8 @@ use mcec_operator::OperatorState;
 use mcec_rules::catalog::{self, ToolKind};
 use mcec_rules::gates::DesktopGate;
 
-/// The gate on a Wayland session's X server, or `None` for a plain X server. A probe that
+/// The gate on a Wayland session's X server or a wlroots compositor without sway's IPC, or
+/// `None` for a plain X server and on sway. A probe that
 /// fails refuses actuation (fail closed).
 pub fn stopless_display(unsafe_allowed: bool) -> Option<DesktopGate> {
     let why = match crate::platform::wayland_session() {

@@ -171,7 +171,7 @@ impl DesktopGate {
         } else {
             DesktopGate::StopUnavailable {
                 why: format!(
-                    "{why}; to let agents act, log into an X11 session (or wait for mcec's Wayland backend)"
+                    "{why}; to let agents act, log into an X11 session or a sway session (where mcec arms its stop)"
                 ),
             }
         }

@@ -82,7 +82,7 @@ impl AccessibilityBackend for Atspi {
     fn window_root(&self, window: &WindowInfo) -> Result<NodeRef, ToolError> {
         let c = self.conn()?;
         let (frame, extents) = window::frame_of(&c, window)?;
-        let factor = extents.map_or(1.0, |e| scale::factor(window.bounds, e));
+        let factor = extents.zip(window.bounds).map_or(1.0, |(e, w)| scale::factor(w, e));
         let mut scales = self.scales.lock().unwrap_or_else(PoisonError::into_inner);
         if factor == 1.0 {
             scales.remove(&frame.owner);

@@ -43,13 +43,14 @@ pub fn frame_of(c: &Connection, window: &WindowInfo) -> Result<(NodeRef, Option<
             let Ok(e) = calls::describe(c, &frame, crate::seam::Want::default()) else { continue };
             let bounds = calls::extents(c, &frame).ok().flatten();
             // Compared at the application's own scale, so a scaled toolkit's frame still wins.
-            let distance = bounds.map_or(i64::MAX, |b| {
-                let s = super::scale::factor(window.bounds, b);
+            // A window without known geometry is matched by title alone.
+            let distance = bounds.zip(window.bounds).map_or(i64::MAX, |(b, w)| {
+                let s = super::scale::factor(w, b);
                 let at = super::scale::to_desktop(b, s);
-                (i64::from(at.x) - i64::from(window.bounds.x)).abs()
-                    + (i64::from(at.y) - i64::from(window.bounds.y)).abs()
-                    + (i64::from(at.width) - i64::from(window.bounds.width)).abs()
-                    + (i64::from(at.height) - i64::from(window.bounds.height)).abs()
+                (i64::from(at.x) - i64::from(w.x)).abs()
+                    + (i64::from(at.y) - i64::from(w.y)).abs()
+                    + (i64::from(at.width) - i64::from(w.width)).abs()
+                    + (i64::from(at.height) - i64::from(w.height)).abs()
             });
             candidates.push(Candidate {
                 node: frame,

@@ -120,7 +120,7 @@ impl A11yTools {
             if source == TextSource::Accessibility {
                 return Err(no_text(&format!("The window {:?}", window.title)));
             }
-            out = Some(self.ocr(window.bounds, stop)?);
+            out = Some(self.ocr(window.geometry()?, stop)?);
         }
         let mut out = out.unwrap_or_else(|| GetTextResult::accessibility(String::new()));
         out.window = Some(WindowRef::from(&window));

@@ -7,7 +7,7 @@ use mcec_desktop::seams::Injector;
 use mcec_desktop::types::{MouseButton, Point, ScrollDirection};
 use mcec_rules::{ErrorCode, StopFlag, ToolError};
 
-use super::{SwayDesktop, wl_err};
+use super::{WlrDesktop, wl_err};
 use mcec_desktop::keysyms::keysym_of;
 
 use crate::keysyms::modifier_index;
@@ -39,7 +39,7 @@ fn button_code(b: MouseButton) -> u32 {
     }
 }
 
-impl SwayDesktop {
+impl WlrDesktop {
     /// Presses or releases the key for `keysym`; a modifier also sets the modifier state.
     fn press(&self, keysym: u32, modifier: Option<usize>, down: bool) -> Result<(), ToolError> {
         let mut wl = self.wl();
@@ -85,7 +85,7 @@ impl SwayDesktop {
     }
 }
 
-impl Injector for SwayDesktop {
+impl Injector for WlrDesktop {
     fn pointer_move(&self, to: Point) -> Result<(), ToolError> {
         let layout = self.layout()?;
         let clamp = |v: i32, lo: i32, len: u32| {

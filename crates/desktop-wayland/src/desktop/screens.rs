@@ -1,5 +1,6 @@
-//! Outputs from sway's `GET_OUTPUTS` (layout position, logical size, scale) and their pixels
-//! through `wlr-screencopy`, cut to the asked area in layout coordinates.
+//! Outputs from sway's `GET_OUTPUTS` (layout position, logical size, scale), or without
+//! sway's IPC from `wl_output` and xdg-output (`wl/outputs.rs`), and their pixels through
+//! `wlr-screencopy`, cut to the asked area in layout coordinates.
 
 use mcec_desktop::seams::Screens;
 use mcec_desktop::types::{
@@ -8,7 +9,7 @@ use mcec_desktop::types::{
 use mcec_rules::{ErrorCode, ToolError};
 use serde_json::Value;
 
-use super::{SwayDesktop, wl_err};
+use super::{Source, WlrDesktop, wl_err};
 use crate::ipc::Message;
 
 /// One active output as sway reports it.
@@ -18,6 +19,9 @@ pub(crate) struct Output {
     pub rect: Rect,
     pub scale: f64,
     pub focused: bool,
+    /// The output's `wl_output` on mcec's Wayland connection, when the output came from it
+    /// (sway's outputs are matched by name at capture).
+    pub handle: Option<wayland_client::protocol::wl_output::WlOutput>,
 }
 
 /// The active outputs of a `GET_OUTPUTS` reply, in sway's order.
@@ -33,6 +37,7 @@ pub(crate) fn outputs(reply: &Value) -> Vec<Output> {
                 rect: rect_of(o.get("rect")?)?,
                 scale: o.get("scale").and_then(Value::as_f64).filter(|s| *s > 0.0).unwrap_or(1.0),
                 focused: o.get("focused").and_then(Value::as_bool).unwrap_or(false),
+                handle: None,
             })
         })
         .collect()
@@ -54,9 +59,30 @@ pub(crate) fn bounding(outputs: &[Output]) -> Option<Rect> {
     Some(Rect::new(x0, y0, u32::try_from(x1 - i64::from(x0)).ok()?, u32::try_from(y1 - i64::from(y0)).ok()?))
 }
 
-impl SwayDesktop {
+impl WlrDesktop {
     pub(crate) fn outputs(&self) -> Result<Vec<Output>, ToolError> {
+        if let Source::Protocols { .. } = &self.source {
+            return self.wl_outputs();
+        }
         Ok(outputs(&self.request(Message::GetOutputs, "")?))
+    }
+
+    /// The outputs as `wl_output` describes them, in the compositor's order; each named as it
+    /// names itself (`wl_output` 4), else by its make and model, else by its place.
+    fn wl_outputs(&self) -> Result<Vec<Output>, ToolError> {
+        let mut wl = self.wl();
+        let facts = wl.output_facts().map_err(wl_err)?;
+        Ok(facts
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, (handle, f))| {
+                let named = wl.state.outputs.iter().find(|(o, _)| o == &handle).and_then(|(_, n)| n.clone());
+                let name = named
+                    .or_else(|| (!f.model.is_empty()).then(|| f.model.clone()))
+                    .unwrap_or_else(|| format!("output {i}"));
+                Some(Output { name, rect: f.rect()?, scale: f.scale(), focused: false, handle: Some(handle) })
+            })
+            .collect())
     }
 
     /// The output layout's bounding box: where absolute pointer motion maps to.
@@ -66,7 +92,7 @@ impl SwayDesktop {
     }
 }
 
-impl Screens for SwayDesktop {
+impl Screens for WlrDesktop {
     fn displays(&self) -> Result<Vec<DisplayInfo>, ToolError> {
         let outs = self.outputs()?;
         let primary = outs.iter().position(|o| o.focused).unwrap_or(0);
@@ -97,13 +123,18 @@ impl Screens for SwayDesktop {
         };
         let mut wl = self.wl();
         for out in outs.iter().filter(|o| overlaps(o.rect, area)) {
-            let handle = wl
-                .state
-                .outputs
-                .iter()
-                .find(|(_, name)| name.as_deref() == Some(out.name.as_str()))
-                .or_else(|| (wl.state.outputs.len() == 1).then(|| &wl.state.outputs[0]))
-                .map(|(o, _)| o.clone())
+            let by_name = || {
+                wl.state
+                    .outputs
+                    .iter()
+                    .find(|(_, name)| name.as_deref() == Some(out.name.as_str()))
+                    .or_else(|| (wl.state.outputs.len() == 1).then(|| &wl.state.outputs[0]))
+                    .map(|(o, _)| o.clone())
+            };
+            let handle = out
+                .handle
+                .clone()
+                .or_else(by_name)
                 .ok_or_else(|| wl_err(format!("no Wayland output named {}", out.name)))?;
             let frame = wl.capture_output(&handle).map_err(wl_err)?;
             paste(&mut image, area, &frame, out);
@@ -182,7 +213,13 @@ mod tests {
 
     #[test]
     fn a_scaled_output_is_sampled_at_its_own_pixels() {
-        let out = Output { name: "o".into(), rect: Rect::new(10, 0, 2, 1), scale: 2.0, focused: false };
+        let out = Output {
+            name: "o".into(),
+            rect: Rect::new(10, 0, 2, 1),
+            scale: 2.0,
+            focused: false,
+            handle: None,
+        };
         // 4x2 output pixels: red red green green / ...
         let frame = RgbImage {
             width: 4,

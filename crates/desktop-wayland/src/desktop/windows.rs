@@ -2,14 +2,15 @@
 //! sway's container id as the window id. Operations are sway commands on `[con_id=N]`:
 //! focus, fullscreen, the scratchpad as "minimized", and move/resize where sway lets a
 //! window have a position of its own (floating windows; a tiled one is placed by its layout).
+//! Without sway's IPC the seam is answered by `toplevels.rs`; the choice is made here.
 
 use mcec_desktop::seams::{WindowManager, WindowOp};
 use mcec_desktop::types::WindowInfo;
 use mcec_rules::{ErrorCode, ToolError};
 use serde_json::Value;
 
-use super::SwayDesktop;
 use super::screens::rect_of;
+use super::{Source, WlrDesktop};
 use crate::ipc::Message;
 
 /// One view with what the operations need to know.
@@ -62,7 +63,8 @@ fn view_of(node: &Value, floating: bool, scratch: bool) -> Option<View> {
             instance,
             pid,
             process,
-            bounds: rect_of(node.get("rect")?)?,
+            bounds: Some(rect_of(node.get("rect")?)?),
+            bounds_unavailable: None,
             foreground: node.get("focused").and_then(Value::as_bool) == Some(true),
             minimized: scratch,
         },
@@ -97,14 +99,17 @@ pub(crate) fn command(view: &View, op: WindowOp) -> Result<String, String> {
     })
 }
 
-impl SwayDesktop {
+impl WlrDesktop {
     /// Where mcec's own windows (banner, prompts) are shown now: captures leave them out.
     pub(crate) fn own_window_areas(&self) -> Result<Vec<mcec_desktop::types::Rect>, ToolError> {
+        if let Source::Protocols { toplevels, locator, .. } = &self.source {
+            return self.own_toplevel_areas(toplevels, locator.as_ref());
+        }
         Ok(self
             .views()?
             .into_iter()
             .filter(|v| v.visible && v.info.is_mcecs_own())
-            .map(|v| v.info.bounds)
+            .filter_map(|v| v.info.bounds)
             .collect())
     }
 
@@ -127,21 +132,30 @@ impl SwayDesktop {
     }
 }
 
-impl WindowManager for SwayDesktop {
+impl WindowManager for WlrDesktop {
     /// Every view but mcec's own (banner, prompts), as on X11.
     fn list_windows(&self) -> Result<Vec<WindowInfo>, ToolError> {
+        if let Source::Protocols { toplevels, .. } = &self.source {
+            return super::toplevels::list(toplevels);
+        }
         Ok(self.views()?.into_iter().map(|v| v.info).filter(|w| !w.is_mcecs_own()).collect())
     }
 
     fn window_info(&self, id: u64) -> Result<WindowInfo, ToolError> {
+        if let Source::Protocols { toplevels, .. } = &self.source {
+            return super::toplevels::info(toplevels, id);
+        }
         Ok(self.view(id)?.info)
     }
 
     fn window_op(&self, id: u64, op: WindowOp) -> Result<(), ToolError> {
+        if let Source::Protocols { toplevels, .. } = &self.source {
+            return super::toplevels::op(toplevels, id, op);
+        }
         let view = self.view(id)?;
         let cmd = command(&view, op).map_err(|why| ToolError::new(ErrorCode::Unavailable, why))?;
         let results =
-            self.ipc().run(&cmd).map_err(|e| ToolError::new(ErrorCode::NoDesktop, e.to_string()))?;
+            self.ipc()?.run(&cmd).map_err(|e| ToolError::new(ErrorCode::NoDesktop, e.to_string()))?;
         match results.into_iter().find_map(Result::err) {
             None => Ok(()),
             Some(e) => Err(ToolError::new(ErrorCode::Unavailable, format!("sway refused: {e}"))),

@@ -7,6 +7,7 @@
 
 pub mod capture;
 pub mod keymap;
+pub mod outputs;
 
 use std::os::fd::AsFd;
 use std::time::Instant;
@@ -14,6 +15,7 @@ use std::time::Instant;
 use wayland_client::globals::{GlobalListContents, registry_queue_init};
 use wayland_client::protocol::{wl_buffer, wl_output, wl_registry, wl_seat, wl_shm, wl_shm_pool};
 use wayland_client::{Connection, Dispatch, EventQueue, Proxy as _, QueueHandle, WEnum, delegate_noop};
+use wayland_protocols::xdg::xdg_output::zv1::client::{zxdg_output_manager_v1, zxdg_output_v1};
 use wayland_protocols_misc::zwp_virtual_keyboard_v1::client::{
     zwp_virtual_keyboard_manager_v1::ZwpVirtualKeyboardManagerV1,
     zwp_virtual_keyboard_v1::ZwpVirtualKeyboardV1,
@@ -31,6 +33,8 @@ use keymap::Keymap;
 pub struct State {
     /// Each output with the name the compositor gives it (wl_output 4), once known.
     pub outputs: NamedOutputs,
+    /// Each output's place and size as `wl_output` describes it (the layout without sway's IPC).
+    pub facts: Vec<(wl_output::WlOutput, outputs::OutputFacts)>,
     /// The frame being captured, if any.
     pub frame: capture::FrameState,
 }
@@ -40,8 +44,10 @@ pub struct Wl {
     conn: Connection,
     queue: EventQueue<State>,
     pub state: State,
-    keyboard: ZwpVirtualKeyboardV1,
-    pointer: ZwlrVirtualPointerV1,
+    /// `None` where the compositor offers no virtual keyboard or pointer: input is then
+    /// refused, naming the protocol, and observation still works.
+    keyboard: Option<ZwpVirtualKeyboardV1>,
+    pointer: Option<ZwlrVirtualPointerV1>,
     pub shm: wl_shm::WlShm,
     pub screencopy: Option<zwlr_screencopy_manager_v1::ZwlrScreencopyManagerV1>,
     keymap: Keymap,
@@ -58,8 +64,18 @@ impl std::fmt::Debug for Wl {
 }
 
 impl Wl {
-    /// Connects to the Wayland socket at `socket` and makes the virtual keyboard and pointer.
+    /// Connects to the Wayland socket at `socket` and makes the virtual keyboard and pointer,
+    /// which must be offered (sway offers both).
     pub fn connect(socket: &std::path::Path) -> Result<Wl, String> {
+        let wl = Wl::connect_observing(socket)?;
+        wl.keyboard()?;
+        wl.pointer()?;
+        Ok(wl)
+    }
+
+    /// Connects to the Wayland socket at `socket`, making the virtual keyboard and pointer
+    /// where the compositor offers them.
+    pub fn connect_observing(socket: &std::path::Path) -> Result<Wl, String> {
         let stream = std::os::unix::net::UnixStream::connect(socket)
             .map_err(|e| format!("cannot connect to the Wayland display {}: {e}", socket.display()))?;
         let conn = Connection::from_socket(stream).map_err(|e| format!("the Wayland display: {e}"))?;
@@ -69,13 +85,11 @@ impl Wl {
         let missing = |what: &str, e: &dyn std::fmt::Display| format!("the compositor offers no {what}: {e}");
         let seat: wl_seat::WlSeat = globals.bind(&qh, 1..=1, ()).map_err(|e| missing("seat", &e))?;
         let shm: wl_shm::WlShm = globals.bind(&qh, 1..=1, ()).map_err(|e| missing("wl_shm", &e))?;
-        let keyboards: ZwpVirtualKeyboardManagerV1 = globals
-            .bind(&qh, 1..=1, ())
-            .map_err(|e| missing("virtual keyboard (zwp_virtual_keyboard_v1)", &e))?;
-        let pointers: ZwlrVirtualPointerManagerV1 = globals
-            .bind(&qh, 1..=2, ())
-            .map_err(|e| missing("virtual pointer (zwlr_virtual_pointer_v1)", &e))?;
+        let keyboards: Option<ZwpVirtualKeyboardManagerV1> = globals.bind(&qh, 1..=1, ()).ok();
+        let pointers: Option<ZwlrVirtualPointerManagerV1> = globals.bind(&qh, 1..=2, ()).ok();
         let screencopy = globals.bind(&qh, 1..=3, ()).ok();
+        let xdg_outputs: Option<zxdg_output_manager_v1::ZxdgOutputManagerV1> =
+            globals.bind(&qh, 1..=3, ()).ok();
         let mut state = State::default();
         for global in globals.contents().clone_list() {
             if global.interface == "wl_output" {
@@ -85,11 +99,16 @@ impl Wl {
                     &qh,
                     (),
                 );
+                if let Some(manager) = &xdg_outputs {
+                    // Lives as long as the connection: its events keep the facts current.
+                    let _ = manager.get_xdg_output(&output, &qh, output.clone());
+                }
+                state.facts.push((output.clone(), outputs::OutputFacts::default()));
                 state.outputs.push((output, None));
             }
         }
-        let keyboard = keyboards.create_virtual_keyboard(&seat, &qh, ());
-        let pointer = pointers.create_virtual_pointer(Some(&seat), &qh, ());
+        let keyboard = keyboards.map(|m| m.create_virtual_keyboard(&seat, &qh, ()));
+        let pointer = pointers.map(|m| m.create_virtual_pointer(Some(&seat), &qh, ()));
         let mut wl = Wl {
             conn,
             queue,
@@ -102,9 +121,30 @@ impl Wl {
             mods: 0,
             epoch: Instant::now(),
         };
-        wl.upload_keymap()?;
+        if wl.keyboard.is_some() {
+            wl.upload_keymap()?;
+        }
         wl.roundtrip()?;
         Ok(wl)
+    }
+
+    fn keyboard(&self) -> Result<&ZwpVirtualKeyboardV1, String> {
+        self.keyboard
+            .as_ref()
+            .ok_or_else(|| "the compositor offers no virtual keyboard (zwp_virtual_keyboard_v1)".into())
+    }
+
+    fn pointer(&self) -> Result<&ZwlrVirtualPointerV1, String> {
+        self.pointer
+            .as_ref()
+            .ok_or_else(|| "the compositor offers no virtual pointer (zwlr_virtual_pointer_v1)".into())
+    }
+
+    /// Each output with its place in the layout (`wl_output`'s account, fresh after a round
+    /// trip), in the order the compositor announced them.
+    pub fn output_facts(&mut self) -> Result<Vec<(wl_output::WlOutput, outputs::OutputFacts)>, String> {
+        self.roundtrip()?;
+        Ok(self.state.facts.clone())
     }
 
     /// Waits until the compositor has handled every request sent so far.
@@ -164,34 +204,36 @@ impl Wl {
         let mut file = std::fs::File::from(fd);
         std::io::Write::write_all(&mut file, &text).map_err(|e| format!("writing the keymap: {e}"))?;
         let size = u32::try_from(text.len()).map_err(|_| "keymap too large".to_string())?;
+        let keyboard = self.keyboard()?;
         // 1 = WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.
-        self.keyboard.keymap(1, file.as_fd(), size);
+        keyboard.keymap(1, file.as_fd(), size);
         if self.mods != 0 {
             // wlroots forwards a modifier state only when it changes, and the client has just
             // been handed a fresh keymap with none: clear, then set, so the set is forwarded.
-            self.keyboard.modifiers(0, 0, 0, 0);
-            self.keyboard.modifiers(self.mods, 0, 0, 0);
+            keyboard.modifiers(0, 0, 0, 0);
+            keyboard.modifiers(self.mods, 0, 0, 0);
         }
         self.flush()
     }
 
     /// Presses or releases the key with evdev `code`.
     pub fn key(&mut self, code: u32, down: bool) -> Result<(), String> {
-        self.keyboard.key(self.time(), code, u32::from(down));
+        self.keyboard()?.key(self.time(), code, u32::from(down));
         self.flush()
     }
 
     /// Sets the modifier state clients see (xkb's depressed mask).
     pub fn modifiers(&mut self, depressed: u32) -> Result<(), String> {
+        self.keyboard()?.modifiers(depressed, 0, 0, 0);
         self.mods = depressed;
-        self.keyboard.modifiers(depressed, 0, 0, 0);
         self.flush()
     }
 
     /// Moves the pointer to `(x, y)` within a layout of `width`x`height`.
     pub fn motion_absolute(&mut self, x: u32, y: u32, width: u32, height: u32) -> Result<(), String> {
-        self.pointer.motion_absolute(self.time(), x, y, width, height);
-        self.pointer.frame();
+        let pointer = self.pointer()?;
+        pointer.motion_absolute(self.time(), x, y, width, height);
+        pointer.frame();
         self.flush()
     }
 
@@ -199,8 +241,9 @@ impl Wl {
     pub fn button(&mut self, code: u32, down: bool) -> Result<(), String> {
         use wayland_client::protocol::wl_pointer::ButtonState;
         let state = if down { ButtonState::Pressed } else { ButtonState::Released };
-        self.pointer.button(self.time(), code, state);
-        self.pointer.frame();
+        let pointer = self.pointer()?;
+        pointer.button(self.time(), code, state);
+        pointer.frame();
         self.flush()
     }
 
@@ -209,13 +252,14 @@ impl Wl {
         use wayland_client::protocol::wl_pointer::{Axis, AxisSource};
         let axis = if vertical { Axis::VerticalScroll } else { Axis::HorizontalScroll };
         let t = self.time();
-        if self.pointer.version() >= 2 {
-            self.pointer.axis_source(AxisSource::Wheel);
-            self.pointer.axis_discrete(t, axis, f64::from(sign) * 15.0, sign);
+        let pointer = self.pointer()?;
+        if pointer.version() >= 2 {
+            pointer.axis_source(AxisSource::Wheel);
+            pointer.axis_discrete(t, axis, f64::from(sign) * 15.0, sign);
         } else {
-            self.pointer.axis(t, axis, f64::from(sign) * 15.0);
+            pointer.axis(t, axis, f64::from(sign) * 15.0);
         }
-        self.pointer.frame();
+        pointer.frame();
         self.flush()
     }
 }
@@ -229,7 +273,8 @@ impl Dispatch<wl_registry::WlRegistry, GlobalListContents> for State {
         _: &Connection,
         _: &QueueHandle<State>,
     ) {
-        // Outputs that come and go later are seen through sway's IPC; capture re-binds.
+        // Outputs that come and go later are seen through sway's IPC on sway; without it an
+        // output added after start is not seen until mcec restarts.
     }
 }
 
@@ -242,6 +287,9 @@ impl Dispatch<wl_output::WlOutput, ()> for State {
         _: &Connection,
         _: &QueueHandle<State>,
     ) {
+        if let Some((_, facts)) = state.facts.iter_mut().find(|(o, _)| o == output) {
+            facts.note(&event);
+        }
         note_output_name(&mut state.outputs, output, event);
     }
 }
@@ -283,6 +331,22 @@ delegate_noop!(State: ZwpVirtualKeyboardV1);
 delegate_noop!(State: ZwlrVirtualPointerManagerV1);
 delegate_noop!(State: ZwlrVirtualPointerV1);
 delegate_noop!(State: zwlr_screencopy_manager_v1::ZwlrScreencopyManagerV1);
+delegate_noop!(State: zxdg_output_manager_v1::ZxdgOutputManagerV1);
+
+impl Dispatch<zxdg_output_v1::ZxdgOutputV1, wl_output::WlOutput> for State {
+    fn event(
+        state: &mut State,
+        _: &zxdg_output_v1::ZxdgOutputV1,
+        event: zxdg_output_v1::Event,
+        output: &wl_output::WlOutput,
+        _: &Connection,
+        _: &QueueHandle<State>,
+    ) {
+        if let Some((_, facts)) = state.facts.iter_mut().find(|(o, _)| o == output) {
+            facts.note_logical(&event);
+        }
+    }
+}
 
 impl Dispatch<zwlr_screencopy_frame_v1::ZwlrScreencopyFrameV1, ()> for State {
     fn event(

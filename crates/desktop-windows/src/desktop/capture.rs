@@ -132,7 +132,7 @@ impl WindowsDesktop {
             .all_windows()?
             .into_iter()
             .filter(|w| w.is_mcecs_own() && !w.minimized)
-            .filter_map(|w| area.intersect(&w.bounds))
+            .filter_map(|w| w.bounds.and_then(|b| area.intersect(&b)))
             .collect();
         let (bgra, via) = match self.dxgi.read(area) {
             Some(bgra) => (bgra, CaptureVia::Dxgi),

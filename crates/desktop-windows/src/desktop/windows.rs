@@ -132,7 +132,8 @@ fn info_of(hwnd: HWND, foreground: HWND) -> Option<WindowInfo> {
         instance: process.clone().unwrap_or_default(),
         pid: (pid != 0).then_some(pid),
         process,
-        bounds: rect_of(&rect),
+        bounds: Some(rect_of(&rect)),
+        bounds_unavailable: None,
         foreground: hwnd == foreground,
         // SAFETY: plain query.
         minimized: unsafe { IsIconic(hwnd) } != 0,

@@ -12,6 +12,7 @@ mod dpi;
 mod input;
 mod keymap;
 mod own_windows;
+pub use own_windows::own_window_rects;
 mod process;
 mod root_background;
 mod windows;

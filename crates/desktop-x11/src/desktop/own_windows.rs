@@ -71,72 +71,79 @@ fn is_own_class(value: &[u8]) -> bool {
     value.split(|b| *b == 0).any(|part| std::str::from_utf8(part).is_ok_and(is_own_window_class))
 }
 
+fn wm_class_cookie<C: Connection>(
+    conn: &C,
+    id: Window,
+) -> Result<x11rb::cookie::Cookie<'_, C, x11rb::protocol::xproto::GetPropertyReply>, ToolError> {
+    conn.get_property(false, id, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64).map_err(conn_err)
+}
+
+/// Where mcec's own windows are mapped on the X display `display` (outer rectangles in root
+/// coordinates): on a compositor's XWayland, where they are in the Wayland layout too, for a
+/// Wayland backend that cannot locate them itself.
+pub fn own_window_rects(display: &str) -> Result<Vec<Rect>, String> {
+    let (conn, screen) = RustConnection::connect(Some(display)).map_err(|e| format!("{display}: {e}"))?;
+    let root = conn.setup().roots.get(screen).map(|s| s.root).ok_or("no screen")?;
+    let tops = top_levels(&conn, root).map_err(|e| e.detail)?;
+    Ok(tops.into_iter().filter(|t| t.own).map(|t| t.rect).collect())
+}
+
+/// The mapped InputOutput children of the root in stacking order, each marked when it is
+/// (or frames) one of mcec's windows. Every request of a round is sent before any reply is
+/// read: three round trips whatever the number of windows.
+fn top_levels<C: Connection>(conn: &C, root: Window) -> Result<Vec<TopLevel>, ToolError> {
+    let tree = conn.query_tree(root).map_err(conn_err)?.reply().map_err(reply_err)?;
+    let attrs = tree
+        .children
+        .iter()
+        .map(|w| conn.get_window_attributes(*w).map_err(conn_err))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut mapped = Vec::new();
+    for (id, cookie) in tree.children.iter().zip(attrs) {
+        // A window closed meanwhile is simply not there.
+        let Ok(a) = cookie.reply() else { continue };
+        if a.map_state == MapState::VIEWABLE && a.class == WindowClass::INPUT_OUTPUT {
+            mapped.push((*id, a.visual));
+        }
+    }
+    let mut pending = Vec::with_capacity(mapped.len());
+    for (id, visual) in mapped {
+        let geom = conn.get_geometry(id).map_err(conn_err)?;
+        let class = wm_class_cookie(conn, id)?;
+        let children = conn.query_tree(id).map_err(conn_err)?;
+        pending.push((id, visual, geom, class, children));
+    }
+    let mut tops = Vec::with_capacity(pending.len());
+    let mut inner = Vec::new();
+    for (id, visual, geom, class, children) in pending {
+        let (Ok(g), Ok(class), Ok(children)) = (geom.reply(), class.reply(), children.reply()) else {
+            continue;
+        };
+        let border = u32::from(g.border_width) * 2;
+        let rect = Rect::new(
+            i32::from(g.x),
+            i32::from(g.y),
+            u32::from(g.width) + border,
+            u32::from(g.height) + border,
+        );
+        let own = is_own_class(&class.value);
+        if !own && class.value.is_empty() {
+            // Perhaps a window manager's frame: the client is one of its children.
+            for child in children.children {
+                inner.push((tops.len(), wm_class_cookie(conn, child)?));
+            }
+        }
+        tops.push(TopLevel { id, rect, own, depth: g.depth, visual });
+    }
+    for (index, cookie) in inner {
+        if cookie.reply().is_ok_and(|c| is_own_class(&c.value)) {
+            tops[index].own = true;
+        }
+    }
+    Ok(tops)
+}
+
 impl X11Desktop {
-    fn wm_class_cookie(
-        &self,
-        id: Window,
-    ) -> Result<
-        x11rb::cookie::Cookie<'_, std::sync::Arc<RustConnection>, x11rb::protocol::xproto::GetPropertyReply>,
-        ToolError,
-    > {
-        self.conn.get_property(false, id, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64).map_err(conn_err)
-    }
-
-    /// The mapped InputOutput children of the root in stacking order, each marked when it is
-    /// (or frames) one of mcec's windows. Every request of a round is sent before any reply
-    /// is read: three round trips whatever the number of windows.
-    fn top_levels(&self) -> Result<Vec<TopLevel>, ToolError> {
-        let tree = self.conn.query_tree(self.root).map_err(conn_err)?.reply().map_err(reply_err)?;
-        let attrs = tree
-            .children
-            .iter()
-            .map(|w| self.conn.get_window_attributes(*w).map_err(conn_err))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut mapped = Vec::new();
-        for (id, cookie) in tree.children.iter().zip(attrs) {
-            // A window closed meanwhile is simply not there.
-            let Ok(a) = cookie.reply() else { continue };
-            if a.map_state == MapState::VIEWABLE && a.class == WindowClass::INPUT_OUTPUT {
-                mapped.push((*id, a.visual));
-            }
-        }
-        let mut pending = Vec::with_capacity(mapped.len());
-        for (id, visual) in mapped {
-            let geom = self.conn.get_geometry(id).map_err(conn_err)?;
-            let class = self.wm_class_cookie(id)?;
-            let children = self.conn.query_tree(id).map_err(conn_err)?;
-            pending.push((id, visual, geom, class, children));
-        }
-        let mut tops = Vec::with_capacity(pending.len());
-        let mut inner = Vec::new();
-        for (id, visual, geom, class, children) in pending {
-            let (Ok(g), Ok(class), Ok(children)) = (geom.reply(), class.reply(), children.reply()) else {
-                continue;
-            };
-            let border = u32::from(g.border_width) * 2;
-            let rect = Rect::new(
-                i32::from(g.x),
-                i32::from(g.y),
-                u32::from(g.width) + border,
-                u32::from(g.height) + border,
-            );
-            let own = is_own_class(&class.value);
-            if !own && class.value.is_empty() {
-                // Perhaps a window manager's frame: the client is one of its children.
-                for child in children.children {
-                    inner.push((tops.len(), self.wm_class_cookie(child)?));
-                }
-            }
-            tops.push(TopLevel { id, rect, own, depth: g.depth, visual });
-        }
-        for (index, cookie) in inner {
-            if cookie.reply().is_ok_and(|c| is_own_class(&c.value)) {
-                tops[index].own = true;
-            }
-        }
-        Ok(tops)
-    }
-
     /// Take mcec's own windows out of `img`, which shows `area` of the screen.
     pub(crate) fn leave_out_own(&self, area: Rect, img: &mut RgbImage) -> Result<Option<LeftOut>, ToolError> {
         self.leave_out_own_with(area, &mut |part, pixels| paste(img, area, part, pixels))
@@ -149,7 +156,7 @@ impl X11Desktop {
         area: Rect,
         paste: &mut dyn FnMut(Rect, &[u8]),
     ) -> Result<Option<LeftOut>, ToolError> {
-        let tops = self.top_levels()?;
+        let tops = top_levels(self.conn.as_ref(), self.root)?;
         let covered: Vec<Rect> =
             tops.iter().filter(|t| t.own).filter_map(|t| t.rect.intersect(&area)).collect();
         if covered.is_empty() {

@@ -118,7 +118,7 @@ impl X11Desktop {
             instance,
             pid,
             process: pid.and_then(process_name),
-            bounds: outer_bounds(
+            bounds: Some(outer_bounds(
                 Rect::new(
                     i32::from(origin.dst_x),
                     i32::from(origin.dst_y),
@@ -126,7 +126,8 @@ impl X11Desktop {
                     u32::from(geom.height),
                 ),
                 frame_extents(&extents),
-            ),
+            )),
+            bounds_unavailable: None,
             foreground: foreground == Some(id),
             minimized: hidden || iconic || minimized_by_us,
         };
@@ -219,16 +220,16 @@ impl X11Desktop {
                 lock(&self.no_wm).minimized.insert(id);
             }
             WindowOp::Maximize => {
-                let info = self.window_info(u64::from(id))?;
+                let bounds = self.window_info(u64::from(id))?.geometry()?;
                 let displays = self.displays()?;
-                let center = info.bounds.center();
+                let center = bounds.center();
                 let target = displays
                     .iter()
                     .find(|d| d.bounds.contains(center))
                     .or(displays.first())
                     .map(|d| d.bounds)
-                    .unwrap_or(info.bounds);
-                lock(&self.no_wm).saved.entry(id).or_insert(info.bounds);
+                    .unwrap_or(bounds);
+                lock(&self.no_wm).saved.entry(id).or_insert(bounds);
                 self.configure(id, &rect_aux(target))?;
             }
             WindowOp::Restore => {

@@ -150,7 +150,10 @@ fn windows_lists_waits_and_sees_closing() {
     assert_eq!((w.class_name.as_str(), w.instance.as_str()), ("Lister", "lister"));
     assert_eq!(w.pid, Some(win.pid));
     assert_eq!(w.process.as_deref(), Some("mcec-testwin"));
-    assert_eq!((w.bounds.x, w.bounds.y, w.bounds.width, w.bounds.height), (100, 100, 400, 300));
+    assert_eq!(
+        (w.bounds.unwrap().x, w.bounds.unwrap().y, w.bounds.unwrap().width, w.bounds.unwrap().height),
+        (100, 100, 400, 300)
+    );
     let json = serde_json::to_value(w).unwrap();
     assert!(json.get("className").is_some() && json.get("foreground").is_some(), "{json}");
 
@@ -195,9 +198,9 @@ fn window_operations_and_selectors() {
 
     let moved = tools.window(&req(WindowAction::Move, Some("first")), &stop).unwrap();
     assert!(moved.confirmed);
-    assert_eq!((moved.window.bounds.x, moved.window.bounds.y), (20, 30));
+    assert_eq!((moved.window.bounds.unwrap().x, moved.window.bounds.unwrap().y), (20, 30));
     let resized = tools.window(&req(WindowAction::Resize, Some("first")), &stop).unwrap();
-    assert_eq!((resized.window.bounds.width, resized.window.bounds.height), (200, 100));
+    assert_eq!((resized.window.bounds.unwrap().width, resized.window.bounds.unwrap().height), (200, 100));
     let fg = tools.window(&req(WindowAction::Foreground, Some("first")), &stop).unwrap();
     assert!(fg.confirmed && fg.window.foreground);
     let min = tools.window(&req(WindowAction::Minimize, Some("first")), &stop).unwrap();
@@ -205,7 +208,7 @@ fn window_operations_and_selectors() {
     let restored = tools.window(&req(WindowAction::Restore, Some("first")), &stop).unwrap();
     assert!(!restored.window.minimized);
     let max = tools.window(&req(WindowAction::Maximize, Some("first")), &stop).unwrap();
-    assert_eq!((max.window.bounds.width, max.window.bounds.height), (1280, 800));
+    assert_eq!((max.window.bounds.unwrap().width, max.window.bounds.unwrap().height), (1280, 800));
 
     let bad = WindowRequest { width: Some(-3), ..req(WindowAction::Resize, Some("first")) };
     let err = tools.window(&bad, &stop).unwrap_err();

@@ -65,17 +65,17 @@ fn managed_windows_list_move_focus_and_take_input() {
 
     let moved = tools.window(&op(WindowAction::Move), &stop).unwrap();
     assert!(moved.confirmed, "{:?}", moved.window.bounds);
-    assert_eq!((moved.window.bounds.x, moved.window.bounds.y), (40, 60));
+    assert_eq!((moved.window.bounds.unwrap().x, moved.window.bounds.unwrap().y), (40, 60));
     let resized = tools.window(&op(WindowAction::Resize), &stop).unwrap();
     assert!(resized.confirmed, "{:?}", resized.window.bounds);
-    assert_eq!((resized.window.bounds.width, resized.window.bounds.height), (300, 200));
+    assert_eq!((resized.window.bounds.unwrap().width, resized.window.bounds.unwrap().height), (300, 200));
 
     // The capture of the window and window-relative clicks share one origin (the frame).
     let shot = tools
         .capture(&CaptureRequest { class_name: Some("Managed".into()), ..CaptureRequest::full_screen() })
         .unwrap();
     assert_eq!((shot.width, shot.height), (300, 200));
-    let frame = resized.window.bounds;
+    let frame = resized.window.bounds.unwrap();
     let client_at = |l: &str| l.starts_with("press");
     let click = ClickRequest { class_name: Some("Managed".into()), ..ClickRequest::at(Point::new(150, 150)) };
     let res = tools.click(&click, &stop).unwrap();
@@ -93,7 +93,7 @@ fn managed_windows_list_move_focus_and_take_input() {
     assert!(restored.confirmed && !restored.window.minimized);
     let max = tools.window(&op(WindowAction::Maximize), &stop).unwrap();
     assert!(max.confirmed);
-    assert!(max.window.bounds.width > 1000, "{:?}", max.window.bounds);
+    assert!(max.window.bounds.unwrap().width > 1000, "{:?}", max.window.bounds);
     let fg = tools.window(&op(WindowAction::Foreground), &stop).unwrap();
     assert!(fg.window.foreground);
     drop(win);

@@ -125,21 +125,23 @@ pub(crate) fn checked_duration(ms: Option<u64>) -> Result<Duration, ToolError> {
 }
 
 /// `at` relative to `w`, as a desktop point; `bad-arguments` when it lies outside it.
+/// `unavailable` when the platform gives no window geometry.
 pub(crate) fn inside_window(w: &WindowInfo, at: Point, field: &str) -> Result<Point, ToolError> {
+    let bounds = w.geometry()?;
     let inside = at.x >= 0
         && at.y >= 0
-        && i64::from(at.x) < i64::from(w.bounds.width)
-        && i64::from(at.y) < i64::from(w.bounds.height);
+        && i64::from(at.x) < i64::from(bounds.width)
+        && i64::from(at.y) < i64::from(bounds.height);
     if !inside {
         return Err(ToolError::bad_argument(
             field,
             format!(
                 "({}, {}) lies outside the window, which is {}x{}; it is relative to the window's top-left corner",
-                at.x, at.y, w.bounds.width, w.bounds.height
+                at.x, at.y, bounds.width, bounds.height
             ),
         ));
     }
-    Ok(Point::new(w.bounds.x + at.x, w.bounds.y + at.y))
+    Ok(Point::new(bounds.x + at.x, bounds.y + at.y))
 }
 
 pub(crate) fn click_at(b: &dyn Backend, p: Point, button: MouseButton, count: u32) -> Result<(), ToolError> {
@@ -480,8 +482,10 @@ impl DesktopTools {
         self.actuate(stop, |b| b.window_op(w.id, op))?;
         let before = w.bounds;
         let (window, confirmed) = self.confirm(w.id, stop, |now| match op {
-            WindowOp::Move(p) => now.bounds.x == p.x && now.bounds.y == p.y,
-            WindowOp::Resize { width, height } => now.bounds.width == width && now.bounds.height == height,
+            WindowOp::Move(p) => now.bounds.is_some_and(|b| b.x == p.x && b.y == p.y),
+            WindowOp::Resize { width, height } => {
+                now.bounds.is_some_and(|b| b.width == width && b.height == height)
+            }
             WindowOp::Minimize => now.minimized,
             WindowOp::Maximize => now.bounds != before,
             WindowOp::Restore => !now.minimized,
@@ -495,7 +499,8 @@ impl DesktopTools {
         let w = self.resolve(&req.selector())?;
         let click = match &req.click_at {
             Some(Endpoint::Resolved(p)) => {
-                Some(inside_window(&w, Point::new(p.x - w.bounds.x, p.y - w.bounds.y), "clickAt")?)
+                let bounds = w.geometry()?;
+                Some(inside_window(&w, Point::new(p.x - bounds.x, p.y - bounds.y), "clickAt")?)
             }
             Some(e) => Some(Space::Window(w.clone()).endpoint(e, "clickAt")?),
             None => None,

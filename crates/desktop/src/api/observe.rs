@@ -121,7 +121,7 @@ impl DesktopTools {
                         format!("Window {} is minimised; restore it first.", w.id),
                     ));
                 }
-                (w.bounds, Some(w), "window")
+                (w.geometry()?, Some(w), "window")
             }
             (None, true) => (desktop, None, "region"),
         };

@@ -164,7 +164,7 @@ impl DesktopTools {
                     .backend
                     .list_windows()?
                     .into_iter()
-                    .filter(|w| !w.minimized && w.bounds.contains(at))
+                    .filter(|w| !w.minimized && w.bounds.is_some_and(|b| b.contains(at)))
                     .map(|w| WindowUnder { id: w.id, title: w.title })
                     .collect();
                 Ok(MouseResult { windows: Some(windows), ..MouseResult::new(MouseAction::Position, at) })

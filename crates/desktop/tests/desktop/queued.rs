@@ -34,7 +34,8 @@ fn tools_with_target() -> (Arc<Mock>, DesktopTools) {
         instance: "target".into(),
         pid: None,
         process: None,
-        bounds: Rect::new(100, 100, 400, 300),
+        bounds: Some(Rect::new(100, 100, 400, 300)),
+        bounds_unavailable: None,
         foreground: true,
         minimized: false,
     });
