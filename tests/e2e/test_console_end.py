@@ -37,7 +37,7 @@ from mcec_e2e import (
 )
 from sessions_support import OPERATOR_SETTINGS, session_dirs
 from test_agent_tab import HOST_TITLE
-from test_guard import ARTIFACTS, OVERLAY, PATIENCE, agents, connect_all, guard_files, guards, joined
+from test_guard import ARTIFACTS, OVERLAY, PATIENCE, agents, connect_all, guard_files, guards, joined, posing_as_guard
 from xdesk import Desk, wait_until
 
 pytestmark = pytest.mark.anyio
@@ -278,19 +278,10 @@ async def test_a_forged_end_ends_nobody(tmp_path: Path, desk: Desk) -> None:
     physical device made, and then come from a process that no longer holds the lock; each
     member judges them with its own monitor and keeps serving."""
     lock, sock = guard_files(desk)
-    lock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    sock.unlink(missing_ok=True)
-    with open(lock, "a+") as held, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
-        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        held.truncate(0)
-        held.write(f"{os.getpid()}\n")
-        held.flush()
-        server.bind(str(sock))
-        server.listen()
-        server.settimeout(PATIENCE)
+    with posing_as_guard(lock, sock, PATIENCE) as (held, server):
         copies = agents(tmp_path, 2)
         async with AsyncExitStack() as stack:
-            sessions = await connect_all(stack, copies, desk)
+            sessions = await connect_all(stack, copies, {"DISPLAY": desk.inner})
             members = [server.accept()[0] for _ in copies]
             for m in members:
                 m.sendall(forged_end(1, 2))

@@ -15,8 +15,9 @@ import os
 import pwd
 import signal
 import socket
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
+from typing import IO, Iterator
 
 import anyio
 import pytest
@@ -75,10 +76,28 @@ def one_of_each(desk: Desk) -> tuple[int, int]:
     return len(desk.visible_windows(OVERLAY)), len(desk.visible_windows(PROMPTS))
 
 
-async def connect_all(stack: AsyncExitStack, copies: list[Copy], desk: Desk) -> list:
+@contextmanager
+def posing_as_guard(lock: Path, sock: Path, timeout: float) -> Iterator[tuple[IO[str], socket.socket]]:
+    """This test process in the guard's place, as any program of the user could be: it holds
+    the guard lock (its pid written in it) and listens on the guard socket."""
+    lock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    sock.unlink(missing_ok=True)
+    with open(lock, "a+") as held, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.truncate(0)
+        held.write(f"{os.getpid()}\n")
+        held.flush()
+        server.bind(str(sock))
+        server.listen()
+        server.settimeout(timeout)
+        yield held, server
+
+
+async def connect_all(stack: AsyncExitStack, copies: list[Copy], env: dict[str, str]) -> list:
+    """An SDK session to each copy, in order, with `env` added to each one's environment."""
     sessions = []
     for copy in copies:
-        session, _ = await stack.enter_async_context(sdk_stdio(copy, env_extra={"DISPLAY": desk.inner}))
+        session, _ = await stack.enter_async_context(sdk_stdio(copy, env_extra=env))
         sessions.append(session)
     return sessions
 
@@ -90,7 +109,7 @@ async def all_answer(sessions: list, want: str | None) -> list[str | None]:
 async def test_three_agents_one_banner_one_prompt_one_stop_one_rearm(tmp_path: Path, desk: Desk) -> None:
     copies = agents(tmp_path, 3)
     async with AsyncExitStack() as stack:
-        sessions = await connect_all(stack, copies, desk)
+        sessions = await connect_all(stack, copies, {"DISPLAY": desk.inner})
         assert wait_until(lambda: joined(copies) == 2, PATIENCE), [c.log() for c in copies]
         assert len(guards(copies)) == 1, "exactly one process leads the display"
         assert await all_answer(sessions, None) == [None] * 3
@@ -135,7 +154,7 @@ async def test_guard_killed_while_stopped_leaves_the_others_stopped_and_one_take
     guard.initialize()
     assert wait_until(lambda: bool(guards([first])), PATIENCE), first.log()
     async with AsyncExitStack() as stack:
-        sessions = await connect_all(stack, others, desk)
+        sessions = await connect_all(stack, others, {"DISPLAY": desk.inner})
         assert wait_until(lambda: joined([first]) == 2, PATIENCE), first.log()
         desk.physical("key", CHORD)
         assert await all_answer(sessions, "emergency-stopped") == ["emergency-stopped"] * 2
@@ -170,7 +189,7 @@ async def test_a_forged_rearm_on_the_guard_socket_rearms_nobody(tmp_path: Path, 
     copies = agents(tmp_path, 2)
     _, sock = guard_files(desk)
     async with AsyncExitStack() as stack:
-        sessions = await connect_all(stack, copies, desk)
+        sessions = await connect_all(stack, copies, {"DISPLAY": desk.inner})
         assert wait_until(lambda: joined(copies) == 1, PATIENCE)
         desk.physical("key", CHORD)
         assert await all_answer(sessions, "emergency-stopped") == ["emergency-stopped"] * 2
@@ -191,19 +210,10 @@ async def test_a_program_posing_as_the_guard_rearms_nobody(tmp_path: Path, desk:
     member's own monitor and refused, and so is a claim from a process that is not the lock's
     holder."""
     lock, sock = guard_files(desk)
-    lock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    sock.unlink(missing_ok=True)
-    with open(lock, "a+") as held, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
-        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        held.truncate(0)
-        held.write(f"{os.getpid()}\n")
-        held.flush()
-        server.bind(str(sock))
-        server.listen()
-        server.settimeout(PATIENCE)
+    with posing_as_guard(lock, sock, PATIENCE) as (held, server):
         copies = agents(tmp_path, 2)
         async with AsyncExitStack() as stack:
-            sessions = await connect_all(stack, copies, desk)
+            sessions = await connect_all(stack, copies, {"DISPLAY": desk.inner})
             members = [server.accept()[0] for _ in copies]
             hellos = [json.loads(m.makefile().readline()) for m in members]
             assert [h["type"] for h in hellos] == ["hello", "hello"], hellos
@@ -272,7 +282,7 @@ async def test_the_host_window_takes_the_windows_over_and_one_rearm_still_rearms
     host_copy = manual_copy(tmp_path / "host", settings=host_settings(port, token), commands=("displays",))
     host_copy.extra_env["DISPLAY"] = desk.inner
     async with AsyncExitStack() as stack:
-        sessions = await connect_all(stack, copies, desk)
+        sessions = await connect_all(stack, copies, {"DISPLAY": desk.inner})
         assert wait_until(lambda: joined(copies) == 1, PATIENCE)
         (first_guard,) = guards(copies)
         host = start_host(host_copy, port, token)
@@ -312,7 +322,7 @@ async def test_two_session_copies_and_a_manual_copy_share_one_banner_one_stop_on
                 sdk_stdio(op, env_extra={"DISPLAY": desk.inner}, mcp_args=("--session",))
             )
             sessions.append(s)
-        sessions += await connect_all(stack, [manual], desk)
+        sessions += await connect_all(stack, [manual], {"DISPLAY": desk.inner})
         assert await all_answer(sessions, None) == [None] * 3
         assert wait_until(lambda: one_of_each(desk) == (1, 0), PATIENCE), one_of_each(desk)
 

@@ -165,9 +165,10 @@ class Bindings:
         self._p.wait(timeout=10)
 
 
-async def press_until(session: Any, press: Callable[[], None], done: Callable[[], Any]) -> None:
-    """Presses until `done()`: the re-arm chord is bound a moment after the prompt shows, and
-    bound afresh after every press."""
+async def press_until(press: Callable[[], object], done: Callable[[], Any]) -> None:
+    """Presses until `await done()`: a prompt's chord is bound a moment after the prompt shows,
+    a press counts only once the prompt has been on screen a moment, and every press binds
+    afresh."""
     deadline = time.monotonic() + GUARD_S
     while True:
         press()
@@ -206,14 +207,14 @@ async def test_the_rearm_chord_counts_only_from_the_physical_keyboard_while_the_
             assert all(c.startswith("mcec-stop-") for c in bindings.fired), bindings.fired
             until("the re-arm chord bound", lambda: "presses re-arm while its prompt is shown" in copy.log())
             # From the virtual keyboard: reported as injected, refused and audited.
-            await press_until(session, lambda: sway.wayland_client(*injected_r).wait(timeout=30), refused)
+            await press_until(lambda: sway.wayland_client(*injected_r).wait(timeout=30), refused)
             assert await stopped()
             # From the physical keyboard: re-armed, the tools work again.
-            await press_until(session, lambda: sway.physical_key("ctrl+alt+shift+r"), working)
+            await press_until(lambda: sway.physical_key("ctrl+alt+shift+r"), working)
             # A second stop and its prompt: a fresh nonce.
             sway.physical_key("ctrl+alt+shift+s")
             assert await wait_for_code(session, "emergency-stopped") == "emergency-stopped"
-            await press_until(session, lambda: sway.physical_key("ctrl+alt+shift+r"), working)
+            await press_until(lambda: sway.physical_key("ctrl+alt+shift+r"), working)
             await ok(session, "displays")
     finally:
         bindings.close()
@@ -247,8 +248,8 @@ async def test_the_allow_chord_grants_only_from_the_physical_keyboard(tmp_path: 
             while "presses allow while its prompt is shown" not in copy.log():
                 assert time.monotonic() < deadline, "the allow chord was never bound"
                 await anyio.sleep(0.05)
-            await press_until(session, lambda: sway.wayland_client(*injected_a).wait(timeout=30), refused)
+            await press_until(lambda: sway.wayland_client(*injected_a).wait(timeout=30), refused)
             assert not answer, answer
-            await press_until(session, lambda: sway.physical_key("ctrl+alt+shift+a"), answered)
+            await press_until(lambda: sway.physical_key("ctrl+alt+shift+a"), answered)
     assert answer["ok"] and answer["result"]["granted"] == ["scroll"], answer
     assert audit_with(copy, "consent-allowed", "counted"), audit_lines(copy.log())

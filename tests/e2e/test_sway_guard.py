@@ -20,15 +20,12 @@ Build first: `cargo build -p mcec`."""
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
-import socket
-import time
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Iterator
 
 import anyio
 import pytest
@@ -45,8 +42,8 @@ from mcec_e2e import (
 )
 from swaydesk import SwayDesk
 from test_console_end import END_TITLE, HOST_TITLE, row_end
-from test_guard import agents, guard_files, guards, joined
-from test_sway import GUARD_S, until
+from test_guard import agents, connect_all, guard_files, guards, joined, posing_as_guard
+from test_sway import GUARD_S, press_until, until
 from test_sway_decisions import OperatorWindows, wtype_chord
 
 pytestmark = pytest.mark.anyio
@@ -58,28 +55,12 @@ def sway() -> Iterator[SwayDesk]:
         yield desk
 
 
-async def press_until(press: Callable[[], object], done: Callable[[], Any]) -> None:
-    """Presses until `done()`: the chord is bound a moment after the prompt shows, a press
-    counts only once the prompt has been on screen a moment, and every press binds afresh."""
-    deadline = time.monotonic() + GUARD_S
-    while True:
-        press()
-        for _ in range(10):
-            if await done():
-                return
-            await anyio.sleep(0.05)
-        assert time.monotonic() < deadline, "the chord never did it"
-
-
 async def test_one_physical_chord_re_arms_every_process_on_sway_and_the_virtual_one_none(
     tmp_path: Path, sway: SwayDesk
 ) -> None:
     copies = agents(tmp_path, 3)
     async with AsyncExitStack() as stack:
-        sessions = []
-        for copy in copies:
-            session, _ = await stack.enter_async_context(sdk_stdio(copy, env_extra=sway.session_env()))
-            sessions.append(session)
+        sessions = await connect_all(stack, copies, sway.session_env())
         until("two members joined the guard", lambda: joined(copies) == 2)
         (guard,) = guards(copies)
         members = [c for c in copies if c is not guard]
@@ -114,10 +95,7 @@ async def test_a_prompt_binding_removed_under_a_guard_refuses_the_next_press_for
 ) -> None:
     copies = agents(tmp_path, 2)
     async with AsyncExitStack() as stack:
-        sessions = []
-        for copy in copies:
-            session, _ = await stack.enter_async_context(sdk_stdio(copy, env_extra=sway.session_env()))
-            sessions.append(session)
+        sessions = await connect_all(stack, copies, sway.session_env())
         until("the member joined the guard", lambda: joined(copies) == 1)
         (guard,) = guards(copies)
         sway.physical_key("ctrl+alt+shift+s")
@@ -214,25 +192,13 @@ async def test_a_program_posing_as_the_guard_on_sway_rearms_nobody(tmp_path: Pat
     `not-seen`; `wtype` presses the injected one, which each member records as injected, and
     the claim naming it is refused `synthetic`."""
     lock, sock = guard_files(OperatorWindows(sway.operator_display))
-    lock.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    sock.unlink(missing_ok=True)
     physical, injected = (f"mcec-re-arm-{os.urandom(8).hex()}" for _ in range(2))
     chord = "Ctrl+Mod1+Shift+r"
     bind_injected = f"bindsym --inhibited --no-warn --input-device=0:0:virtual_keyboard {chord} nop {injected}"
-    with open(lock, "a+") as held, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
-        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        held.truncate(0)
-        held.write(f"{os.getpid()}\n")
-        held.flush()
-        server.bind(str(sock))
-        server.listen()
-        server.settimeout(GUARD_S)
+    with posing_as_guard(lock, sock, GUARD_S) as (held, server):
         copies = agents(tmp_path, 2)
         async with AsyncExitStack() as stack:
-            sessions = []
-            for copy in copies:
-                session, _ = await stack.enter_async_context(sdk_stdio(copy, env_extra=sway.session_env()))
-                sessions.append(session)
+            sessions = await connect_all(stack, copies, sway.session_env())
             members = [server.accept()[0] for _ in copies]
             hellos = [json.loads(m.makefile().readline()) for m in members]
             assert [h["type"] for h in hellos] == ["hello", "hello"], hellos

@@ -13,7 +13,6 @@ Build first: `cargo build -p mcec`.
 from __future__ import annotations
 
 import re
-import shutil
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -23,7 +22,7 @@ import pytest
 
 from mcec_e2e import manual_copy, sdk_envelope, sdk_stdio
 from swaydesk import SwayDesk, views
-from test_sway import focused, foot_window, ok, until
+from test_sway import clients, focused, foot_window, ok, sway, until  # noqa: F401 (clients, sway: the shared fixtures)
 
 COMMANDS = ("displays", "windows", "capture", "click", "drag", "scroll", "mouse", "key", "focus")
 TITLE = "mcec sway probe"
@@ -31,15 +30,6 @@ PROBE = Path(__file__).with_name("wayland_probe.py")
 CHORD = "ctrl+alt+shift+s"
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def sway() -> Iterator[SwayDesk]:
-    for tool in ("sway", "swaymsg", "foot", "xdotool", "xhost"):
-        if shutil.which(tool) is None:
-            pytest.fail(f"{tool} is missing; run scripts/test (it installs it)")
-    with SwayDesk() as desk:
-        yield desk
 
 
 class Probe:
@@ -94,9 +84,9 @@ def copy_with(tmp_path: Path):
 
 
 async def test_pointer_keyboard_and_window_tools_reach_a_wayland_window(
-    tmp_path: Path, sway: SwayDesk, probe: Probe
+    tmp_path: Path, sway: SwayDesk, clients, probe: Probe
 ) -> None:
-    foot = foot_window(sway, sway.wayland_client, "sleep 600")
+    foot = foot_window(sway, clients, "sleep 600")
     until("foot focused over the probe", lambda: focused(sway) == foot["id"])
     async with sdk_stdio(copy_with(tmp_path), env_extra=sway.session_env()) as (session, _):
         listed = await ok(session, "windows", {"title": TITLE})

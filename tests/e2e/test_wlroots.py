@@ -17,11 +17,9 @@ Build first: `cargo build -p mcec`."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import anyio
 import pytest
@@ -30,7 +28,7 @@ from mcec_e2e import Copy, audit_lines, manual_copy, sdk_envelope, sdk_stdio
 from swaydesk import SwayDesk, views
 from test_desktop import decode_png
 from test_picture import image_block
-from test_sway import focused, until
+from test_sway import clients, focused, sway, until  # noqa: F401 (clients, sway: the shared fixtures)
 
 COMMANDS = ("displays", "windows", "capture", "click", "focus")
 UNSAFE = "UnsafeAllowActuationWithoutStopOnWayland = true\n"
@@ -38,30 +36,6 @@ PROTOCOL = "wlr-foreign-toplevel-management"
 RED, GREEN = (255, 0, 0), (0, 255, 0)
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def sway() -> Iterator[SwayDesk]:
-    for tool in ("sway", "swaymsg", "foot", "xdotool", "xhost"):
-        if shutil.which(tool) is None:
-            pytest.fail(f"{tool} is missing; run scripts/test (it installs it)")
-    with SwayDesk() as desk:
-        yield desk
-
-
-@pytest.fixture
-def clients(sway: SwayDesk) -> Iterator[Callable[..., subprocess.Popen]]:
-    started: list[subprocess.Popen] = []
-
-    def start(*argv: str) -> subprocess.Popen:
-        p = sway.wayland_client(*argv)
-        started.append(p)
-        return p
-
-    yield start
-    for p in started:
-        p.kill()
-        p.wait(timeout=10)
 
 
 def without_ipc(sway: SwayDesk) -> dict[str, str | None]:
