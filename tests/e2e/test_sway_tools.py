@@ -28,6 +28,7 @@ COMMANDS = ("displays", "windows", "capture", "click", "drag", "scroll", "mouse"
 TITLE = "mcec sway probe"
 PROBE = Path(__file__).with_name("wayland_probe.py")
 CHORD = "ctrl+alt+shift+s"
+CHORD_KEYS = ("Control_L", "Alt_L", "Shift_L", "S")
 
 pytestmark = pytest.mark.anyio
 
@@ -79,8 +80,8 @@ def near(got: list[int], want: tuple[int, int]) -> bool:
     return abs(got[-2] - want[0]) <= 1 and abs(got[-1] - want[1]) <= 1
 
 
-def copy_with(tmp_path: Path):
-    return manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=COMMANDS)
+def copy_with(tmp_path: Path, *more: str):
+    return manual_copy(tmp_path / "c", settings="AgentCommandsEnabled = true\n", commands=(*COMMANDS, *more))
 
 
 async def test_pointer_keyboard_and_window_tools_reach_a_wayland_window(
@@ -154,3 +155,38 @@ async def test_a_slow_drag_stopped_by_the_physical_chord_releases_the_button_and
     assert not [x for x in after if x.startswith(("motion", "press"))], after
     last = events(lines, "release")[-1]
     assert last[1] < 380 - 10, f"the drag reached its end before the stop: {lines}"
+
+
+async def test_a_long_type_stopped_by_the_physical_chord_types_no_more_and_says_how_far_it_got(
+    tmp_path: Path, sway: SwayDesk, probe: Probe
+) -> None:
+    # Three thousand different characters: more than one keymap holds, so mcec's keyboard
+    # uploads keymap after keymap and the typing lasts long enough for the chord to land in it
+    # (10 000 ASCII letters are typed before it arrives).
+    text = "".join(chr(0x4E00 + i) for i in range(3000))
+    async with sdk_stdio(copy_with(tmp_path, "type"), env_extra=sway.session_env()) as (session, _):
+        await ok(session, "focus", {"window": TITLE})
+        until("the probe focused", lambda: focused(sway) == probe.view["id"])
+        typed: dict[str, Any] = {}
+
+        async def type_it() -> None:
+            typed["env"] = sdk_envelope(await session.call_tool("type", {"text": text}))
+
+        def keys() -> list[str]:
+            # The chord's own keys reach the focused window too: sway 1.7 runs a binding made
+            # for one device and still sends its key on (docs/decisions.md).
+            return [x for x in probe.lines() if x.startswith("key ") and x.split()[1] not in CHORD_KEYS]
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(type_it)
+            await anyio.to_thread.run_sync(lambda: until("the first keys", lambda: len(keys()) >= 10))
+            sway.physical_key(CHORD)
+    env = typed["env"]
+    assert not env["ok"] and env["error"]["code"] == "emergency-stopped", env
+    said = re.search(r"Typed (\d+) of (\d+) characters", env["error"]["detail"])
+    assert said and int(said.group(1)) < len(text) == int(said.group(2)), env
+    # Time for any key still on its way: the count must not grow after the answer.
+    time.sleep(0.5)
+    seen = len(keys())
+    time.sleep(0.5)
+    assert len(keys()) == seen < len(text), f"{seen} keys of {len(text)}, then {len(keys())}"
