@@ -24,9 +24,9 @@ from typing import Any, Callable
 import anyio
 import pytest
 
-from mcec_e2e import Copy, audit_lines, manual_copy, sdk_envelope, sdk_stdio
+from mcec_e2e import Copy, audit_lines, manual_copy, sdk_stdio
 from swaydesk import SwayDesk, views
-from test_desktop import decode_png
+from test_desktop import call, decode_png, ok
 from test_picture import image_block
 from test_sway import clients, focused, sway, until  # noqa: F401 (clients, sway: the shared fixtures)
 
@@ -52,17 +52,6 @@ def foot(sway: SwayDesk, clients, app_id: str, colour: str) -> dict:
     before = {v["id"] for v in views(sway.tree())}
     clients("foot", "--app-id", app_id, "--title", app_id, "-o", f"colors.background={colour}", "sh", "-c", "sleep 600")
     return until(f"{app_id}'s window", lambda: next((v for v in views(sway.tree()) if v["id"] not in before), None))
-
-
-async def call(session: Any, tool: str, args: dict | None = None) -> tuple[dict, Any]:
-    result = await session.call_tool(tool, args or {})
-    return sdk_envelope(result), result
-
-
-async def ok(session: Any, tool: str, args: dict | None = None) -> Any:
-    env, _ = await call(session, tool, args)
-    assert env["ok"], f"{tool} {args}: {env}"
-    return env["result"]
 
 
 def share(rows: list[bytes], colour: tuple[int, int, int]) -> float:

@@ -66,15 +66,24 @@ pub fn chosen() -> &'static Choice {
     })
 }
 
-/// The socket of `$WAYLAND_DISPLAY`: itself when absolute, else under `$XDG_RUNTIME_DIR`
-/// (where libwayland looks); the missing variable's name otherwise.
+/// The socket of this process's `$WAYLAND_DISPLAY` ([`socket_of`]).
 pub fn wayland_socket() -> Result<PathBuf, String> {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let display = var("WAYLAND_DISPLAY").ok_or("WAYLAND_DISPLAY is not set")?;
-    if display.is_absolute() {
-        return Ok(display);
+    let var = |name: &str| std::env::var(name).ok();
+    socket_of(var("WAYLAND_DISPLAY").as_deref(), var("XDG_RUNTIME_DIR").as_deref())
+}
+
+/// The socket a `WAYLAND_DISPLAY` names: itself when absolute, else under the runtime
+/// directory (where libwayland looks); why there is none otherwise (a variable unset, empty
+/// or not UTF-8, or a runtime directory that is not absolute).
+pub fn socket_of(wayland_display: Option<&str>, runtime_dir: Option<&str>) -> Result<PathBuf, String> {
+    let display =
+        wayland_display.map(str::trim).filter(|d| !d.is_empty()).ok_or("WAYLAND_DISPLAY is not set")?;
+    if display.starts_with('/') {
+        return Ok(PathBuf::from(display));
     }
-    Ok(var("XDG_RUNTIME_DIR").ok_or("XDG_RUNTIME_DIR is not set")?.join(display))
+    let dir =
+        runtime_dir.filter(|d| d.starts_with('/')).ok_or("XDG_RUNTIME_DIR is not set to an absolute path")?;
+    Ok(std::path::Path::new(dir).join(display))
 }
 
 /// The compositor at `socket` when it offers either protocol; `None` when it offers neither

@@ -173,16 +173,8 @@ pub fn x_display_scope() -> Scope {
 /// resolved so every spelling of one socket is one display. A socket that cannot be resolved
 /// (gone, no runtime directory, not UTF-8) cannot be pinned down: [`Scope::AnyDisplay`].
 fn wayland_scope_of(wayland_display: Option<&str>, runtime_dir: Option<&str>) -> Scope {
-    let Some(name) = wayland_display.map(str::trim).filter(|d| !d.is_empty()) else {
+    let Ok(path) = mcec_desktop_wayland::choice::socket_of(wayland_display, runtime_dir) else {
         return Scope::AnyDisplay;
-    };
-    let path = if name.starts_with('/') {
-        PathBuf::from(name)
-    } else {
-        match runtime_dir.filter(|d| d.starts_with('/')) {
-            Some(dir) => Path::new(dir).join(name),
-            None => return Scope::AnyDisplay,
-        }
     };
     match std::fs::canonicalize(&path) {
         Ok(real) => real.to_str().map_or(Scope::AnyDisplay, Scope::for_wayland_socket),
