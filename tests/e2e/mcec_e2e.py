@@ -620,3 +620,10 @@ def wait_for_port(proc: subprocess.Popen, port: int, what: str = "mcec") -> None
         if time.monotonic() > deadline:
             raise RuntimeError(f"{what} did not listen on {port}")
         time.sleep(0.005)
+
+
+def private_bus_argv(socket_dir: Path) -> list[str]:
+    """`dbus-daemon` for a private session bus (its address printed on stdout) whose socket
+    lies in `socket_dir`, a test's own temporary directory: the session configuration would put
+    it in /tmp, where a daemon ended by signal leaves it behind."""
+    return ["dbus-daemon", "--session", "--nofork", f"--address=unix:dir={socket_dir}", "--print-address=1"]

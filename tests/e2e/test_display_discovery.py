@@ -14,6 +14,7 @@ import json
 import os
 import secrets
 import subprocess
+import tempfile
 import time
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -23,7 +24,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
 
-from mcec_e2e import NO_LOGIND, Copy, manual_copy, unwrap_groups
+from mcec_e2e import NO_LOGIND, Copy, manual_copy, private_bus_argv, unwrap_groups
 from xdesk import Screen
 
 pytestmark = pytest.mark.anyio
@@ -124,9 +125,8 @@ async def test_a_display_that_points_nowhere_is_named_and_never_swapped(copy: Co
 @contextmanager
 def private_logind(uid: int, *sessions: str) -> Iterator[str]:
     """A private bus with the test logind on it; yields the bus address. Both die by PID."""
-    bus = subprocess.Popen(
-        ["dbus-daemon", "--session", "--nofork", "--print-address"], stdout=subprocess.PIPE, text=True
-    )
+    sockets = tempfile.TemporaryDirectory(prefix="mcec-bus-")
+    bus = subprocess.Popen(private_bus_argv(Path(sockets.name)), stdout=subprocess.PIPE, text=True)
     stub = None
     try:
         assert bus.stdout is not None
@@ -144,6 +144,7 @@ def private_logind(uid: int, *sessions: str) -> Iterator[str]:
             if proc is not None:
                 proc.kill()
                 proc.wait(timeout=10)
+        sockets.cleanup()
 
 
 async def test_logind_chooses_the_active_sessions_display(copy: Copy, tmp_path: Path) -> None:

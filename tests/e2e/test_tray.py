@@ -14,11 +14,22 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from mcec_e2e import Copy, audit_with, code_of, host_settings, manual_copy, sdk_http, start_host, wait_for_code
+from mcec_e2e import (
+    Copy,
+    audit_with,
+    code_of,
+    host_settings,
+    manual_copy,
+    private_bus_argv,
+    sdk_http,
+    start_host,
+    wait_for_code,
+)
 from test_stop_command import BUTTON_REASON
 from test_stop_durable import PROMPT_TITLE, record_of
 from xdesk import Desk, wait_until
@@ -38,7 +49,8 @@ class Bus:
 
     def __init__(self) -> None:
         self.procs: list[subprocess.Popen] = []
-        daemon = self.spawn(["dbus-daemon", "--session", "--nofork", "--print-address=1"], {})
+        self.sockets = tempfile.TemporaryDirectory(prefix="mcec-bus-")
+        daemon = self.spawn(private_bus_argv(Path(self.sockets.name)), {})
         line = daemon.stdout.readline().strip()
         assert line.startswith("unix:"), f"dbus-daemon printed {line!r}"
         self.address = line
@@ -66,6 +78,7 @@ class Bus:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)
+        self.sockets.cleanup()
 
 
 @pytest.fixture

@@ -27,11 +27,16 @@ PROBE_PATIENCE_S = 30.0
 
 
 def forget_stop_record(display: str) -> None:
-    """Delete mcec's durable stop record for a display this harness just created (the
-    operator's by-hand action from the README): display numbers are reused, and a stop left
-    by an earlier test on the same number must not make this one start stopped."""
+    """Delete mcec's durable stop record for a display this harness just created or closed
+    (the operator's by-hand action from the README), and the display's guard files, which a
+    guard stopped by signal leaves in the home: display numbers are reused, and a stop left by
+    an earlier test on the same number must not make this one start stopped."""
     home = Path(pwd.getpwuid(os.getuid()).pw_dir)
-    (home / ".local/state/mcec/stop" / f"display-{display.lstrip(':')}").unlink(missing_ok=True)
+    number = display.lstrip(":")
+    (home / ".local/state/mcec/stop" / f"display-{number}").unlink(missing_ok=True)
+    guard = home / ".local/state/mcec/guard"
+    for leftover in [*guard.glob(f"display-{number}-*"), *guard.glob(f"display-{number}.*")]:
+        leftover.unlink(missing_ok=True)
 
 
 def stop_server(proc: subprocess.Popen) -> None:
@@ -103,6 +108,8 @@ class Desk:
     def close(self) -> None:
         for proc in (self._inner, self._outer):
             stop_server(proc)
+        for display in (self.inner, self.outer):
+            forget_stop_record(display)
 
     def kill_inner(self) -> None:
         """The session's display goes away mid-session (the inner Xephyr is killed by PID)."""
@@ -257,6 +264,7 @@ class Screen:
 
     def close(self) -> None:
         stop_server(self._proc)
+        forget_stop_record(self.display)
 
     def env(self, **extra: str) -> dict[str, str]:
         return {"DISPLAY": self.display, "PATH": os.environ.get("PATH", ""), **extra}
