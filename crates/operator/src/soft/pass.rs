@@ -280,8 +280,22 @@ impl DroppedInput {
 
 pub(crate) fn new_context() -> egui::Context {
     let ctx = egui::Context::default();
+    ctx.set_fonts(fonts());
     ctx.set_visuals(egui::Visuals::dark());
     ctx
+}
+
+/// One font for all text, monospace too: egui's Ubuntu Light. egui's default set adds its
+/// monospace Hack, 300 KB of a binary that every session copies (issue 30).
+fn fonts() -> egui::FontDefinitions {
+    const NAME: &str = "Ubuntu-Light";
+    let mut fonts = egui::FontDefinitions::empty();
+    let data = egui::FontData::from_static(epaint_default_fonts::UBUNTU_LIGHT);
+    fonts.font_data.insert(NAME.to_owned(), std::sync::Arc::new(data));
+    for family in [egui::FontFamily::Proportional, egui::FontFamily::Monospace] {
+        fonts.families.insert(family, vec![NAME.to_owned()]);
+    }
+    fonts
 }
 
 /// What a window got since its last pass.
