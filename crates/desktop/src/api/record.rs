@@ -18,7 +18,6 @@ use serde::Serialize;
 use super::observe::check_downscale;
 use super::{DesktopTools, artifacts, stopped_after};
 use crate::geometry::target_size;
-use crate::image::downscale;
 use crate::requests::{RecordAction, RecordRequest};
 use crate::seams::Backend;
 use crate::types::Rect;
@@ -149,7 +148,8 @@ fn run(
         if start.elapsed() >= plan.duration {
             break "duration";
         }
-        let img = match backend.capture(plan.area) {
+        // Scaled by the backend, which can do it before the frame becomes a full-size copy.
+        let img = match backend.capture_scaled(plan.area, plan.width, plan.height) {
             Ok(shot) => shot.image,
             Err(e) if frames > 0 => {
                 tracing::warn!("recording ended early: {e}");
@@ -157,7 +157,6 @@ fn run(
             }
             Err(e) => return Err(e),
         };
-        let img = downscale(img, plan.width, plan.height)?;
         let mut frame =
             gif::Frame::from_rgb_speed(img.width as u16, img.height as u16, &img.pixels, QUANT_SPEED);
         frame.delay = delay_cs;
