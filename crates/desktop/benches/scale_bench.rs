@@ -29,7 +29,13 @@ fn desk(w: usize, h: usize, c: usize) -> Vec<u8> {
         for y in y0..(y0 + hh).min(h) {
             for x in x0..(x0 + ww).min(w) {
                 let text = y > y0 + 24 && (y - y0) % 14 < 9 && next() % 3 == 0;
-                let v = if y < y0 + 22 { [40, 40, 60] } else if text { [0; 3] } else { colour };
+                let v = if y < y0 + 22 {
+                    [40, 40, 60]
+                } else if text {
+                    [0; 3]
+                } else {
+                    colour
+                };
                 px[(y * w + x) * c..][..3].copy_from_slice(&v);
             }
         }

@@ -4,15 +4,19 @@
 //! It exists for binary size (issue 30): `fast_image_resize` did the same job with about
 //! 800 KB of kernels (SSE4.1, AVX2 and plain Rust, for each pixel type), where mcec needs one
 //! filter, downscaling only, on 3- and 4-byte pixels. The filter and its fixed-point weights
-//! are the ones `fast_image_resize`'s `Convolution(Bilinear)` computes (its output and this
-//! one's were compared when it was replaced: docs/decisions.md, "Binary size and memory").
+//! are the ones `fast_image_resize`'s `Convolution(Bilinear)` computed, except that each output
+//! pixel's weights are made to sum to exactly one (so a flat colour stays that colour): the two
+//! outputs differed by at most one level (docs/decisions.md, "Binary size and memory").
 //!
-//! The vertical pass comes first and the image streams through it one output row at a time:
-//! the source rows under an output row are summed into one row of full width, which the
-//! horizontal pass then narrows straight into the output. So the only work buffer is one
-//! source-wide row, however large the frame. Both loops are plain slice arithmetic on `i32`
-//! accumulators that LLVM vectorizes at `opt-level = 2`; no intrinsics, so every target
-//! (Windows too) builds the same code.
+//! The vertical pass comes first, one output row at a time, and eight such rows are kept by
+//! source column (each column's eight pixels side by side), so the horizontal pass narrows
+//! eight rows at once as a weighted sum of whole columns: the same straight-lane loop as the
+//! vertical pass, where one output pixel's short dot product would not vectorize. The only
+//! work buffer is those columns (120 KB at 4K), however tall the frame. Both loops are plain
+//! slice arithmetic on `i32` accumulators that LLVM vectorizes at `opt-level = 2`, with no
+//! intrinsics; on x86-64 the same code is compiled a second time for AVX2 and picked at run
+//! time when the CPU has it (the SSE2 baseline is about half as fast), so every target builds
+//! and runs one algorithm.
 
 /// The first source pixel of one output pixel and how many source pixels it weighs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,7 +135,7 @@ pub(crate) fn resize<const C: usize, const L: usize>(
     dst_size: (usize, usize),
     work: &mut Vec<u8>,
 ) -> Result<(), String> {
-    const { assert!(C > 0 && L % C == 0 && L > 0) };
+    const { assert!(C > 0 && L > 0 && L.is_multiple_of(C)) };
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         #[allow(unsafe_code)]
@@ -142,7 +146,7 @@ pub(crate) fn resize<const C: usize, const L: usize>(
 }
 
 /// [`resize_here`] compiled for AVX2: the same code, which LLVM vectorizes 8 lanes wide
-/// (the portable build has only SSE2's 4, and no 32-bit multiply).
+/// (the x86-64 baseline, SSE2, has 4).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn resize_avx2<const C: usize, const L: usize>(
@@ -155,12 +159,9 @@ fn resize_avx2<const C: usize, const L: usize>(
     resize_here::<C, L>(src, src_size, dst, dst_size, work)
 }
 
-/// [`resize`] in the instruction set of the function it is inlined into.
-///
-/// The horizontal pass would be one short dot product per output pixel, which does not
-/// vectorize; so the rows are narrowed `L / C` at a time, from a buffer holding, for every
-/// source column, that column's pixels in those rows side by side (`L` bytes): a weighted sum
-/// of whole columns, the same straight-lane loop as the vertical pass.
+/// [`resize`] in the instruction set of the function it is inlined into: rows are narrowed
+/// `L / C` at a time, from `work` holding for every source column that column's pixels in
+/// those rows side by side (`L` bytes).
 #[inline(always)]
 fn resize_here<const C: usize, const L: usize>(
     src: &[u8],
@@ -257,7 +258,12 @@ fn vertical<const B: usize>(
 /// Weigh `columns` (each the `C`-byte pixels of up to `L / C` rows side by side) by `taps`
 /// into the rows of `out` (each `stride` bytes).
 #[inline(always)]
-fn horizontal<const C: usize, const L: usize>(columns: &[[u8; L]], taps: &Taps, out: &mut [u8], stride: usize) {
+fn horizontal<const C: usize, const L: usize>(
+    columns: &[[u8; L]],
+    taps: &Taps,
+    out: &mut [u8],
+    stride: usize,
+) {
     let half = 1i32 << (taps.precision - 1);
     for (x, (span, ks)) in taps.iter().enumerate() {
         let mut sums = [half; L];
@@ -277,7 +283,11 @@ fn horizontal<const C: usize, const L: usize>(columns: &[[u8; L]], taps: &Taps, 
 mod tests {
     use super::*;
 
-    fn scaled<const C: usize, const L: usize>(src: &[u8], from: (usize, usize), to: (usize, usize)) -> Vec<u8> {
+    fn scaled<const C: usize, const L: usize>(
+        src: &[u8],
+        from: (usize, usize),
+        to: (usize, usize),
+    ) -> Vec<u8> {
         let mut dst = vec![0; to.0 * to.1 * C];
         resize::<C, L>(src, from, &mut dst, to, &mut Vec::new()).unwrap();
         dst
@@ -309,7 +319,11 @@ mod tests {
             let taps = Taps::new(src, dst);
             assert_eq!(taps.spans.len(), dst);
             for (span, ks) in taps.iter() {
-                assert_eq!(ks.iter().map(|&k| i32::from(k)).sum::<i32>(), 1 << taps.precision, "{src} -> {dst}");
+                assert_eq!(
+                    ks.iter().map(|&k| i32::from(k)).sum::<i32>(),
+                    1 << taps.precision,
+                    "{src} -> {dst}"
+                );
                 assert!(span.first + span.len <= src && span.len > 0);
             }
         }
@@ -319,7 +333,8 @@ mod tests {
     fn halving_a_checkerboard_gives_the_mean_grey() {
         // Pixel-sized squares: every 2x2 block holds two black and two white pixels.
         let (w, h) = (64, 48);
-        let board: Vec<u8> = (0..w * h).flat_map(|i| [if (i % w + i / w) % 2 == 0 { 255 } else { 0 }; 3]).collect();
+        let board: Vec<u8> =
+            (0..w * h).flat_map(|i| [if (i % w + i / w) % 2 == 0 { 255 } else { 0 }; 3]).collect();
         let (sw, sh) = (w / 2, h / 2);
         let small = scaled::<3, 24>(&board, (w, h), (sw, sh));
         for (i, px) in small.chunks_exact(3).enumerate() {
@@ -349,12 +364,16 @@ mod tests {
 
     #[test]
     fn output_size_is_exact_and_thin_images_work() {
-        for (from, to) in [((1, 100), (1, 7)), ((100, 1), (7, 1)), ((1, 1), (1, 1)), ((5, 9), (1, 1)), ((9, 5), (9, 2))]
+        for (from, to) in
+            [((1, 100), (1, 7)), ((100, 1), (7, 1)), ((1, 1), (1, 1)), ((5, 9), (1, 1)), ((9, 5), (9, 2))]
         {
             let src: Vec<u8> = (0..from.0 * from.1 * 4).map(|i| (i * 7 % 256) as u8).collect();
             let mut dst = vec![0xAA; to.0 * to.1 * 4 + 8];
             resize::<4, 32>(&src, from, &mut dst, to, &mut Vec::new()).unwrap();
-            assert!(dst[to.0 * to.1 * 4..].iter().all(|&v| v == 0xAA), "{from:?} -> {to:?} wrote past its size");
+            assert!(
+                dst[to.0 * to.1 * 4..].iter().all(|&v| v == 0xAA),
+                "{from:?} -> {to:?} wrote past its size"
+            );
         }
         // A column of a ramp, thinned: the ends average towards the middle, in order.
         let ramp: Vec<u8> = (0..100).map(|i| (i * 2) as u8).collect();
@@ -378,7 +397,9 @@ mod tests {
         // A fourth byte of 0 (as X leaves it) stays 0 and does not darken the colours.
         let zero4: Vec<u8> = rgb.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 0]).collect();
         let small0 = scaled::<4, 32>(&zero4, (w, h), (12, 9));
-        assert!(small0.chunks_exact(4).zip(small3.chunks_exact(3)).all(|(p4, p3)| p4[3] == 0 && &p4[..3] == p3));
+        assert!(
+            small0.chunks_exact(4).zip(small3.chunks_exact(3)).all(|(p4, p3)| p4[3] == 0 && &p4[..3] == p3)
+        );
     }
 
     #[test]
