@@ -1,15 +1,10 @@
-//! Turning captured pixels into what an agent receives: downscaled (never upscaled) with
-//! `fast_image_resize`, encoded as PNG (fdeflate, `Paeth` rows), or as JPEG.
-//!
-//! Scaling goes through the typed `resize_typed`, for the two pixel types mcec has: the untyped
-//! `Resizer::resize` matches over all 13 of fast_image_resize's types and put about 1 MB of
-//! SIMD kernels for the 11 never used into the binary.
+//! Turning captured pixels into what an agent receives: downscaled (never upscaled) by mcec's
+//! own scaler (`scale.rs`: bilinear, widened to average what each output pixel covers),
+//! encoded as PNG (fdeflate, `Paeth` rows), or as JPEG.
 
-use fast_image_resize::images::{TypedImage, TypedImageRef};
-use fast_image_resize::pixels::{U8x3, U8x4};
-use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
 use mcec_rules::{ErrorCode, ToolError};
 
+use crate::scale;
 use crate::types::{CursorImage, RgbImage};
 
 fn internal(what: &str, e: impl std::fmt::Display) -> ToolError {
@@ -23,26 +18,23 @@ pub fn downscale(img: RgbImage, width: u32, height: u32) -> Result<RgbImage, Too
         return Ok(img);
     }
     let (width, height) = (width.clamp(1, img.width), height.clamp(1, img.height));
-    let src = TypedImageRef::<U8x3>::from_buffer(img.width, img.height, &img.pixels)
-        .map_err(|e| internal("prepare the image for scaling", e))?;
     let mut pixels = vec![0; width as usize * height as usize * 3];
-    let mut dst = TypedImage::<U8x3>::from_buffer(width, height, &mut pixels)
-        .map_err(|e| internal("prepare the image for scaling", e))?;
-    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
-    Resizer::new().resize_typed(&src, &mut dst, &options).map_err(|e| internal("scale the image", e))?;
+    scale::resize::<3, 24>(
+        &img.pixels,
+        (img.width as usize, img.height as usize),
+        &mut pixels,
+        (width as usize, height as usize),
+        &mut Vec::new(),
+    )
+    .map_err(|e| internal("scale the image", e))?;
     Ok(RgbImage { width, height, pixels })
 }
 
-/// Scales frames of 4-byte pixels, keeping the resizer's work buffers from one capture to the
-/// next: at 4K they are about 12 MB, and allocating them afresh cost page faults every call.
+/// Scales frames of 4-byte pixels, keeping its work buffer (every source column of eight rows:
+/// 120 KB at 4K) from one capture to the next.
+#[derive(Default)]
 pub struct Scaler {
-    resizer: Resizer,
-}
-
-impl Default for Scaler {
-    fn default() -> Self {
-        Scaler { resizer: Resizer::new() }
-    }
+    row: Vec<u8>,
 }
 
 impl Scaler {
@@ -57,21 +49,22 @@ impl Scaler {
         width: u32,
         height: u32,
     ) -> Result<Vec<u8>, ToolError> {
-        let src = TypedImageRef::<U8x4>::from_buffer(src_w, src_h, src)
-            .map_err(|e| internal("prepare the image for scaling", e))?;
         let mut out = vec![0; width as usize * height as usize * 4];
-        let mut dst = TypedImage::<U8x4>::from_buffer(width, height, &mut out)
-            .map_err(|e| internal("prepare the image for scaling", e))?;
-        let options =
-            ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear)).use_alpha(false);
-        self.resizer.resize_typed(&src, &mut dst, &options).map_err(|e| internal("scale the image", e))?;
+        scale::resize::<4, 32>(
+            src,
+            (src_w as usize, src_h as usize),
+            &mut out,
+            (width as usize, height as usize),
+            &mut self.row,
+        )
+        .map_err(|e| internal("scale the image", e))?;
         Ok(out)
     }
 
     /// Let go of work buffers larger than `max` bytes (those of a very large frame).
     pub fn trim(&mut self, max: usize) {
-        if self.resizer.size_of_internal_buffers() > max {
-            self.resizer.reset_internal_buffers();
+        if self.row.capacity() > max {
+            self.row = Vec::new();
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod keysyms;
 pub mod monitor;
 pub mod proc_stat;
 pub mod requests;
+mod scale;
 pub mod seams;
 pub mod select;
 pub mod types;
