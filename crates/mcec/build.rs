@@ -37,7 +37,10 @@ fn main() {
     if gnu_linker && env("MCEC_KEEP_SYMBOLS") != "1" {
         args.push("-Wl,--strip-all".to_owned());
     }
-    if target == "x86_64-unknown-linux-gnu" && env("MCEC_PLAIN_LINK") != "1" && rustc_links_with_lld(&env("RUSTC")) {
+    if target == "x86_64-unknown-linux-gnu"
+        && env("MCEC_PLAIN_LINK") != "1"
+        && rustc_links_with_lld(&env("RUSTC"))
+    {
         let order = std::path::Path::new(&env("CARGO_MANIFEST_DIR")).join("link/hot.order");
         args.push("-Wl,-z,pack-relative-relocs".to_owned());
         args.push("-Wl,--icf=all".to_owned());
