@@ -129,13 +129,31 @@ async def test_held_modifier_is_released_by_the_stop(stop_copy: Copy, desk: Desk
         assert down == [], f"keys still down on {device} after the stop: {down}"
 
 
+def hold_right_hand_modifiers(desk: Desk) -> None:
+    """Hold Control_R, Alt_R and Shift_R on the physical keyboard, until the inner server holds
+    exactly those three. Xephyr keeps its modifiers in step with the state of the outer
+    server's key events, pressing the first key of its own map (Control_L) when an event's
+    state says Control before Xephyr saw Control_R go down; that happened once in a fresh-clone
+    run. Such an attempt is released and made again, at most three times."""
+
+    def held() -> set[int]:
+        return set(desk.keys_down(KEYBOARDS[1]))
+
+    for _ in range(3):
+        desk.physical("keydown", "Control_R+Alt_R+Shift_R")
+        if wait_until(lambda: held() == RIGHT_MODIFIERS):
+            return
+        desk.physical("keyup", "Control_R+Alt_R+Shift_R")
+        wait_until(lambda: not held())
+    pytest.fail(f"the inner server holds {sorted(held())}, not only the right-hand modifiers")
+
+
 async def test_right_hand_modifiers_latch(stop_copy: Copy, desk: Desk) -> None:
     desk.right_hand_modifiers()
     async with agent(stop_copy, desk) as s:
         assert await code_of(s, "displays") is None
-        desk.physical("keydown", "Control_R+Alt_R+Shift_R")
+        hold_right_hand_modifiers(desk)
         # What the inner server holds is exactly the three right-hand keys, none on the left.
-        assert wait_until(lambda: set(desk.keys_down(KEYBOARDS[1])) == RIGHT_MODIFIERS), desk.keys_down(KEYBOARDS[1])
         assert not LEFT_MODIFIERS & set(desk.keys_down(KEYBOARDS[1]))
         assert await code_of(s, "displays") is None, "modifiers alone latched"
         desk.physical("key", "s")
