@@ -134,6 +134,13 @@ def managed():
             try:
                 framed = lambda: "=" in xprop(s.display, "-id", str(w.id), "_NET_FRAME_EXTENTS")  # noqa: E731
                 assert wait_until(framed, 15), "openbox never framed the test window"
+                # openbox's placement is its own (a CI run once found the window centred as if it
+                # were 10 px wide): put the frame in the top-left corner so the client area lies
+                # under the banner.
+                top_left = lambda: client_origin(s.display, w.id)[1] < BANNER[3] - 10  # noqa: E731
+                if not top_left():
+                    subprocess.run(["xdotool", "windowmove", str(w.id), "0", "0"], env=s.env(), check=True)
+                    assert wait_until(top_left, 15), f"openbox keeps the test window at {client_origin(s.display, w.id)}"
                 yield s, w
             finally:
                 w.close()
