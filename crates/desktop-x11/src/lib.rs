@@ -20,6 +20,6 @@ pub mod own_server;
 pub mod probe;
 pub mod session_window;
 
-pub use desktop::{ProgramSetup, X11Desktop, own_window_rects};
+pub use desktop::{ProgramSetup, X11Desktop, own_window_rects, release_everything_down};
 pub use monitor::X11Monitor;
 pub use session_window::X11SessionWindow;

@@ -23,6 +23,7 @@ mod malloc_tuning;
 mod operator_side;
 #[cfg(unix)]
 mod own_display;
+mod panic_release;
 mod platform;
 mod record_watch;
 mod relay;
@@ -43,6 +44,7 @@ use cli::{Cli, Command, HotkeyCommand};
 
 fn main() -> ExitCode {
     malloc_tuning::fix_mmap_threshold();
+    panic_release::install_hook();
     let cli = Cli::parse();
     #[cfg(unix)]
     if matches!(cli.command, Some(Command::Mcp(_) | Command::Run | Command::Stop) | None) {

@@ -64,6 +64,7 @@ pub fn connect_desktop(config: DesktopConfig, tools: &ToolDisplay) -> Result<Des
             return Err(no_desktop(detail));
         }
     };
+    crate::panic_release::set_release(backend.last_resort_release());
     let mut desktop = DesktopTools::new(std::sync::Arc::new(backend), config);
     if let (ToolDisplay::Own(desk), crate::desktop_find::Desktop::Found { display: operator_display, .. }) =
         (tools, &operator)
@@ -228,6 +229,7 @@ pub fn wayland_session() -> Result<Option<String>, MonitorError> {
 #[cfg(windows)]
 pub fn connect_desktop(config: DesktopConfig, _tools: &ToolDisplay) -> Result<DesktopTools, ToolError> {
     let backend = mcec_desktop_windows::WindowsDesktop::connect()?;
+    crate::panic_release::set_release(backend.last_resort_release());
     Ok(DesktopTools::new(std::sync::Arc::new(backend), config))
 }
 

@@ -18,7 +18,8 @@ pub(crate) fn run(
     }
     // Where the desktop has a tray; never the only way to see or clear the stop.
     let _tray = surfaces.host_window.then(|| crate::tray::start(state.clone(), events.clone()));
-    // A panic in the painter or in egui ends the windows, not the process.
+    // A debug build's panic in the painter or in egui ends the windows, not the process; a
+    // release build aborts on panic (the hook in `mcec`'s `panic_release` runs first).
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || soft::run(state, events, surfaces)))
         .unwrap_or_else(|payload| Err(UiError::Panicked(panic_message(payload.as_ref()))))
 }

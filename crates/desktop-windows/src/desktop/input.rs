@@ -206,24 +206,38 @@ impl Injector for WindowsDesktop {
                 first_err.get_or_insert(e);
             }
         }
-        for (vk, b) in [
-            (VK_LBUTTON, MouseButton::Left),
-            (VK_RBUTTON, MouseButton::Right),
-            (VK_MBUTTON, MouseButton::Middle),
-        ] {
-            if is_down(vk)
-                && let Err(e) = send(Pressed::Button(b), false)
-            {
-                first_err.get_or_insert(e);
-            }
-        }
-        let mods: Vec<(u16, bool)> =
-            MODIFIER_VKS.iter().filter(|vk| is_down(**vk)).map(|vk| (*vk, false)).collect();
-        if !mods.is_empty()
-            && let Err(e) = inject::send_keys(&mods, Mark::Mcec)
-        {
-            first_err.get_or_insert(inject_err(e));
-        }
-        first_err.map_or(Ok(()), Err)
+        let system = release_what_windows_holds();
+        first_err.map_or(system, Err)
     }
+}
+
+impl WindowsDesktop {
+    /// The release to run when this process panics: a release build aborts (issue 30), so
+    /// nothing unwinds to `Drop`, and the panicking thread may hold this backend's locks.
+    pub fn last_resort_release(&self) -> impl Fn() -> Result<(), String> + Send + Sync + 'static {
+        || release_what_windows_holds().map_err(|e| e.to_string())
+    }
+}
+
+/// Releases buttons 1-3 and the modifier keys Windows reports down, whoever pressed them.
+/// Uses no state of the backend's.
+fn release_what_windows_holds() -> Result<(), ToolError> {
+    let mut first_err = None;
+    for (vk, b) in
+        [(VK_LBUTTON, MouseButton::Left), (VK_RBUTTON, MouseButton::Right), (VK_MBUTTON, MouseButton::Middle)]
+    {
+        if is_down(vk)
+            && let Err(e) = send(Pressed::Button(b), false)
+        {
+            first_err.get_or_insert(e);
+        }
+    }
+    let mods: Vec<(u16, bool)> =
+        MODIFIER_VKS.iter().filter(|vk| is_down(**vk)).map(|vk| (*vk, false)).collect();
+    if !mods.is_empty()
+        && let Err(e) = inject::send_keys(&mods, Mark::Mcec)
+    {
+        first_err.get_or_insert(inject_err(e));
+    }
+    first_err.map_or(Ok(()), Err)
 }

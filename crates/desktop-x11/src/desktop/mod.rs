@@ -11,6 +11,8 @@ mod capture;
 mod dpi;
 mod input;
 mod keymap;
+mod last_resort;
+pub use last_resort::release_everything_down;
 mod own_windows;
 pub use own_windows::own_window_rects;
 mod process;

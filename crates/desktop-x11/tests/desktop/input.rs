@@ -208,6 +208,32 @@ fn emergency_release_lets_go_of_buttons_and_modifiers_pressed_elsewhere() {
 }
 
 #[test]
+fn the_last_resort_release_lets_go_of_every_key_and_button_down() {
+    use mcec_desktop::keys::{Key, Modifier};
+    use mcec_desktop::seams::Injector;
+    let x = Xvfb::start();
+    let held = x.backend();
+    held.pointer_move(Point::new(20, 20)).unwrap();
+    held.button(MouseButton::Left, true).unwrap();
+    held.button(MouseButton::Right, true).unwrap();
+    held.key(Key::Modifier(Modifier::Shift), true, &StopFlag::new()).unwrap();
+    held.key(Key::Char('a'), true, &StopFlag::new()).unwrap();
+    held.settle().unwrap();
+    let raw = x.raw();
+    let keys_down = |raw: &x11rb::rust_connection::RustConnection| {
+        raw.query_keymap().unwrap().reply().unwrap().keys.iter().map(|b| b.count_ones()).sum::<u32>()
+    };
+    assert_ne!(buttons_down(&raw), 0);
+    assert_eq!(keys_down(&raw), 2);
+    // The backend's own state is not used: its locks may be held by the panicking thread.
+    let release = held.last_resort_release();
+    release().unwrap();
+    assert_eq!(buttons_down(&raw), 0);
+    assert_eq!(keys_down(&raw), 0);
+    assert!(mcec_desktop_x11::release_everything_down(":9999").unwrap_err().contains(":9999"));
+}
+
+#[test]
 fn focus_with_a_click_and_a_recording_ended_by_the_stop() {
     let x = Xvfb::start();
     let dir = tempfile::tempdir().unwrap();
