@@ -85,7 +85,8 @@ pub enum UiError {
     EventLoop(String),
     /// A window could not be created or painted.
     Graphics(String),
-    /// The toolkit panicked; the UI is gone but the process lives on.
+    /// The toolkit panicked; the UI is gone but the process lives on (a debug build: a release
+    /// build aborts on panic).
     Panicked(String),
     /// The UI thread could not be started.
     Spawn(std::io::Error),
